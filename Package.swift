@@ -1,0 +1,60 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// One settings array for every target: Swift 6 mode, explicit existentials, and
+/// internal imports so a wrapper's C module never leaks out of it.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "OpenPush",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "openpush", targets: ["openpush"]),
+    ],
+    targets: [
+        // C libraries from Debian: module maps and shim headers only.
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+
+        // One thin, safe wrapper per C library.
+        .target(name: "Postgres", dependencies: ["CPostgres"], swiftSettings: swiftSettings),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"], swiftSettings: swiftSettings),
+        .target(name: "HTTP2", dependencies: ["CNghttp2"], swiftSettings: swiftSettings),
+        .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+
+        // Pure domain logic: no I/O.
+        .target(name: "OpenPushCore", swiftSettings: swiftSettings),
+
+        // Route handlers, stores, config, metrics: wires the adapters to the domain.
+        .target(
+            name: "OpenPushServer",
+            dependencies: ["OpenPushCore", "Postgres", "HTTPServer", "HTTP2", "Crypto"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "openpush", dependencies: ["OpenPushServer"], swiftSettings: swiftSettings),
+
+        // Shared test harness: temporary PostgreSQL, in-process requests, manual clock.
+        .target(
+            name: "OpenPushTestSupport",
+            dependencies: ["OpenPushServer", "Postgres", "HTTPServer", "OpenPushCore"],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(name: "OpenPushCoreTests", dependencies: ["OpenPushCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "OpenPushTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "OpenPushTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"], swiftSettings: swiftSettings),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OpenPushServerTests",
+            dependencies: ["OpenPushServer", "OpenPushTestSupport", "Postgres", "HTTPServer", "OpenPushCore"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

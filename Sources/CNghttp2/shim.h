@@ -1,0 +1,4 @@
+#ifndef OPENPUSH_CNGHTTP2_SHIM_H
+#define OPENPUSH_CNGHTTP2_SHIM_H
+#include <nghttp2/nghttp2.h>
+#endif

@@ -1,0 +1,22 @@
+#ifndef OPENPUSH_COPENSSL_SHIM_H
+#define OPENPUSH_COPENSSL_SHIM_H
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/crypto.h>
+#include <openssl/x509.h>
+#include <openssl/ecdsa.h>
+
+// Macros Swift cannot import, as functions.
+static inline long openpush_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
+}
+static inline long openpush_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_mode(ctx, mode);
+}
+static inline int openpush_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_min_proto_version(ctx, version);
+}
+#endif

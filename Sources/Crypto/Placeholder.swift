@@ -1,0 +1,2 @@
+import COpenSSL
+func _v() -> UInt { OpenSSL_version_num() }

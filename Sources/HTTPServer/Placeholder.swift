@@ -1,0 +1,2 @@
+import CMicroHTTPD
+func _v() -> UnsafePointer<CChar>? { MHD_get_version() }

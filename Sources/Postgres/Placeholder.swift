@@ -1,0 +1,2 @@
+import CPostgres
+func _v() -> Int32 { PQlibVersion() }
