@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
 
         // Pure domain logic: no I/O.
-        .target(name: "OpenPushCore", swiftSettings: swiftSettings),
+        .target(name: "OpenPushCore", swiftSettings: swiftSettings, linkerSettings: [.linkedLibrary("m")]),
 
         // Route handlers, stores, config, metrics: wires the adapters to the domain.
         .target(

@@ -1,0 +1,39 @@
+/// A JSON object that remembers insertion order. A repeated key keeps its first position and
+/// takes the last value, as most parsers do.
+public struct JSONObject: Sendable, Hashable, Sequence {
+    public private(set) var keys: [String] = []
+    private var values: [String: JSONValue] = [:]
+
+    public init() {}
+
+    public init<S: Sequence>(_ pairs: S) where S.Element == (String, JSONValue) {
+        for (key, value) in pairs { self[key] = value }
+    }
+
+    public subscript(key: String) -> JSONValue? {
+        get { values[key] }
+        set {
+            guard let newValue else {
+                if values.removeValue(forKey: key) != nil { keys.removeAll { $0 == key } }
+                return
+            }
+            if values.updateValue(newValue, forKey: key) == nil { keys.append(key) }
+        }
+    }
+
+    public var count: Int { keys.count }
+    public var isEmpty: Bool { keys.isEmpty }
+
+    public func makeIterator() -> some IteratorProtocol<(key: String, value: JSONValue)> {
+        keys.lazy.map { (key: $0, value: values[$0]!) }.makeIterator()
+    }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        // Key order does not make two objects different.
+        lhs.values == rhs.values
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(values)
+    }
+}
