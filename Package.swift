@@ -11,7 +11,7 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "OpenPush",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "openpush", targets: ["openpush"]),
     ],

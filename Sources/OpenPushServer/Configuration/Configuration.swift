@@ -1,0 +1,119 @@
+public import OpenPushCore
+
+/// Everything `openpush` reads from its environment, validated once at start.
+public struct Configuration: Sendable, Equatable {
+    public var databaseURL: String?
+    public var listenHost: String = "127.0.0.1"
+    public var listenPort: UInt16 = 8080
+    /// The organization key that guards `/apps`; with none set, those routes refuse every caller.
+    public var organizationAPIKey: String?
+    public var databasePoolSize: Int = 10
+    public var logLevel: Logger.Level = .info
+    public var httpThreads: Int = 4
+    public var maxBodyBytes: Int = 1 << 20
+    /// Where `migrations/` and `openapi/` live; found by looking upward when unset.
+    public var resourcesDirectory: String?
+
+    public init() {}
+}
+
+/// A bad environment value: printed as one line naming the variable, exit code 2.
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var variable: String
+    public var problem: String
+    public var description: String { "\(variable) \(problem)" }
+}
+
+extension Configuration {
+    /// The variables `openpush` reads, with their meaning, for `--help` and the README.
+    public static let documentation: [(name: String, meaning: String)] = [
+        ("OPENPUSH_DATABASE_URL", "PostgreSQL URL or conninfo (required by serve, worker and migrate; dev embeds its own)"),
+        ("OPENPUSH_LISTEN", "host:port to listen on (default 127.0.0.1:8080; [::1]:8080 for IPv6)"),
+        ("OPENPUSH_ORG_API_KEY", "organization key for the /apps routes (at least 16 characters)"),
+        ("OPENPUSH_DB_POOL_SIZE", "PostgreSQL connections per process, 1-500 (default 10)"),
+        ("OPENPUSH_LOG_LEVEL", "debug, info, warning or error (default info)"),
+        ("OPENPUSH_HTTP_THREADS", "HTTP worker threads, 1-256 (default 4)"),
+        ("OPENPUSH_MAX_BODY_BYTES", "largest accepted request body in bytes (default 1048576)"),
+        ("OPENPUSH_RESOURCES_DIR", "directory holding migrations/ and openapi/ (default: found next to the binary or the working directory)"),
+    ]
+
+    /// Reads the configuration from environment variables. Unset or empty variables keep defaults.
+    public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> Configuration {
+        var configuration = Configuration()
+        func value(_ name: String) -> String? {
+            guard let raw = environment[name]?.trimmingWhitespace, !raw.isEmpty else { return nil }
+            return raw
+        }
+        if let url = value("OPENPUSH_DATABASE_URL") {
+            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") || url.contains("=") else {
+                throw ConfigurationError(variable: "OPENPUSH_DATABASE_URL",
+                                         problem: "must be a postgresql:// URL or a libpq conninfo string")
+            }
+            configuration.databaseURL = url
+        }
+        if let listen = value("OPENPUSH_LISTEN") {
+            guard let (host, port) = parseListenAddress(listen) else {
+                throw ConfigurationError(variable: "OPENPUSH_LISTEN",
+                                         problem: "must be host:port with a port from 0 to 65535, got \"\(listen)\"")
+            }
+            configuration.listenHost = host
+            configuration.listenPort = port
+        }
+        if let key = value("OPENPUSH_ORG_API_KEY") {
+            guard key.count >= 16 else {
+                throw ConfigurationError(variable: "OPENPUSH_ORG_API_KEY", problem: "must be at least 16 characters")
+            }
+            configuration.organizationAPIKey = key
+        }
+        if let size = value("OPENPUSH_DB_POOL_SIZE") {
+            configuration.databasePoolSize = try integer(size, "OPENPUSH_DB_POOL_SIZE", 1...500)
+        }
+        if let level = value("OPENPUSH_LOG_LEVEL") {
+            guard let parsed = Logger.Level(name: level) else {
+                throw ConfigurationError(variable: "OPENPUSH_LOG_LEVEL",
+                                         problem: "must be debug, info, warning or error, got \"\(level)\"")
+            }
+            configuration.logLevel = parsed
+        }
+        if let threads = value("OPENPUSH_HTTP_THREADS") {
+            configuration.httpThreads = try integer(threads, "OPENPUSH_HTTP_THREADS", 1...256)
+        }
+        if let bytes = value("OPENPUSH_MAX_BODY_BYTES") {
+            configuration.maxBodyBytes = try integer(bytes, "OPENPUSH_MAX_BODY_BYTES", 1024...(64 << 20))
+        }
+        configuration.resourcesDirectory = value("OPENPUSH_RESOURCES_DIR")
+        return configuration
+    }
+
+    private static func integer(_ text: String, _ variable: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let number = Int(text), range.contains(number) else {
+            throw ConfigurationError(variable: variable,
+                                     problem: "must be an integer from \(range.lowerBound) to \(range.upperBound), got \"\(text)\"")
+        }
+        return number
+    }
+
+    /// `host:port`, or `[v6 address]:port`.
+    static func parseListenAddress(_ text: String) -> (String, UInt16)? {
+        let host: Substring
+        let portText: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            host = text[text.index(after: text.startIndex)..<close]
+            portText = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+            guard !host.contains(":") else { return nil }
+        }
+        guard !host.isEmpty, let port = UInt16(portText) else { return nil }
+        return (String(host), port)
+    }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}

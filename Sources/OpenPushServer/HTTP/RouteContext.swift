@@ -1,0 +1,25 @@
+public import HTTPServer
+public import OpenPushCore
+
+/// What a route handler gets: the request, its family, and the process's services.
+public struct RouteContext: Sendable {
+    public var request: HTTPRequest
+    public var family: RouteFamily
+    public var services: Services
+    public var logger: Logger
+
+    public func pathParameter(_ name: String) -> String {
+        // The router only calls a handler when every parameter of its template matched.
+        request.pathParameters[name] ?? ""
+    }
+
+    /// The body as a JSON object: anything else is a `400` in the family's shape.
+    public func jsonObject() throws(APIError) -> JSONObject {
+        guard let value = try? JSONValue.parse(request.body), let object = value.objectValue else {
+            throw APIError.badRequest("the request body must be a JSON object")
+        }
+        return object
+    }
+}
+
+public typealias RouteHandler = @Sendable (RouteContext) async throws -> HTTPResponse

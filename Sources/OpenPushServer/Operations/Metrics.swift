@@ -1,0 +1,89 @@
+import Synchronization
+
+/// Request counters and latency histograms, rendered in the Prometheus text format.
+/// Routes are recorded by template so that ids in paths cannot blow up the series count.
+public final class Metrics: Sendable {
+    /// Latency buckets in seconds: fine at the low end, where a healthy API lives.
+    public static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    private struct RequestKey: Hashable {
+        var method: String
+        var route: String
+        var status: Int
+    }
+
+    private struct Histogram {
+        var bucketCounts = [UInt64](repeating: 0, count: Metrics.latencyBuckets.count)
+        var sum: Double = 0
+        var count: UInt64 = 0
+    }
+
+    private struct State {
+        var requests: [RequestKey: UInt64] = [:]
+        var latency: [String: Histogram] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func recordRequest(method: String, route: String, status: Int, seconds: Double) {
+        state.withLock { state in
+            state.requests[RequestKey(method: method, route: route, status: status), default: 0] += 1
+            var histogram = state.latency[route, default: Histogram()]
+            for (index, bound) in Self.latencyBuckets.enumerated() where seconds <= bound {
+                histogram.bucketCounts[index] += 1
+            }
+            histogram.sum += seconds
+            histogram.count += 1
+            state.latency[route] = histogram
+        }
+    }
+
+    /// The exposition text; `gauges` are point-in-time values read by the caller (pool state).
+    public func render(gauges: [(name: String, help: String, value: Double)] = []) -> String {
+        let snapshot = state.withLock { $0 }
+        var lines: [String] = []
+        lines.append("# HELP openpush_http_requests_total HTTP requests answered, by method, route template and status.")
+        lines.append("# TYPE openpush_http_requests_total counter")
+        let requestKeys = snapshot.requests.keys.sorted {
+            ($0.route, $0.method, $0.status) < ($1.route, $1.method, $1.status)
+        }
+        for key in requestKeys {
+            let labels = "method=\"\(escape(key.method))\",route=\"\(escape(key.route))\",status=\"\(key.status)\""
+            lines.append("openpush_http_requests_total{\(labels)} \(snapshot.requests[key]!)")
+        }
+        lines.append("# HELP openpush_http_request_duration_seconds Time to answer an HTTP request, by route template.")
+        lines.append("# TYPE openpush_http_request_duration_seconds histogram")
+        for route in snapshot.latency.keys.sorted() {
+            let histogram = snapshot.latency[route]!
+            let label = "route=\"\(escape(route))\""
+            for (index, bound) in Self.latencyBuckets.enumerated() {
+                lines.append("openpush_http_request_duration_seconds_bucket{\(label),le=\"\(format(bound))\"} \(histogram.bucketCounts[index])")
+            }
+            lines.append("openpush_http_request_duration_seconds_bucket{\(label),le=\"+Inf\"} \(histogram.count)")
+            lines.append("openpush_http_request_duration_seconds_sum{\(label)} \(format(histogram.sum))")
+            lines.append("openpush_http_request_duration_seconds_count{\(label)} \(histogram.count)")
+        }
+        for gauge in gauges {
+            lines.append("# HELP \(gauge.name) \(gauge.help)")
+            lines.append("# TYPE \(gauge.name) gauge")
+            lines.append("\(gauge.name) \(format(gauge.value))")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func escape(_ value: String) -> String {
+        value.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"").replacingAll("\n", with: "\\n")
+    }
+
+    private func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+extension String {
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

@@ -1,0 +1,50 @@
+import HTTPServer
+import OpenPushCore
+import Postgres
+
+/// `/health`, `/ready`, `/metrics`, `/openapi.json`: what an operator and a load balancer read.
+enum OperationsRoutes {
+    static func register(on router: inout Router<RouteHandler>) {
+        router.add(.get, "/health", health)
+        router.add(.get, "/ready", ready)
+        router.add(.get, "/metrics", metrics)
+        router.add(.get, "/openapi.json", openAPI)
+    }
+
+    /// The process is alive; says nothing about the database.
+    @Sendable static func health(_ context: RouteContext) async throws -> HTTPResponse {
+        .json(["status": "ok"])
+    }
+
+    /// Ready when the database answers and every migration this binary knows is applied.
+    @Sendable static func ready(_ context: RouteContext) async throws -> HTTPResponse {
+        let services = context.services
+        do {
+            let upToDate = try await Migrator(pool: services.database).isUpToDate(services.migrations)
+            guard upToDate else {
+                return .json(["status": "unavailable", "reason": "migrations are not applied"], status: 503)
+            }
+            return .json(["status": "ready"])
+        } catch {
+            context.logger.warning("readiness check failed", ["error": String(describing: error)])
+            return .json(["status": "unavailable", "reason": "the database is unavailable"], status: 503)
+        }
+    }
+
+    @Sendable static func metrics(_ context: RouteContext) async throws -> HTTPResponse {
+        let pool = context.services.database.statistics
+        let text = context.services.metrics.render(gauges: [
+            ("openpush_db_pool_size", "Largest number of PostgreSQL connections this process opens.", Double(pool.size)),
+            ("openpush_db_pool_open", "PostgreSQL connections open now.", Double(pool.open)),
+            ("openpush_db_pool_in_use", "PostgreSQL connections lent out now.", Double(pool.inUse)),
+            ("openpush_db_pool_waiting", "Callers waiting for a PostgreSQL connection.", Double(pool.waiting)),
+        ])
+        return .text(text, contentType: "text/plain; version=0.0.4; charset=utf-8")
+    }
+
+    @Sendable static func openAPI(_ context: RouteContext) async throws -> HTTPResponse {
+        var response = HTTPResponse(status: 200, body: context.services.openAPIDocument)
+        response.headers.add(name: "Content-Type", value: "application/json")
+        return response
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+public import HTTPServer
+public import OpenPushCore
+public import Postgres
+
+/// Builds a process's services and HTTP server from its configuration. Shared by `serve`,
+/// `dev` and the test harness, so all three run the same code.
+public enum ServerBootstrap {
+    public static func makeServices(configuration: Configuration, databaseURL: String,
+                                    now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 })
+        throws -> Services
+    {
+        let resources = try ResourceLocator.resourcesDirectory(configured: configuration.resourcesDirectory)
+        let migrations = try Migrator.load(directory: resources + "/migrations")
+        let document = try Data(contentsOf: URL(fileURLWithPath: resources + "/openapi/openapi.json"))
+        let pool = PostgresPool(conninfo: databaseURL, size: configuration.databasePoolSize)
+        return Services(configuration: configuration, database: pool, migrations: migrations, metrics: Metrics(),
+                        openAPIDocument: Array(document), now: now)
+    }
+
+    /// Applies pending migrations under the advisory lock; safe with many processes starting at once.
+    public static func migrate(_ services: Services, logger: Logger) async throws {
+        let applied = try await Migrator(pool: services.database).apply(services.migrations)
+        if applied.isEmpty {
+            logger.info("migrations up to date", ["migrations.count": String(services.migrations.count)])
+        } else {
+            logger.info("applied migrations", ["migrations.versions": applied.map(String.init).joined(separator: ",")])
+        }
+    }
+
+    public static func startHTTP(application: OpenPushApplication) throws -> HTTPServer {
+        let configuration = application.services.configuration
+        var http = HTTPServerConfiguration()
+        http.host = configuration.listenHost
+        http.port = configuration.listenPort
+        http.threadPoolSize = configuration.httpThreads
+        http.maxBodySize = configuration.maxBodyBytes
+        let server = HTTPServer(configuration: http, responder: application)
+        try server.start()
+        return server
+    }
+}

@@ -1,0 +1,23 @@
+public import OpenPushCore
+public import Postgres
+
+/// The long-lived pieces a handler may use, built once per process.
+public struct Services: Sendable {
+    public var configuration: Configuration
+    public var database: PostgresPool
+    public var migrations: [Migration]
+    public var metrics: Metrics
+    public var openAPIDocument: [UInt8]
+    /// The wall clock; tests pass a fixed one.
+    public var now: @Sendable () -> Double
+
+    public init(configuration: Configuration, database: PostgresPool, migrations: [Migration], metrics: Metrics,
+                openAPIDocument: [UInt8], now: @escaping @Sendable () -> Double) {
+        self.configuration = configuration
+        self.database = database
+        self.migrations = migrations
+        self.metrics = metrics
+        self.openAPIDocument = openAPIDocument
+        self.now = now
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+public import HTTPServer
+public import OpenPushCore
+public import OpenPushServer
+public import Postgres
+
+/// An OpenPush application over a fresh migrated database, called in-process without sockets.
+public struct TestApp: Sendable {
+    /// The database this app runs on.
+    public let conninfo: String
+    public let services: Services
+    public let application: OpenPushApplication
+    public let logs: CapturingLogHandler
+
+    /// The repository checkout this test binary was built from (holds `migrations/`, `openapi/`).
+    public static let repositoryRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    public static func make(
+        configure: (inout Configuration) -> Void = { _ in },
+        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        routes: @Sendable (inout Router<RouteHandler>) -> Void = { _ in }
+    ) async throws -> TestApp {
+        let database = try await TestDatabase.create()
+        return try make(conninfo: database.conninfo, configure: configure, now: now, routes: routes)
+    }
+
+    /// An application over a given database (for example a private cluster a test stops and starts).
+    public static func make(
+        conninfo: String,
+        configure: (inout Configuration) -> Void = { _ in },
+        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        routes: @Sendable (inout Router<RouteHandler>) -> Void = { _ in }
+    ) throws -> TestApp {
+        var configuration = Configuration()
+        configuration.resourcesDirectory = repositoryRoot
+        configuration.databasePoolSize = 4
+        configuration.listenPort = 0
+        configuration.logLevel = .debug
+        configure(&configuration)
+        let services = try ServerBootstrap.makeServices(configuration: configuration, databaseURL: conninfo, now: now)
+        let logs = CapturingLogHandler()
+        let logger = Logger(label: "test", level: configuration.logLevel, handler: logs)
+        let application = OpenPushApplication(services: services, logger: logger, routes: routes)
+        return TestApp(conninfo: conninfo, services: services, application: application, logs: logs)
+    }
+
+    /// Sends a request through the application exactly as the HTTP server would.
+    public func request(_ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
+                        query: [String: String] = [:]) async -> TestResponse {
+        let request = HTTPRequest(method: method, path: path, query: query, headers: headers, body: body)
+        return TestResponse(await application.respond(to: request))
+    }
+
+    public func request(_ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], json: JSONValue) async -> TestResponse {
+        var headers = headers
+        headers.add(name: "Content-Type", value: "application/json")
+        return await request(method, path, headers: headers, body: json.serializedBytes)
+    }
+
+    /// Starts a real HTTP server on an ephemeral port for tests that need sockets.
+    public func startHTTP() throws -> HTTPServer {
+        try ServerBootstrap.startHTTP(application: application)
+    }
+}
+
+/// A response with its body decoded when it is JSON.
+public struct TestResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(_ response: HTTPResponse) {
+        status = response.status
+        headers = response.headers
+        body = response.body
+    }
+
+    public var json: JSONValue? { try? JSONValue.parse(body) }
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}

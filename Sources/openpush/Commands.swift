@@ -1,0 +1,89 @@
+import Foundation
+import HTTPServer
+import OpenPushCore
+import OpenPushServer
+
+struct CommandLineError: Error {
+    var message: String
+}
+
+/// The subcommands. Each builds the same services and differs only in where the database
+/// comes from and whether the HTTP server runs.
+enum Commands {
+    static var usage: String {
+        let variables = Configuration.documentation.map { "  \($0.name.padding(toLength: 26, withPad: " ", startingAt: 0)) \($0.meaning)" }
+        return """
+        usage: openpush <command> [options]
+
+        commands:
+          serve [--no-migrate]   run the API server against OPENPUSH_DATABASE_URL (migrates first unless --no-migrate)
+          migrate                apply pending migrations to OPENPUSH_DATABASE_URL and exit
+          dev                    run with a private PostgreSQL under .openpush/ (no configuration needed)
+          help                   show this text
+
+        environment:
+        \(variables.joined(separator: "\n"))
+        """
+    }
+
+    static func serve(_ configuration: Configuration, arguments: [String], logger: Logger) async throws {
+        let unknown = arguments.filter { $0 != "--no-migrate" }
+        guard unknown.isEmpty else { throw CommandLineError(message: "unknown option '\(unknown[0])' for serve") }
+        let databaseURL = try requireDatabaseURL(configuration)
+        try await run(configuration, databaseURL: databaseURL, migrate: !arguments.contains("--no-migrate"), logger: logger)
+    }
+
+    static func migrate(_ configuration: Configuration, logger: Logger) async throws {
+        let databaseURL = try requireDatabaseURL(configuration)
+        let services = try ServerBootstrap.makeServices(configuration: configuration, databaseURL: databaseURL)
+        try await ServerBootstrap.migrate(services, logger: logger)
+        await services.database.close()
+    }
+
+    static func dev(_ configuration: Configuration, logger: Logger) async throws {
+        var configuration = configuration
+        let state = FileManager.default.currentDirectoryPath + "/.openpush"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let database = EmbeddedDatabase(stateDirectory: state)
+        let databaseURL = try configuration.databaseURL ?? database.start()
+        if configuration.organizationAPIKey == nil {
+            configuration.organizationAPIKey = try DevSecrets.organizationKey(stateDirectory: state)
+        }
+        logger.info("embedded PostgreSQL ready", ["db.conninfo": databaseURL])
+        print("""
+        OpenPush dev
+          organization key (OPENPUSH_ORG_API_KEY): \(configuration.organizationAPIKey ?? "")
+          try: curl http://\(configuration.listenHost):\(configuration.listenPort)/health
+        """)
+        defer {
+            if configuration.databaseURL == nil {
+                do { try database.stop() } catch { logger.error("stopping PostgreSQL failed", ["error": "\(error)"]) }
+            }
+        }
+        try await run(configuration, databaseURL: databaseURL, migrate: true, logger: logger)
+    }
+
+    /// Serves until SIGINT or SIGTERM, then drains: stop accepting, finish in-flight requests,
+    /// close the pool.
+    private static func run(_ configuration: Configuration, databaseURL: String, migrate: Bool, logger: Logger) async throws {
+        let services = try ServerBootstrap.makeServices(configuration: configuration, databaseURL: databaseURL)
+        if migrate {
+            try await ServerBootstrap.migrate(services, logger: logger)
+        }
+        let application = OpenPushApplication(services: services, logger: logger)
+        let server = try ServerBootstrap.startHTTP(application: application)
+        logger.info("listening", ["http.address": "\(configuration.listenHost):\(server.port)"])
+        let signal = await TerminationSignal.wait()
+        logger.info("shutting down", ["signal": String(signal)])
+        await server.shutdown()
+        await services.database.close()
+        logger.info("stopped")
+    }
+
+    private static func requireDatabaseURL(_ configuration: Configuration) throws -> String {
+        guard let url = configuration.databaseURL else {
+            throw CommandLineError(message: "OPENPUSH_DATABASE_URL is not set (or run `openpush dev` for an embedded database)")
+        }
+        return url
+    }
+}

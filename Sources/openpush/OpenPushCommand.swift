@@ -1,0 +1,42 @@
+import Foundation
+import OpenPushCore
+import OpenPushServer
+
+/// `openpush`: wires configuration, database and HTTP server together; no logic of its own.
+@main
+struct OpenPushCommand {
+    static func main() async {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        let command = arguments.isEmpty ? "help" : arguments.removeFirst()
+        let configuration: Configuration
+        do {
+            configuration = try Configuration.fromEnvironment(ProcessInfo.processInfo.environment)
+        } catch {
+            fail("openpush: \(error)", code: 2)
+        }
+        let logger = Logger(label: "openpush", level: configuration.logLevel, handler: StandardErrorLogHandler())
+        do {
+            switch command {
+            case "serve":
+                try await Commands.serve(configuration, arguments: arguments, logger: logger)
+            case "migrate":
+                try await Commands.migrate(configuration, logger: logger)
+            case "dev":
+                try await Commands.dev(configuration, logger: logger)
+            case "help", "--help", "-h":
+                print(Commands.usage)
+            default:
+                fail("openpush: unknown command '\(command)'\n\n\(Commands.usage)", code: 2)
+            }
+        } catch let error as CommandLineError {
+            fail("openpush: \(error.message)", code: 2)
+        } catch {
+            fail("openpush: \(error)", code: 1)
+        }
+    }
+
+    static func fail(_ message: String, code: Int32) -> Never {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        exit(code)
+    }
+}

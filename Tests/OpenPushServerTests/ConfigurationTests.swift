@@ -1,0 +1,71 @@
+import Testing
+import OpenPushCore
+@testable import OpenPushServer
+
+@Suite struct ConfigurationTests {
+    @Test func defaultsWhenNothingIsSet() throws {
+        let configuration = try Configuration.fromEnvironment([:])
+        #expect(configuration.databaseURL == nil)
+        #expect(configuration.listenHost == "127.0.0.1")
+        #expect(configuration.listenPort == 8080)
+        #expect(configuration.databasePoolSize == 10)
+        #expect(configuration.logLevel == .info)
+        #expect(configuration.maxBodyBytes == 1_048_576)
+        #expect(configuration.organizationAPIKey == nil)
+    }
+
+    @Test func readsEveryVariable() throws {
+        let configuration = try Configuration.fromEnvironment([
+            "OPENPUSH_DATABASE_URL": "postgresql://u@localhost/openpush",
+            "OPENPUSH_LISTEN": "0.0.0.0:9000",
+            "OPENPUSH_ORG_API_KEY": "org-key-0123456789",
+            "OPENPUSH_DB_POOL_SIZE": "25",
+            "OPENPUSH_LOG_LEVEL": "DEBUG",
+            "OPENPUSH_HTTP_THREADS": "8",
+            "OPENPUSH_MAX_BODY_BYTES": "2048",
+        ])
+        #expect(configuration.databaseURL == "postgresql://u@localhost/openpush")
+        #expect(configuration.listenHost == "0.0.0.0")
+        #expect(configuration.listenPort == 9000)
+        #expect(configuration.organizationAPIKey == "org-key-0123456789")
+        #expect(configuration.databasePoolSize == 25)
+        #expect(configuration.logLevel == .debug)
+        #expect(configuration.httpThreads == 8)
+        #expect(configuration.maxBodyBytes == 2048)
+    }
+
+    @Test func acceptsBracketedIPv6() throws {
+        let configuration = try Configuration.fromEnvironment(["OPENPUSH_LISTEN": "[::1]:8081"])
+        #expect(configuration.listenHost == "::1")
+        #expect(configuration.listenPort == 8081)
+    }
+
+    @Test(arguments: [
+        ("OPENPUSH_LISTEN", "8080"),
+        ("OPENPUSH_LISTEN", "localhost:99999"),
+        ("OPENPUSH_LISTEN", ":8080"),
+        ("OPENPUSH_LISTEN", "::1:8080"),
+        ("OPENPUSH_DB_POOL_SIZE", "0"),
+        ("OPENPUSH_DB_POOL_SIZE", "ten"),
+        ("OPENPUSH_LOG_LEVEL", "loud"),
+        ("OPENPUSH_ORG_API_KEY", "short"),
+        ("OPENPUSH_DATABASE_URL", "mysql://x"),
+        ("OPENPUSH_HTTP_THREADS", "-1"),
+        ("OPENPUSH_MAX_BODY_BYTES", "1"),
+    ])
+    func aBadValueNamesItsVariable(_ variable: String, _ value: String) {
+        #expect {
+            _ = try Configuration.fromEnvironment([variable: value])
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            return error.variable == variable && error.description.hasPrefix(variable) && !error.description.contains("\n")
+        }
+    }
+
+    @Test func everyVariableIsDocumented() {
+        let names = Set(Configuration.documentation.map(\.name))
+        for required in ["OPENPUSH_DATABASE_URL", "OPENPUSH_LISTEN", "OPENPUSH_ORG_API_KEY", "OPENPUSH_DB_POOL_SIZE", "OPENPUSH_LOG_LEVEL"] {
+            #expect(names.contains(required))
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import HTTPServer
+import OpenPushCore
+import OpenPushServer
+import OpenPushTestSupport
+import Postgres
+
+/// PostgreSQL going away must cost requests a fast `503`, never the process; when it comes
+/// back, the pool reconnects by itself.
+@Suite struct DatabaseOutageTests {
+    @Test func answers503WhileTheDatabaseIsDownAndRecovers() async throws {
+        let directory = try TemporaryDirectory.make(prefix: "openpush-outage")
+        let cluster = PostgresCluster(directory: directory)
+        try cluster.initializeIfNeeded()
+        try cluster.start()
+        defer {
+            try? cluster.stop(mode: .immediate)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let app = try TestApp.make(conninfo: cluster.conninfo, routes: TestRoutes.register)
+        try await ServerBootstrap.migrate(app.services, logger: .discarding())
+        #expect(await app.request(.get, "/ready").status == 200)
+        #expect(await app.request(.get, "/v1/apps/a/test/database").status == 200)
+
+        try cluster.stop(mode: .fast)
+        let started = ContinuousClock.now
+        let native = await app.request(.get, "/v1/apps/a/test/database")
+        let rest = await app.request(.get, "/apps/a/test/database")
+        let ready = await app.request(.get, "/ready")
+        #expect(ContinuousClock.now - started < .seconds(3), "failing requests must fail fast")
+        #expect(native.status == 503)
+        #expect(native.json?.objectValue?["detail"]?.stringValue?.isEmpty == false)
+        #expect(rest.status == 503)
+        #expect(rest.json?.objectValue?["errors"]?.arrayValue?.count == 1)
+        #expect(ready.status == 503)
+        #expect(await app.request(.get, "/health").status == 200)
+
+        try cluster.start()
+        let deadline = ContinuousClock.now + .seconds(5)
+        var recovered = false
+        while ContinuousClock.now < deadline {
+            if await app.request(.get, "/apps/a/test/database").status == 200 { recovered = true; break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(recovered, "the pool did not reconnect within 5 s")
+        #expect(await app.request(.get, "/ready").status == 200)
+    }
+}

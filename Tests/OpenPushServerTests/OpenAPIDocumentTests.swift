@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+import HTTPServer
+import OpenPushCore
+import OpenPushServer
+import OpenPushTestSupport
+
+/// The document in `openapi/` is the API's public face: every route the router registers must
+/// be in it with its error responses, and nothing in it may be a route that does not exist.
+@Suite struct OpenAPIDocumentTests {
+    static func document() throws -> JSONObject {
+        let data = try Data(contentsOf: URL(fileURLWithPath: TestApp.repositoryRoot + "/openapi/openapi.json"))
+        return try #require(try JSONValue.parse(Array(data)).objectValue)
+    }
+
+    static func operations(_ document: JSONObject) -> Set<String> {
+        var result = Set<String>()
+        for (path, item) in document["paths"]?.objectValue ?? JSONObject() {
+            for (method, _) in item.objectValue ?? JSONObject() {
+                result.insert("\(method.uppercased()) \(path)")
+            }
+        }
+        return result
+    }
+
+    @Test func everyRegisteredRouteIsDocumentedAndNothingElse() async throws {
+        let app = try await TestApp.make()
+        let registered = Set(app.application.router.routes.map { "\($0.method.rawValue) \($0.template)" })
+        let documented = Self.operations(try Self.document())
+        #expect(registered.subtracting(documented).isEmpty, "routes missing from openapi/openapi.json")
+        #expect(documented.subtracting(registered).isEmpty, "documented routes that do not exist")
+    }
+
+    @Test func everyOperationListsItsResponses() throws {
+        let document = try Self.document()
+        for (path, item) in document["paths"]?.objectValue ?? JSONObject() {
+            for (method, operation) in item.objectValue ?? JSONObject() {
+                let responses = operation.objectValue?["responses"]?.objectValue
+                #expect(responses?.isEmpty == false, "\(method) \(path) has no responses")
+                let hasBody = operation.objectValue?["requestBody"] != nil
+                if hasBody {
+                    #expect(responses?["400"] != nil, "\(method) \(path) takes a body but documents no 400")
+                }
+            }
+        }
+    }
+}
