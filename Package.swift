@@ -50,7 +50,8 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "OpenPushTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "OpenPushTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"], swiftSettings: swiftSettings),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: swiftSettings),
+        // COpenSSL directly: the tests generate keys and verify signatures through an independent path.
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "COpenSSL"], swiftSettings: swiftSettings),
         .testTarget(
             name: "OpenPushServerTests",
             dependencies: ["OpenPushServer", "OpenPushTestSupport", "Postgres", "HTTPServer", "OpenPushCore"],
