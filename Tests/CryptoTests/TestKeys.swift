@@ -36,6 +36,26 @@ enum TestKeys {
         return result == 1
     }
 
+    /// A self-signed P-256 certificate for `commonName`, valid for an hour, as PEM
+    /// (certificate, private key). No SAN: OpenSSL's host check falls back to the CN.
+    static func selfSignedCertificate(commonName: String) -> (certificatePEM: String, keyPEM: String) {
+        let keyPEM = ecPrivateKeyPEM(curve: "P-256")
+        let key = readPrivateKey(keyPEM)
+        defer { EVP_PKEY_free(key) }
+        let certificate = X509_new()
+        defer { X509_free(certificate) }
+        precondition(X509_set_version(certificate, 2) == 1)
+        precondition(ASN1_INTEGER_set(X509_get_serialNumber(certificate), 1) == 1)
+        X509_gmtime_adj(X509_getm_notBefore(certificate), -60)
+        X509_gmtime_adj(X509_getm_notAfter(certificate), 3600)
+        precondition(X509_set_pubkey(certificate, key) == 1)
+        let name = X509_get_subject_name(certificate)
+        precondition(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, commonName, -1, -1, 0) == 1)
+        precondition(X509_set_issuer_name(certificate, name) == 1)
+        precondition(X509_sign(certificate, key, EVP_sha256()) > 0)
+        return (writePEM { PEM_write_bio_X509($0, certificate) }, keyPEM)
+    }
+
     private static func generate(algorithm: String, configure: (OpaquePointer?) -> Int32) -> String {
         let context = EVP_PKEY_CTX_new_from_name(nil, algorithm, nil)
         defer { EVP_PKEY_CTX_free(context) }
