@@ -12,6 +12,17 @@ enum TestKeys {
         generate(algorithm: "RSA") { EVP_PKEY_CTX_set_rsa_keygen_bits($0, Int32(bits)) }
     }
 
+    /// A P-256 key as passphrase-encrypted PKCS#8 PEM (`ENCRYPTED PRIVATE KEY`).
+    static func encryptedP256PrivateKeyPEM(passphrase: String) -> String {
+        let key = readPrivateKey(ecPrivateKeyPEM(curve: "P-256"))
+        defer { EVP_PKEY_free(key) }
+        return writePEM { bio in
+            var secret = Array(passphrase.utf8CString)
+            return PEM_write_bio_PKCS8PrivateKey(
+                bio, key, EVP_aes_256_cbc(), &secret, Int32(secret.count - 1), nil, nil)
+        }
+    }
+
     /// The public half of a PEM private key, as PEM `PUBLIC KEY`.
     static func publicKeyPEM(ofPrivateKeyPEM pem: String) -> String {
         let key = readPrivateKey(pem)
