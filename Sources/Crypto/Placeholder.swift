@@ -1,2 +1,0 @@
-import COpenSSL
-func _v() -> UInt { OpenSSL_version_num() }

@@ -1,0 +1,21 @@
+import COpenSSL
+
+/// SHA-256 through libcrypto's EVP interface.
+public enum SHA256 {
+    public static func hash<D: Collection>(_ data: D) -> [UInt8] where D.Element == UInt8 {
+        if let contiguous = data.withContiguousStorageIfAvailable({ digest(of: $0) }) {
+            return contiguous
+        }
+        return Array(data).withUnsafeBufferPointer { digest(of: $0) }
+    }
+
+    private static func digest(of buffer: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        // EVP_Digest only fails on allocation failure or a missing provider: nothing to recover.
+        guard EVP_Digest(buffer.baseAddress, buffer.count, &output, &length, EVP_sha256(), nil) == 1 else {
+            fatalError("EVP_Digest(SHA-256) failed: \(CryptoError.openSSL("SHA-256"))")
+        }
+        return Array(output.prefix(Int(length)))
+    }
+}

@@ -1,0 +1,159 @@
+import CNghttp2
+
+/// An nghttp2 client session driven through memory buffers: the owner writes `pendingOutput()`
+/// to the socket and feeds what it reads to `receive(_:)`. nghttp2 never touches the socket,
+/// so no send callback is needed (`nghttp2_session_send` crashes without one).
+///
+/// Not thread-safe: the owner serialises all calls, e.g. on one connection task.
+public final class HTTP2ClientSession {
+    private var session: OpaquePointer!
+    var streams: [Int32: HTTP2StreamState] = [:]
+    /// Events produced by callbacks during one `receive`; handed out and reset at its end.
+    var events: [HTTP2Event] = []
+
+    /// Defaults for an APNs-style client: no server push, and large windows so responses
+    /// never stall on flow control.
+    public static let defaultSettings: [HTTP2Setting] = [
+        .enablePush(false),
+        .initialWindowSize(1 << 24),
+    ]
+    private static let connectionWindowSize: Int32 = 1 << 24
+
+    /// Creates the session and queues the client SETTINGS frame; `settings` override the
+    /// defaults with the same identifier.
+    public init(settings: [HTTP2Setting] = []) throws {
+        var callbacks: OpaquePointer?
+        try Self.check(nghttp2_session_callbacks_new(&callbacks), "nghttp2_session_callbacks_new")
+        // The session copies the callbacks, so the table can go at once.
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        installClientCallbacks(callbacks)
+
+        var created: OpaquePointer?
+        try Self.check(
+            nghttp2_session_client_new(&created, callbacks, Unmanaged.passUnretained(self).toOpaque()),
+            "nghttp2_session_client_new")
+        session = created
+
+        var merged = Self.defaultSettings.filter { setting in
+            !settings.contains { $0.identifier == setting.identifier }
+        }
+        merged.append(contentsOf: settings)
+        let entries = merged.map {
+            nghttp2_settings_entry(settings_id: Int32($0.identifier), value: $0.value)
+        }
+        try Self.check(
+            nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), entries, entries.count),
+            "nghttp2_submit_settings")
+        // SETTINGS_INITIAL_WINDOW_SIZE covers streams only; the connection window needs its own update.
+        try Self.check(
+            nghttp2_session_set_local_window_size(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Self.connectionWindowSize),
+            "nghttp2_session_set_local_window_size")
+    }
+
+    deinit {
+        nghttp2_session_del(session)
+    }
+
+    /// Queues a request; the body is sent from a per-stream buffer as flow control allows.
+    /// Pseudo-headers (`:method`, `:scheme`, `:authority`, `:path`) must come first.
+    /// Returns the stream id. If the peer's concurrency limit is reached, nghttp2 holds the
+    /// request until a stream closes.
+    public func submitRequest(headers: [(name: String, value: String)], body: [UInt8]) throws -> Int32 {
+        let state = HTTP2StreamState(requestBody: body)
+        let streamID = Self.withNameValues(headers) { nameValues in
+            var provider = nghttp2_data_provider(
+                source: nghttp2_data_source(ptr: nil), read_callback: readRequestBody)
+            // An empty body goes as HEADERS with END_STREAM: no data provider.
+            return body.isEmpty
+                ? nghttp2_submit_request(session, nil, nameValues, nameValues.count, nil, nil)
+                : nghttp2_submit_request(session, nil, nameValues, nameValues.count, &provider, nil)
+        }
+        guard streamID > 0 else { throw HTTP2Error.nghttp2(Int(streamID), "nghttp2_submit_request") }
+        // The body is read only during pendingOutput(), so registering after submit is in time.
+        streams[streamID] = state
+        return streamID
+    }
+
+    /// Everything nghttp2 wants to write now; empty when there is nothing.
+    public func pendingOutput() throws -> [UInt8] {
+        var output: [UInt8] = []
+        while true {
+            var chunk: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &chunk)
+            if count < 0 { throw HTTP2Error.nghttp2(count, "nghttp2_session_mem_send") }
+            guard count > 0, let chunk else { return output }
+            // The chunk is valid only until the next mem_send call: copy it now.
+            output.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
+        }
+    }
+
+    /// Processes bytes read from the socket and returns what they meant. Afterwards call
+    /// `pendingOutput()`: receiving can queue SETTINGS/PING acks and WINDOW_UPDATEs.
+    public func receive(_ bytes: [UInt8]) throws -> [HTTP2Event] {
+        let consumed = bytes.withUnsafeBufferPointer { buffer in
+            nghttp2_session_mem_recv(session, buffer.baseAddress, buffer.count)
+        }
+        let produced = events
+        events = []
+        if consumed < 0 { throw HTTP2Error.nghttp2(consumed, "nghttp2_session_mem_recv") }
+        return produced
+    }
+
+    public func submitPing() throws {
+        try Self.check(nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil), "nghttp2_submit_ping")
+    }
+
+    /// Queues a GOAWAY(NO_ERROR) for a graceful shutdown; open streams may still finish.
+    public func submitGoAway() throws {
+        let lastStreamID = nghttp2_session_get_last_proc_stream_id(session)
+        try Self.check(
+            nghttp2_submit_goaway(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, NGHTTP2_NO_ERROR.rawValue, nil, 0),
+            "nghttp2_submit_goaway")
+    }
+
+    /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS (nghttp2 assumes 100 until the peer says).
+    public var remoteMaxConcurrentStreams: UInt32 {
+        nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+    }
+
+    /// False once the session is finished (e.g. after GOAWAY both ways with no open streams).
+    public var wantsRead: Bool { nghttp2_session_want_read(session) != 0 }
+    public var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
+
+    /// Requests submitted and not yet closed.
+    public var openStreamCount: Int { streams.count }
+
+    private static func check(_ result: Int32, _ context: String) throws {
+        if result != 0 { throw HTTP2Error.nghttp2(Int(result), context) }
+    }
+
+    /// Lays the header strings out as `nghttp2_nv`s valid for the duration of `body`
+    /// (nghttp2 copies them during submit).
+    private static func withNameValues<R>(
+        _ headers: [(name: String, value: String)], _ body: ([nghttp2_nv]) -> R
+    ) -> R {
+        var storage: [UInt8] = []
+        for header in headers {
+            storage.append(contentsOf: header.name.utf8)
+            storage.append(contentsOf: header.value.utf8)
+        }
+        return storage.withUnsafeMutableBufferPointer { buffer in
+            var nameValues: [nghttp2_nv] = []
+            nameValues.reserveCapacity(headers.count)
+            var offset = 0
+            for header in headers {
+                let nameLength = header.name.utf8.count
+                let valueLength = header.value.utf8.count
+                let name = buffer.baseAddress! + offset
+                let value = name + nameLength
+                offset += nameLength + valueLength
+                nameValues.append(nghttp2_nv(
+                    name: name, value: value, namelen: nameLength, valuelen: valueLength,
+                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+            }
+            return body(nameValues)
+        }
+    }
+}
