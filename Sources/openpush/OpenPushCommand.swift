@@ -6,6 +6,8 @@ import OpenPushServer
 @main
 struct OpenPushCommand {
     static func main() async {
+        // A peer that hangs up mid-write must cost an error, not the process.
+        signal(SIGPIPE, SIG_IGN)
         var arguments = Array(CommandLine.arguments.dropFirst())
         let command = arguments.isEmpty ? "help" : arguments.removeFirst()
         let configuration: Configuration
