@@ -48,7 +48,7 @@ let package = Package(
 
         .testTarget(name: "OpenPushCoreTests", dependencies: ["OpenPushCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "OpenPushTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "OpenPushTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"], swiftSettings: swiftSettings),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .testTarget(

@@ -59,6 +59,7 @@ public struct Router<Handler: Sendable>: Sendable {
     }
 
     public func match(method: HTTPMethod, path: String) -> RouteMatch<Handler> {
+        guard path.utf8.first == UInt8(ascii: "/") else { return .notFound }
         let segments = Self.segments(of: path).map(Self.percentDecoded)
         var values: [Substring] = []
         if let node = Self.find(root, segments[...], &values, where: { $0.endpoints.contains { $0.method == method } }),
