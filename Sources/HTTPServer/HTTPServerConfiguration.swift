@@ -10,10 +10,19 @@ public struct HTTPServerConfiguration: Sendable {
     /// How long `shutdown()` waits for in-flight requests.
     public var shutdownGrace: Duration = .seconds(10)
 
-    public init() {}
-
-    public init(host: String = "127.0.0.1", port: UInt16 = 8080) {
+    public init(
+        host: String = "127.0.0.1",
+        port: UInt16 = 8080,
+        threadPoolSize: Int = 4,
+        maxBodySize: Int = 1 << 20,
+        connectionTimeout: Int = 60,
+        shutdownGrace: Duration = .seconds(10)
+    ) {
         self.host = host
         self.port = port
+        self.threadPoolSize = threadPoolSize
+        self.maxBodySize = maxBodySize
+        self.connectionTimeout = connectionTimeout
+        self.shutdownGrace = shutdownGrace
     }
 }

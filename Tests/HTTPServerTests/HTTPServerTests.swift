@@ -127,6 +127,21 @@ import Testing
         }
     }
 
+    @Test func declaredLengthOverLimitIsRefusedBeforeUpload() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("openpush-body-\(UUID().uuidString)")
+        try Data(repeating: UInt8(ascii: "a"), count: 200_000).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await withTestServer(maxBodySize: 1024) { _, base in
+            // With `Expect: 100-continue` the client waits for permission, so nothing is uploaded
+            // only if the server answered from the headers alone.
+            let result = try await Curl.run([
+                "-H", "Expect: 100-continue", "--data-binary", "@\(file.path)",
+                "-o", "/dev/null", "-w", "%{http_code} %{size_upload}", "\(base)/echo",
+            ])
+            #expect(result.text == "413 0")
+        }
+    }
+
     @Test func shutdownWaitsForInFlightRequest() async throws {
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.shutdownGrace = .seconds(5)
