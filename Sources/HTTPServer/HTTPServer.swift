@@ -54,9 +54,10 @@ public final class HTTPServer: Sendable {
         inFlight.withLock { $0 }
     }
 
+    /// Binds and starts serving. Call once; a stopped server cannot be restarted.
     public func start() throws {
         try state.withLock { state in
-            guard state.phase == .idle else { throw HTTPServerError("HTTPServer.start() called twice") }
+            guard state.phase == .idle else { throw HTTPServerError("an HTTPServer can be started only once") }
         }
         let daemon = try startDaemon()
         state.withLock { state in
