@@ -48,7 +48,7 @@ let package = Package(
 
         .testTarget(name: "OpenPushCoreTests", dependencies: ["OpenPushCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "OpenPushTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "OpenPushTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
         // CNghttp2 directly: the tests pair the client with an nghttp2 server session in memory.
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "CNghttp2"], swiftSettings: swiftSettings),
         // COpenSSL directly: the tests generate keys and verify signatures through an independent path.

@@ -1,0 +1,28 @@
+public struct HTTPServerConfiguration: Sendable {
+    /// A numeric address or a host name; the first resolved address is bound.
+    public var host: String = "127.0.0.1"
+    /// 0 binds an ephemeral port; read it back from `HTTPServer.port`.
+    public var port: UInt16 = 8080
+    public var threadPoolSize: Int = 4
+    public var maxBodySize: Int = 1 << 20
+    /// Idle seconds before a connection is closed.
+    public var connectionTimeout: Int = 60
+    /// How long `shutdown()` waits for in-flight requests.
+    public var shutdownGrace: Duration = .seconds(10)
+
+    public init(
+        host: String = "127.0.0.1",
+        port: UInt16 = 8080,
+        threadPoolSize: Int = 4,
+        maxBodySize: Int = 1 << 20,
+        connectionTimeout: Int = 60,
+        shutdownGrace: Duration = .seconds(10)
+    ) {
+        self.host = host
+        self.port = port
+        self.threadPoolSize = threadPoolSize
+        self.maxBodySize = maxBodySize
+        self.connectionTimeout = connectionTimeout
+        self.shutdownGrace = shutdownGrace
+    }
+}

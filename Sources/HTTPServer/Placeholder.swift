@@ -1,2 +1,0 @@
-import CMicroHTTPD
-func _v() -> UnsafePointer<CChar>? { MHD_get_version() }

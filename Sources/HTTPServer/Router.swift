@@ -1,0 +1,135 @@
+/// Routes by path template, e.g. `/v1/apps/{app_id}/live-activities/{activity_id}/end`.
+///
+/// A segment trie: literal children are tried before the parameter child at the same
+/// position, with backtracking, so `/x/push-to-start/remove` wins over `/x/{id}/remove`
+/// while `/x/push-to-start/end` can still reach `/x/{id}/end`.
+public struct Router<Handler: Sendable>: Sendable {
+    private struct Endpoint: Sendable {
+        var handler: Handler
+        var template: String
+        /// Parameter names in the order their segments appear.
+        var parameterNames: [String]
+    }
+
+    private final class Node: @unchecked Sendable {
+        // Mutated only while the owning Router is uniquely referenced (copy-on-write).
+        var literals: [Substring: Node] = [:]
+        var parameter: Node?
+        var endpoints: [(method: HTTPMethod, endpoint: Endpoint)] = []
+
+        func copy() -> Node {
+            let node = Node()
+            node.literals = literals.mapValues { $0.copy() }
+            node.parameter = parameter?.copy()
+            node.endpoints = endpoints
+            return node
+        }
+    }
+
+    private var root = Node()
+    public private(set) var routes: [(method: HTTPMethod, template: String)] = []
+
+    public init() {}
+
+    /// Registers `handler`; registering the same method and template again replaces it.
+    public mutating func add(_ method: HTTPMethod, _ template: String, _ handler: Handler) {
+        if !isKnownUniquelyReferenced(&root) {
+            root = root.copy()
+        }
+        var node = root
+        var names: [String] = []
+        for segment in Self.segments(of: template) {
+            if segment.count > 2, segment.first == "{", segment.last == "}" {
+                names.append(String(segment.dropFirst().dropLast()))
+                if node.parameter == nil { node.parameter = Node() }
+                node = node.parameter!
+            } else {
+                let next = node.literals[segment] ?? Node()
+                node.literals[segment] = next
+                node = next
+            }
+        }
+        let endpoint = Endpoint(handler: handler, template: template, parameterNames: names)
+        if let index = node.endpoints.firstIndex(where: { $0.method == method }) {
+            node.endpoints[index].endpoint = endpoint
+        } else {
+            node.endpoints.append((method, endpoint))
+            routes.append((method, template))
+        }
+    }
+
+    public func match(method: HTTPMethod, path: String) -> RouteMatch<Handler> {
+        guard path.utf8.first == UInt8(ascii: "/") else { return .notFound }
+        let segments = Self.segments(of: path).map(Self.percentDecoded)
+        var values: [Substring] = []
+        if let node = Self.find(root, segments[...], &values, where: { $0.endpoints.contains { $0.method == method } }),
+           let endpoint = node.endpoints.first(where: { $0.method == method })?.endpoint {
+            var parameters: [String: String] = [:]
+            for (name, value) in zip(endpoint.parameterNames, values) {
+                parameters[name] = String(value)
+            }
+            return .found(endpoint.handler, template: endpoint.template, parameters: parameters)
+        }
+        values.removeAll()
+        if let node = Self.find(root, segments[...], &values, where: { !$0.endpoints.isEmpty }) {
+            return .methodNotAllowed(template: node.endpoints[0].endpoint.template, allowed: node.endpoints.map(\.method))
+        }
+        return .notFound
+    }
+
+    /// Depth-first, literals before the parameter; `values` collects parameter segments.
+    private static func find(
+        _ node: Node, _ rest: ArraySlice<Substring>, _ values: inout [Substring], where accept: (Node) -> Bool
+    ) -> Node? {
+        guard let segment = rest.first else {
+            return accept(node) ? node : nil
+        }
+        let tail = rest.dropFirst()
+        if let literal = node.literals[segment], let found = find(literal, tail, &values, where: accept) {
+            return found
+        }
+        if !segment.isEmpty, let parameter = node.parameter {
+            values.append(segment)
+            if let found = find(parameter, tail, &values, where: accept) {
+                return found
+            }
+            values.removeLast()
+        }
+        return nil
+    }
+
+    /// "/a/b" → ["a", "b"]; "/" → [""]; "/a/" → ["a", ""] so a trailing slash is a different path.
+    private static func segments(of path: String) -> [Substring] {
+        var parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.first == "" { parts.removeFirst() }
+        return parts
+    }
+
+    /// Decodes %XX; malformed escapes are left as they are.
+    static func percentDecoded(_ segment: Substring) -> Substring {
+        guard segment.utf8.contains(UInt8(ascii: "%")) else { return segment }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(segment.utf8.count)
+        var iterator = Array(segment.utf8)[...]
+        while let byte = iterator.popFirst() {
+            if byte == UInt8(ascii: "%"), iterator.count >= 2,
+               let high = hexValue(iterator[iterator.startIndex]),
+               let low = hexValue(iterator[iterator.startIndex + 1]) {
+                bytes.append(high << 4 | low)
+                iterator = iterator.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return Substring(String(decoding: bytes, as: UTF8.self))
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

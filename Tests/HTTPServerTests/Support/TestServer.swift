@@ -1,0 +1,24 @@
+import Foundation
+import HTTPServer
+
+/// Starts a server on an ephemeral port, runs `body`, and always shuts it down.
+func withTestServer<T>(
+    maxBodySize: Int = 1 << 20,
+    shutdownGrace: Duration = .seconds(5),
+    _ body: (HTTPServer, String) async throws -> T
+) async throws -> T {
+    var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+    configuration.threadPoolSize = 2
+    configuration.maxBodySize = maxBodySize
+    configuration.shutdownGrace = shutdownGrace
+    let server = HTTPServer(configuration: configuration, responder: TestResponder())
+    try server.start()
+    do {
+        let result = try await body(server, "http://127.0.0.1:\(server.port)")
+        await server.shutdown()
+        return result
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+}
