@@ -1,0 +1,17 @@
+import Foundation
+
+/// A value behind a lock. `NSLock` rather than `Mutex` keeps the macOS 14 deployment target.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,2 +1,0 @@
-import CPostgres
-func _v() -> Int32 { PQlibVersion() }
