@@ -12,7 +12,7 @@ public final class OpenPushProcess: Sendable {
     }
 
     private let process: Process
-    private let output = Mutex<String>("")
+    private let output = OutputBuffer()
 
     /// Starts `openpush <arguments>` with the given environment added to a minimal one.
     public init(_ arguments: [String], environment: [String: String]) throws {
@@ -26,16 +26,17 @@ public final class OpenPushProcess: Sendable {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        pipe.fileHandleForReading.readabilityHandler = { [output] handle in
+        let output = self.output
+        pipe.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             guard !data.isEmpty else { handle.readabilityHandler = nil; return }
-            output.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            output.append(String(decoding: data, as: UTF8.self))
         }
         try process.run()
     }
 
     /// Everything the process wrote to stdout and stderr so far.
-    public var log: String { output.withLock { $0 } }
+    public var log: String { output.text }
 
     /// Waits for a line matching `marker` and returns the rest of that line.
     public func waitForLog(_ marker: String, timeout: Duration = .seconds(30)) async throws -> String {
@@ -78,4 +79,12 @@ public final class OpenPushProcess: Sendable {
     deinit {
         if process.isRunning { process.terminate() }
     }
+}
+
+/// What a child process has written so far, appended from Foundation's reader thread.
+private final class OutputBuffer: Sendable {
+    private let storage = Mutex<String>("")
+
+    func append(_ text: String) { storage.withLock { $0 += text } }
+    var text: String { storage.withLock { $0 } }
 }

@@ -21,7 +21,7 @@ public struct TestApp: Sendable {
 
     public static func make(
         configure: (inout Configuration) -> Void = { _ in },
-        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        now: @escaping @Sendable () -> Double = WallClock.now,
         routes: @Sendable (inout Router<RouteHandler>) -> Void = { _ in }
     ) async throws -> TestApp {
         let database = try await TestDatabase.create()
@@ -32,7 +32,7 @@ public struct TestApp: Sendable {
     public static func make(
         conninfo: String,
         configure: (inout Configuration) -> Void = { _ in },
-        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        now: @escaping @Sendable () -> Double = WallClock.now,
         routes: @Sendable (inout Router<RouteHandler>) -> Void = { _ in }
     ) throws -> TestApp {
         var configuration = Configuration()

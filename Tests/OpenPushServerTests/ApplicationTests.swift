@@ -3,6 +3,7 @@ import HTTPServer
 import OpenPushCore
 import OpenPushServer
 import OpenPushTestSupport
+import Postgres
 
 @Suite struct ApplicationTests {
     @Test func healthAnswersOK() async throws {

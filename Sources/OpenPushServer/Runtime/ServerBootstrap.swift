@@ -7,7 +7,7 @@ public import Postgres
 /// `dev` and the test harness, so all three run the same code.
 public enum ServerBootstrap {
     public static func makeServices(configuration: Configuration, databaseURL: String,
-                                    now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 })
+                                    now: @escaping @Sendable () -> Double = WallClock.now)
         throws -> Services
     {
         let resources = try ResourceLocator.resourcesDirectory(configured: configuration.resourcesDirectory)

@@ -21,3 +21,8 @@ public struct Services: Sendable {
         self.now = now
     }
 }
+
+/// The system clock as unix seconds; everything else takes time as a parameter.
+public enum WallClock {
+    public static let now: @Sendable () -> Double = { systemNow() }
+}

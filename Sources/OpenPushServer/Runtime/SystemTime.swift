@@ -1,0 +1,3 @@
+import Foundation
+
+func systemNow() -> Double { Date().timeIntervalSince1970 }
