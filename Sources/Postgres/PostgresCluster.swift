@@ -138,42 +138,20 @@ public struct PostgresCluster: Sendable {
     }
 
     /// Runs a PostgreSQL tool (as the postgres user when root); returns its output, throws with
-    /// the output on a non-zero exit. Output goes to a file, not a pipe: `pg_ctl start` leaves a
-    /// server running that must not hold our pipe open.
+    /// the output on a non-zero exit.
     @discardableResult
     private func run(_ tool: String, _ arguments: [String]) throws -> String {
         let executable = tool == "test" ? "/usr/bin/test" : try Self.binary(tool)
-        let process = Process()
-        if runsAsRoot {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", "postgres", "--", executable] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        }
+        let (program, programArguments) = runsAsRoot
+            ? ("/usr/sbin/runuser", ["-u", "postgres", "--", executable] + arguments)
+            : (executable, arguments)
         // A working directory the postgres user can enter (it cannot enter /root).
-        if FileManager.default.fileExists(atPath: directory) {
-            process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let workingDirectory = FileManager.default.fileExists(atPath: directory) ? directory : nil
+        let output = try ChildProcess.run(program, programArguments, workingDirectory: workingDirectory)
+        guard output.status == 0 else {
+            throw PostgresClusterError("\(tool) \(arguments.joined(separator: " ")) failed (exit \(output.status)): \(output.text)")
         }
-        let outputPath = NSTemporaryDirectory() + "openpush-pg-\(UUID().uuidString).out"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        defer { try? output.close() }
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw PostgresClusterError("cannot run \(executable): \(error.localizedDescription)")
-        }
-        process.waitUntilExit()
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        guard process.terminationStatus == 0 else {
-            throw PostgresClusterError("\(tool) \(arguments.joined(separator: " ")) failed (exit \(process.terminationStatus)): \(text)")
-        }
-        return text
+        return output.text
     }
 
     /// `/usr/lib/postgresql/15/bin`, then `PATH`, then `pg_config --bindir`.
@@ -184,23 +162,13 @@ public struct PostgresCluster: Sendable {
         for directory in candidates where fileManager.isExecutableFile(atPath: "\(directory)/\(name)") {
             return "\(directory)/\(name)"
         }
-        if let bindir = try? pgConfigBindir(), fileManager.isExecutableFile(atPath: "\(bindir)/\(name)") {
-            return "\(bindir)/\(name)"
+        for directory in candidates {
+            if let output = try? ChildProcess.run(directory + "/pg_config", ["--bindir"], workingDirectory: nil), output.status == 0 {
+                let bindir = output.text.trimmingCharacters(in: .whitespacesAndNewlines)
+                if fileManager.isExecutableFile(atPath: "\(bindir)/\(name)") { return "\(bindir)/\(name)" }
+            }
         }
         throw PostgresClusterError("cannot find \(name): install postgresql-15 or put its bin directory on PATH")
-    }
-
-    private static func pgConfigBindir() throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["pg_config", "--bindir"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private func shellQuoted(_ value: String) -> String {

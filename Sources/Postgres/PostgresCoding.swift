@@ -152,7 +152,7 @@ extension Data: PostgresEncodable, PostgresDecodable {
 /// so `WHERE id = ANY(\(ids))` binds a single parameter.
 extension Array: PostgresEncodable where Element: PostgresEncodable {
     public var postgresBind: PostgresBind {
-        if let bytes = self as? [UInt8] {
+        if Element.self == UInt8.self, let bytes = self as? [UInt8] {  // (an empty [Int] casts to [UInt8] too)
             return PostgresBind(text: PostgresBytea.format(bytes))
         }
         return PostgresBind(text: PostgresArrayLiteral.format(map(\.postgresBind.text)))

@@ -62,6 +62,12 @@ public struct PostgresQuery: Sendable, Equatable, ExpressibleByStringInterpolati
             sql += "$\(binds.count)"
         }
 
+        /// Spelled out so the compiler does not warn about interpolating an optional: nil is NULL.
+        public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value?) {
+            binds.append(value.postgresBind)
+            sql += "$\(binds.count)"
+        }
+
         public mutating func appendInterpolation(_ fragment: PostgresQuery) {
             sql += PostgresSQLScanner.shiftingPlaceholders(in: fragment.sql, by: binds.count)
             binds += fragment.binds
