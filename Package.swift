@@ -21,9 +21,14 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // glibc declarations Swift's Glibc module hides (posix_spawn extensions).
+        .systemLibrary(name: "CSystem"),
+
+        // Child processes without descriptor leaks (pg_ctl, tools, tests).
+        .target(name: "Subprocess", dependencies: ["CSystem"], swiftSettings: swiftSettings),
 
         // One thin, safe wrapper per C library.
-        .target(name: "Postgres", dependencies: ["CPostgres"], swiftSettings: swiftSettings),
+        .target(name: "Postgres", dependencies: ["CPostgres", "Subprocess"], swiftSettings: swiftSettings),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"], swiftSettings: swiftSettings),
         .target(name: "HTTP2", dependencies: ["CNghttp2"], swiftSettings: swiftSettings),
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
@@ -42,7 +47,7 @@ let package = Package(
         // Shared test harness: temporary PostgreSQL, in-process requests, manual clock.
         .target(
             name: "OpenPushTestSupport",
-            dependencies: ["OpenPushServer", "Postgres", "HTTPServer", "OpenPushCore"],
+            dependencies: ["OpenPushServer", "Postgres", "HTTPServer", "OpenPushCore", "Subprocess"],
             swiftSettings: swiftSettings
         ),
 

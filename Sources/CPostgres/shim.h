@@ -1,12 +1,4 @@
 #ifndef OPENPUSH_CPOSTGRES_SHIM_H
 #define OPENPUSH_CPOSTGRES_SHIM_H
 #include <libpq-fe.h>
-#include <spawn.h>
-
-/* glibc (2.29 / 2.34) extensions that <spawn.h> only declares under _GNU_SOURCE, which the
-   Swift Glibc module is built without. PostgresCluster needs them to start pg_ctl without
-   leaking our descriptors into the server daemon. */
-extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
-extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
-
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+public import Subprocess
 
 /// Calls a running server with the `curl` command, for tests that need real sockets.
 public enum Curl {
@@ -10,15 +11,15 @@ public enum Curl {
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    public static func run(_ arguments: [String]) throws -> Result {
+    public static func run(_ arguments: [String]) async throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let headerFile = directory.appendingPathComponent("headers").path
         let bodyFile = directory.appendingPathComponent("body").path
-        let output = try ChildProcess.run("curl", ["-s", "-S", "--max-time", "30", "-D", headerFile, "-o", bodyFile,
-                                                   "-w", "%{http_code}"] + arguments)
-        guard output.status == 0 else { throw ChildProcess.Failure(description: "curl failed: \(output.standardError)") }
+        let output = try await Subprocess.run("curl", ["-s", "-S", "--max-time", "30", "-D", headerFile, "-o", bodyFile,
+                                                 "-w", "%{http_code}"] + arguments)
+        guard output.status == 0 else { throw Subprocess.Failure("curl failed: \(output.text)") }
         let headerText = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""
         // With several responses (redirects, 100-continue), keep the last block.
         let lastBlock = headerText.components(separatedBy: "\r\n\r\n").filter { !$0.isEmpty }.last ?? ""
@@ -28,37 +29,6 @@ public enum Curl {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         let body = (try? Data(contentsOf: URL(fileURLWithPath: bodyFile))).map(Array.init) ?? []
-        return Result(status: Int(output.standardOutput.suffix(3)) ?? 0, headers: headers, body: body)
-    }
-}
-
-/// Runs a program to completion and collects its output.
-public enum ChildProcess {
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-    }
-
-    public struct Output: Sendable {
-        public var status: Int32
-        public var standardOutput: String
-        public var standardError: String
-    }
-
-    public static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
-        if let environment { process.environment = environment }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read before waiting so a chatty child cannot fill the pipe and stall.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
-                      standardError: String(decoding: errData, as: UTF8.self))
+        return Result(status: Int(output.text.suffix(3)) ?? 0, headers: headers, body: body)
     }
 }

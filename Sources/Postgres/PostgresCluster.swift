@@ -1,3 +1,4 @@
+import Subprocess
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -147,7 +148,7 @@ public struct PostgresCluster: Sendable {
             : (executable, arguments)
         // A working directory the postgres user can enter (it cannot enter /root).
         let workingDirectory = FileManager.default.fileExists(atPath: directory) ? directory : nil
-        let output = try ChildProcess.run(program, programArguments, workingDirectory: workingDirectory)
+        let output = try Subprocess.run(program, programArguments, workingDirectory: workingDirectory)
         guard output.status == 0 else {
             throw PostgresClusterError("\(tool) \(arguments.joined(separator: " ")) failed (exit \(output.status)): \(output.text)")
         }
@@ -163,7 +164,7 @@ public struct PostgresCluster: Sendable {
             return "\(directory)/\(name)"
         }
         for directory in candidates {
-            if let output = try? ChildProcess.run(directory + "/pg_config", ["--bindir"], workingDirectory: nil), output.status == 0 {
+            if let output = try? Subprocess.run(directory + "/pg_config", ["--bindir"]), output.status == 0 {
                 let bindir = output.text.trimmingCharacters(in: .whitespacesAndNewlines)
                 if fileManager.isExecutableFile(atPath: "\(bindir)/\(name)") { return "\(bindir)/\(name)" }
             }

@@ -11,14 +11,14 @@ import OpenPushTestSupport
         let app = try await TestApp.make()
         let server = try app.startHTTP()
         defer { Task { await server.shutdown() } }
-        let first = try Curl.run(["http://127.0.0.1:\(server.port)/health"])
-        let second = try Curl.run(["http://127.0.0.1:\(server.port)/health"])
+        let first = try await Curl.run(["http://127.0.0.1:\(server.port)/health"])
+        let second = try await Curl.run(["http://127.0.0.1:\(server.port)/health"])
         #expect(first.status == 200)
         #expect(try JSONValue.parse(first.body) == ["status": "ok"])
         let firstID = try #require(first.headers["x-request-id"])
         let secondID = try #require(second.headers["x-request-id"])
         #expect(!firstID.isEmpty && firstID != secondID)
-        let errorResponse = try Curl.run(["http://127.0.0.1:\(server.port)/v1/nothing"])
+        let errorResponse = try await Curl.run(["http://127.0.0.1:\(server.port)/v1/nothing"])
         #expect(errorResponse.status == 404)
         #expect(errorResponse.headers["x-request-id"] != nil)
     }
@@ -34,12 +34,12 @@ import OpenPushTestSupport
         let file = try TemporaryDirectory.make(prefix: "body") + "/big.json"
         try Data(("{\"pad\": \"" + String(repeating: "x", count: 10_000) + "\"}").utf8).write(to: URL(fileURLWithPath: file))
         let url = "http://127.0.0.1:\(server.port)\(path)"
-        let response = try Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "--data-binary", "@\(file)", url])
+        let response = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "--data-binary", "@\(file)", url])
         #expect(response.status == 413)
         #expect(try JSONValue.parse(response.body) == expected)
-        let small = try Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "--data-binary", "{\"a\":1}", url])
+        let small = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "--data-binary", "{\"a\":1}", url])
         #expect(small.status == 200)
-        let metrics = try Curl.run(["http://127.0.0.1:\(server.port)/metrics"])
+        let metrics = try await Curl.run(["http://127.0.0.1:\(server.port)/metrics"])
         #expect(metrics.text.contains("status=\"413\""))
     }
 }
