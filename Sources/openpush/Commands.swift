@@ -50,7 +50,7 @@ enum Commands {
             configuration.organizationAPIKey = try DevSecrets.organizationKey(stateDirectory: state)
         }
         logger.info("embedded PostgreSQL ready", ["db.conninfo": databaseURL])
-        print("""
+        say("""
         OpenPush dev
           organization key (OPENPUSH_ORG_API_KEY): \(configuration.organizationAPIKey ?? "")
           try: curl http://\(configuration.listenHost):\(configuration.listenPort)/health
@@ -78,6 +78,11 @@ enum Commands {
         await server.shutdown()
         await services.database.close()
         logger.info("stopped")
+    }
+
+    /// Standard output, unbuffered, so the banner shows even when output goes to a file.
+    private static func say(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
     private static func requireDatabaseURL(_ configuration: Configuration) throws -> String {
