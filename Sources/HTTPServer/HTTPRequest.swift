@@ -1,7 +1,8 @@
 /// A complete request as the responder sees it; the body is already read.
 public struct HTTPRequest: Sendable {
     public var method: HTTPMethod
-    /// Percent-decoded path without the query string.
+    /// The path as sent (still percent-encoded), without the query string; the router decodes
+    /// each segment after splitting, so `%2F` never splits a parameter.
     public var path: String
     /// Query arguments, percent-decoded; the last value of a repeated name wins.
     public var query: [String: String]

@@ -116,13 +116,22 @@ private func collectHeader(
     return .YES
 }
 
-/// MHD has already percent-decoded the argument and turned `+` into a space.
+typealias UnescapeCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int
+
+/// Leaves every string as sent; decoding happens once, in Swift (router segments, query arguments).
+func keepEscaped(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ text: UnsafeMutablePointer<CChar>?) -> Int {
+    guard let text else { return 0 }
+    return strlen(text)
+}
+
+/// Arguments arrive as sent (see `keepEscaped`): decode `+` and `%XX` here.
 private func collectArgument(
     _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?
 ) -> MHD_Result {
     guard let cls, let key else { return .YES }
-    cls.assumingMemoryBound(to: [String: String].self).pointee[String(cString: key)] =
-        value.map { String(cString: $0) } ?? ""
+    let decode = { (raw: String) in PercentDecoding.decode(raw.replacingOccurrences(of: "+", with: " ")) }
+    cls.assumingMemoryBound(to: [String: String].self).pointee[decode(String(cString: key))] =
+        value.map { decode(String(cString: $0)) } ?? ""
     return .YES
 }
 

@@ -91,6 +91,10 @@ public final class HTTPServer: Sendable {
             MHD_OPTION.EXTERNAL_LOGGER.rawValue,
             unsafeBitCast(logMessage as MHD_LogCallback, to: OpaquePointer.self), OpaquePointer(server),
             MHD_OPTION.SOCK_ADDR.rawValue, OpaquePointer(address.pointee.ai_addr!),
+            // Keep the path as sent: the router splits on '/' before decoding each segment, so an
+            // encoded "%2F" stays inside one parameter and nothing is decoded twice.
+            MHD_OPTION.UNESCAPE_CALLBACK.rawValue,
+            unsafeBitCast(keepEscaped as UnescapeCallback, to: OpaquePointer.self), OpaquePointer(server),
         ]
         if configuration.threadPoolSize > 1 {
             options += [MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(clamping: configuration.threadPoolSize)]

@@ -60,7 +60,7 @@ public struct Router<Handler: Sendable>: Sendable {
 
     public func match(method: HTTPMethod, path: String) -> RouteMatch<Handler> {
         guard path.utf8.first == UInt8(ascii: "/") else { return .notFound }
-        let segments = Self.segments(of: path).map(Self.percentDecoded)
+        let segments = Self.segments(of: path).map { Substring(PercentDecoding.decode($0)) }
         var values: [Substring] = []
         if let node = Self.find(root, segments[...], &values, where: { $0.endpoints.contains { $0.method == method } }),
            let endpoint = node.endpoints.first(where: { $0.method == method })?.endpoint {
@@ -105,31 +105,4 @@ public struct Router<Handler: Sendable>: Sendable {
         return parts
     }
 
-    /// Decodes %XX; malformed escapes are left as they are.
-    static func percentDecoded(_ segment: Substring) -> Substring {
-        guard segment.utf8.contains(UInt8(ascii: "%")) else { return segment }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(segment.utf8.count)
-        var iterator = Array(segment.utf8)[...]
-        while let byte = iterator.popFirst() {
-            if byte == UInt8(ascii: "%"), iterator.count >= 2,
-               let high = hexValue(iterator[iterator.startIndex]),
-               let low = hexValue(iterator[iterator.startIndex + 1]) {
-                bytes.append(high << 4 | low)
-                iterator = iterator.dropFirst(2)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return Substring(String(decoding: bytes, as: UTF8.self))
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }

@@ -42,4 +42,14 @@ import OpenPushTestSupport
         let metrics = try await Curl.run(["http://127.0.0.1:\(server.port)/metrics"])
         #expect(metrics.text.contains("status=\"413\""))
     }
+
+    @Test func pathParametersAndQueryAreDecodedExactlyOnce() async throws {
+        let app = try await TestApp.make(routes: TestRoutes.register)
+        let server = try app.startHTTP()
+        defer { Task { await server.shutdown() } }
+        let url = "http://127.0.0.1:\(server.port)/v1/apps/app_1/test/params/a%2Fb%2541%C3%A9?q=x+y%26z&r=%2B"
+        let response = try await Curl.run([url])
+        #expect(response.status == 200)
+        #expect(try JSONValue.parse(response.body) == ["value": "a/b%41é", "query": ["q": "x y&z", "r": "+"]])
+    }
 }

@@ -17,6 +17,10 @@ enum TestRoutes {
                 let rows = try await context.services.database.query("SELECT \(41) + 1 AS answer")
                 return .json(["answer": .int(Int64(try rows[0].decode("answer", as: Int.self)))])
             }
+            router.add(.get, prefix + "/params/{value}") { context in
+                let query = JSONObject(context.request.query.map { ($0.key, JSONValue.string($0.value)) })
+                return .json(["value": .string(context.pathParameter("value")), "query": .object(query)])
+            }
             router.add(.get, prefix + "/fail") { _ in
                 throw APIError(status: 409, messages: ["first problem", "second problem"])
             }
