@@ -82,3 +82,18 @@ public struct TestResponse: Sendable {
     public var json: JSONValue? { try? JSONValue.parse(body) }
     public var text: String { String(decoding: body, as: UTF8.self) }
 }
+
+extension TestApp {
+    /// Creates an app straight through the store (no org key needed) and returns its keys.
+    public func createApp(_ settings: AppSettings = AppSettings(name: "Test app", apnsBundleID: "com.example.app"))
+        async throws -> CreatedApp
+    {
+        try await AppStore.create(settings, now: services.now(), in: services.database)
+    }
+}
+
+extension HTTPHeaders {
+    /// `Authorization: Key <key>`, the spelling the contract recommends.
+    public static func restKey(_ key: String) -> HTTPHeaders { ["Authorization": "Key \(key)"] }
+    public static func sdkKey(_ key: String) -> HTTPHeaders { ["X-OP-SDK-Key": key] }
+}

@@ -2,15 +2,15 @@ import Foundation
 import Testing
 import HTTPServer
 import OpenPushCore
-import OpenPushServer
+@testable import OpenPushServer
 import OpenPushTestSupport
 
 /// The document in `openapi/` is the API's public face: every route the router registers must
 /// be in it with its error responses, and nothing in it may be a route that does not exist.
 @Suite struct OpenAPIDocumentTests {
+    /// The merged document, as `/openapi.json` serves it.
     static func document() throws -> JSONObject {
-        let data = try Data(contentsOf: URL(fileURLWithPath: TestApp.repositoryRoot + "/openapi/openapi.json"))
-        return try #require(try JSONValue.parse(Array(data)).objectValue)
+        try #require(try OpenAPIDocument.load(directory: TestApp.repositoryRoot + "/openapi").objectValue)
     }
 
     static func operations(_ document: JSONObject) -> Set<String> {
@@ -42,6 +42,18 @@ import OpenPushTestSupport
                     #expect(responses?["400"] != nil, "\(method) \(path) takes a body but documents no 400")
                 }
             }
+        }
+    }
+
+    @Test func fragmentsMergeAndMayNotRedefineAPath() throws {
+        var document: JSONObject = ["paths": ["/a": ["get": ["responses": ["200": ["description": "ok"]]]]]]
+        let fragment: JSONObject = ["paths": ["/b": ["get": ["responses": ["200": ["description": "ok"]]]]],
+                                    "components": ["schemas": ["B": ["type": "object"]]]]
+        try OpenAPIDocument.merge(fragment, into: &document, source: "b.json")
+        #expect(document["paths"]?.objectValue?.keys == ["/a", "/b"])
+        #expect(document["components"]?.objectValue?["schemas"]?.objectValue?["B"] != nil)
+        #expect(throws: OpenAPIDocument.Invalid.self) {
+            try OpenAPIDocument.merge(fragment, into: &document, source: "b-again.json")
         }
     }
 }

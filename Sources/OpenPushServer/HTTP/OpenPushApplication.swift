@@ -15,7 +15,7 @@ public final class OpenPushApplication: HTTPResponder {
         self.services = services
         self.logger = logger
         var router = Router<RouteHandler>()
-        OperationsRoutes.register(on: &router)
+        Routes.registerAll(on: &router)
         routes(&router)
         self.router = router
     }

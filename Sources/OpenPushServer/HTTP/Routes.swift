@@ -1,0 +1,8 @@
+import HTTPServer
+
+/// Every route area registers here, in one place, so the route table reads top to bottom.
+enum Routes {
+    static func registerAll(on router: inout Router<RouteHandler>) {
+        OperationsRoutes.register(on: &router)
+    }
+}

@@ -1,0 +1,56 @@
+import OpenPushCore
+public import Postgres
+
+/// One row of `apps`, without its secrets (the `.p8` text stays in the database).
+public struct AppRecord: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var apnsEnv: String
+    public var hasAPNSKey: Bool
+    public var apnsKeyID: String?
+    public var apnsTeamID: String?
+    public var apnsBundleID: String?
+    public var apnsWatchBundleID: String?
+    public var sharedDemo: Bool
+    public var liveActivityAutoEndMinutes: Int?
+    public var onesignalAlias: Bool
+    public var sdkKeyDigest: [UInt8]
+    /// Unix seconds.
+    public var createdAt: Double
+    public var updatedAt: Double
+
+    /// The columns `init(row:)` reads; select them with `AppRecord.columns`.
+    public static let columns: PostgresQuery = """
+        SELECT id, name, apns_env, apns_p8 IS NOT NULL AS has_apns_key, apns_key_id, apns_team_id, apns_bundle_id,
+               apns_watch_bundle_id, shared_demo, live_activity_auto_end_minutes, onesignal_alias, sdk_key_digest,
+               extract(epoch FROM created_at)::float8 AS created_at, extract(epoch FROM updated_at)::float8 AS updated_at
+        FROM apps
+        """
+
+    public init(row: PostgresRow) throws {
+        id = try row.decode("id")
+        name = try row.decode("name")
+        apnsEnv = try row.decode("apns_env")
+        hasAPNSKey = try row.decode("has_apns_key")
+        apnsKeyID = try row.decode("apns_key_id")
+        apnsTeamID = try row.decode("apns_team_id")
+        apnsBundleID = try row.decode("apns_bundle_id")
+        apnsWatchBundleID = try row.decode("apns_watch_bundle_id")
+        sharedDemo = try row.decode("shared_demo")
+        liveActivityAutoEndMinutes = try row.decode("live_activity_auto_end_minutes")
+        onesignalAlias = try row.decode("onesignal_alias")
+        sdkKeyDigest = try row.decode("sdk_key_digest")
+        createdAt = try row.decode("created_at")
+        updatedAt = try row.decode("updated_at")
+    }
+}
+
+public enum AppStore {
+    public static func find(_ id: String, in connection: PostgresConnection) throws -> AppRecord? {
+        try connection.query(AppRecord.columns + " WHERE id = \(id)").first.map(AppRecord.init(row:))
+    }
+
+    public static func find(_ id: String, in database: PostgresPool) async throws -> AppRecord? {
+        try await database.withConnection { try find(id, in: $0) }
+    }
+}

@@ -1,0 +1,69 @@
+import OpenPushCore
+public import Postgres
+
+/// What creating an app returns: the row and the two keys, shown this once.
+public struct CreatedApp: Sendable {
+    public var app: AppRecord
+    public var restKey: String
+    public var restKeyID: String
+    public var sdkKey: String
+}
+
+/// The settings an app is created or updated with; `nil` leaves a column as it is (or at its
+/// default on creation).
+public struct AppSettings: Sendable, Equatable {
+    public var name: String?
+    public var apnsEnv: String?
+    public var apnsP8: String?
+    public var apnsKeyID: String?
+    public var apnsTeamID: String?
+    public var apnsBundleID: String?
+    public var apnsWatchBundleID: String?
+    public var sharedDemo: Bool?
+    public var liveActivityAutoEndMinutes: Int?
+    public var onesignalAlias: Bool?
+
+    public init(name: String? = nil, apnsEnv: String? = nil, apnsP8: String? = nil, apnsKeyID: String? = nil,
+                apnsTeamID: String? = nil, apnsBundleID: String? = nil, apnsWatchBundleID: String? = nil,
+                sharedDemo: Bool? = nil, liveActivityAutoEndMinutes: Int? = nil, onesignalAlias: Bool? = nil) {
+        self.name = name
+        self.apnsEnv = apnsEnv
+        self.apnsP8 = apnsP8
+        self.apnsKeyID = apnsKeyID
+        self.apnsTeamID = apnsTeamID
+        self.apnsBundleID = apnsBundleID
+        self.apnsWatchBundleID = apnsWatchBundleID
+        self.sharedDemo = sharedDemo
+        self.liveActivityAutoEndMinutes = liveActivityAutoEndMinutes
+        self.onesignalAlias = onesignalAlias
+    }
+}
+
+extension AppStore {
+    /// Inserts an app with a fresh SDK key and a first REST key named "default", in one
+    /// transaction. Settings are assumed valid (routes validate before calling).
+    public static func create(_ settings: AppSettings, now: Double, in database: PostgresPool) async throws -> CreatedApp {
+        let id = Identifier.make(prefix: "app", now: now, random: KeyMaterial.identifierEntropy())
+        let keyID = Identifier.make(prefix: "key", now: now, random: KeyMaterial.identifierEntropy())
+        let sdkKey = KeyMaterial.issue(prefix: "sdk")
+        let restKey = KeyMaterial.issue(prefix: "rest")
+        let app = try await database.transaction { connection -> AppRecord in
+            try connection.query("""
+                INSERT INTO apps (id, name, apns_env, apns_p8, apns_key_id, apns_team_id, apns_bundle_id,
+                                  apns_watch_bundle_id, shared_demo, live_activity_auto_end_minutes, onesignal_alias,
+                                  sdk_key_digest, created_at, updated_at)
+                VALUES (\(id), \(settings.name ?? "Untitled app"), \(settings.apnsEnv ?? "production"), \(settings.apnsP8),
+                        \(settings.apnsKeyID), \(settings.apnsTeamID), \(settings.apnsBundleID), \(settings.apnsWatchBundleID),
+                        \(settings.sharedDemo ?? false), \(settings.liveActivityAutoEndMinutes), \(settings.onesignalAlias ?? false),
+                        \(sdkKey.digest), to_timestamp(\(now)), to_timestamp(\(now)))
+                """)
+            try connection.query("""
+                INSERT INTO api_keys (id, app_id, name, digest, created_at)
+                VALUES (\(keyID), \(id), 'default', \(restKey.digest), to_timestamp(\(now)))
+                """)
+            guard let app = try find(id, in: connection) else { throw InvariantViolation("app vanished in its own transaction") }
+            return app
+        }
+        return CreatedApp(app: app, restKey: restKey.value, restKeyID: keyID, sdkKey: sdkKey.value)
+    }
+}
