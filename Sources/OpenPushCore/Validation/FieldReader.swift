@@ -1,0 +1,140 @@
+/// Reads typed fields out of a JSON request body and collects every problem, in the order the
+/// fields are read, so one `400` can name them all. Messages name the field:
+/// `name is required`, `enabled must be a boolean`, `unknown field 'colour'`.
+public struct FieldReader {
+    public let object: JSONObject
+    public private(set) var problems: [String] = []
+    private var read: Set<String> = []
+
+    public init(_ object: JSONObject) {
+        self.object = object
+    }
+
+    /// Records a problem found by the caller's own rule.
+    public mutating func problem(_ message: String) {
+        problems.append(message)
+    }
+
+    /// Whether the body has this key at all (`null` counts as present).
+    public func has(_ key: String) -> Bool { object[key] != nil }
+
+    /// The raw value, marking the key as known.
+    public mutating func value(_ key: String) -> JSONValue? {
+        read.insert(key)
+        return object[key]
+    }
+
+    /// A string; blank strings count as missing when `required`.
+    public mutating func string(_ key: String, required: Bool = false, maxLength: Int? = nil) -> String? {
+        switch value(key) {
+        case nil, .null?:
+            if required { problem("\(key) is required") }
+            return nil
+        case .string(let text)?:
+            if required, text.allSatisfy(\.isWhitespace) {
+                problem("\(key) is required")
+                return nil
+            }
+            if let maxLength, text.count > maxLength {
+                problem("\(key) must be \(maxLength) characters or fewer")
+                return nil
+            }
+            return text
+        case let other?:
+            problem("\(key) must be a string, got \(other.typeName)")
+            return nil
+        }
+    }
+
+    /// One of a fixed set of strings.
+    public mutating func choice(_ key: String, _ allowed: [String], required: Bool = false) -> String? {
+        guard let text = string(key, required: required) else { return nil }
+        guard allowed.contains(text) else {
+            problem("\(key) must be one of: \(allowed.joined(separator: ", "))")
+            return nil
+        }
+        return text
+    }
+
+    public mutating func bool(_ key: String, required: Bool = false) -> Bool? {
+        switch value(key) {
+        case nil, .null?:
+            if required { problem("\(key) is required") }
+            return nil
+        case .bool(let flag)?:
+            return flag
+        case let other?:
+            problem("\(key) must be a boolean, got \(other.typeName)")
+            return nil
+        }
+    }
+
+    /// A whole number within `range` (`10.0` is accepted as 10).
+    public mutating func integer(_ key: String, in range: ClosedRange<Int64>, required: Bool = false) -> Int64? {
+        guard let raw = value(key), raw != .null else {
+            if required { problem("\(key) is required") }
+            return nil
+        }
+        guard let number = raw.intValue, range.contains(number) else {
+            problem("\(key) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            return nil
+        }
+        return number
+    }
+
+    /// An object whose values are all strings (tags, language maps).
+    public mutating func stringMap(_ key: String, required: Bool = false) -> [String: String]? {
+        switch value(key) {
+        case nil, .null?:
+            if required { problem("\(key) is required") }
+            return nil
+        case .object(let map)?:
+            var result: [String: String] = [:]
+            for (name, entry) in map {
+                guard case .string(let text) = entry else {
+                    problem("\(key).\(name) must be a string, got \(entry.typeName)")
+                    return nil
+                }
+                result[name] = text
+            }
+            return result
+        case let other?:
+            problem("\(key) must be an object of strings, got \(other.typeName)")
+            return nil
+        }
+    }
+
+    /// An array of strings.
+    public mutating func stringArray(_ key: String, required: Bool = false) -> [String]? {
+        switch value(key) {
+        case nil, .null?:
+            if required { problem("\(key) is required") }
+            return nil
+        case .array(let items)?:
+            var result: [String] = []
+            for (index, item) in items.enumerated() {
+                guard case .string(let text) = item else {
+                    problem("\(key)[\(index)] must be a string, got \(item.typeName)")
+                    return nil
+                }
+                result.append(text)
+            }
+            return result
+        case let other?:
+            problem("\(key) must be an array of strings, got \(other.typeName)")
+            return nil
+        }
+    }
+
+    /// Every key that no accessor read is unknown: `unknown field 'x'`, in body order.
+    public mutating func rejectUnknownFields() {
+        for key in object.keys where !read.contains(key) {
+            problem("unknown field '\(key)'")
+        }
+    }
+
+    /// Throws one `400` listing every problem, if there were any.
+    public func finish() throws(APIError) {
+        if !problems.isEmpty { throw APIError(status: 400, messages: problems) }
+    }
+}
