@@ -4,6 +4,15 @@ public enum LiveActivityInput {
     public static let blankActivityID =
         "activity_id is required — an activity with no id cannot be updated, ended or found by a fan-out"
 
+    /// Missing, null or blank is the contract's long message; another type names the type.
+    public static func activityIDProblem(_ value: JSONValue?) -> String? {
+        switch value {
+        case nil, .null?: return blankActivityID
+        case .string(let id)?: return id.allSatisfy(\.isWhitespace) ? blankActivityID : nil
+        case let other?: return "activity_id must be a string, got \(other.typeName)"
+        }
+    }
+
     /// Update and push-to-start tokens: hex, even length, 64–512 characters.
     public static func tokenProblem(_ field: String, _ value: JSONValue?) -> String? {
         guard let value, value != .null else { return "\(field) is required" }
