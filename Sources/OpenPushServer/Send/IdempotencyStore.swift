@@ -7,6 +7,13 @@ public struct IdempotentResponse: Sendable, Equatable {
     public var body: JSONValue
     public var requestDigest: [UInt8]?
     public var messageID: String?
+
+    public init(status: Int, body: JSONValue, requestDigest: [UInt8]? = nil, messageID: String?) {
+        self.status = status
+        self.body = body
+        self.requestDigest = requestDigest
+        self.messageID = messageID
+    }
 }
 
 /// Idempotency keys per (app, scope). Callers hold the app's send lock (see `RateLimiter`), so a

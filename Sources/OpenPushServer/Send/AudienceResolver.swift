@@ -1,0 +1,27 @@
+import OpenPushCore
+import Postgres
+
+/// One targeting method of a send, as a subquery `SELECT s.id FROM subscriptions s WHERE …` of
+/// the app's reachable subscriptions (enabled, not retired, and a shared-demo tenant's own).
+enum AudienceResolver {
+    static func targeted(_ targeting: AudienceTargeting, appID: String, tenantID: String?, now: Double,
+                         in connection: PostgresConnection) throws -> PostgresQuery {
+        switch targeting {
+        case .aliases(let targets):
+            let aliases = Dictionary(targets.map { ($0.label, $0.values) }, uniquingKeysWith: +)
+            return AudienceStore.subscriptionIDs(appID: appID, includeAliases: aliases, tenantID: tenantID)
+        case .subscriptionIDs(let ids):
+            return AudienceStore.subscriptionIDs(appID: appID, includeSubscriptionIDs: ids, tenantID: tenantID)
+        case .segments(let included, let excluded):
+            return try SegmentAudience.subscriptionIDs(appID: appID, tenantID: tenantID, included: included,
+                                                       excluded: excluded, now: now, in: connection)
+        case .filters(let entries):
+            switch FilterParser.parse(.array(entries)) {
+            case .success(let expression):
+                return SegmentAudience.subscriptionIDs(appID: appID, tenantID: tenantID, filters: expression, now: now)
+            case .failure(let problems):
+                throw APIError(status: 400, messages: problems.messages)
+            }
+        }
+    }
+}

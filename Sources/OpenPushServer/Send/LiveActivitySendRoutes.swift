@@ -1,0 +1,89 @@
+import HTTPServer
+import OpenPushCore
+import Postgres
+
+/// The two server send routes: start, and update or end, across an audience. They answer in
+/// OneSignal's `{"errors": […]}` shape, share one rate limit, and only queue deliveries: the
+/// workers send them after the transaction commits.
+enum LiveActivitySendRoutes {
+    static func register(on router: inout Router<RouteHandler>) {
+        router.add(.post, "/apps/{app_id}/activities/activity/{activity_type}", start)
+        router.add(.post, "/apps/{app_id}/live_activities/{activity_id}/notifications", updateOrEnd)
+    }
+
+    @Sendable static func start(_ context: RouteContext) async throws -> HTTPResponse {
+        let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
+        let appID = principal.app.id
+        let activityType = context.pathParameter("activity_type")
+        let body = Result { try context.jsonObject() }.mapError { $0 as? APIError ?? .badRequest(SendMessages.bodyMustBeObject) }
+        let parsed = body.flatMap(LiveActivitySendParser.parseStart)
+        let now = context.services.now()
+        let outcome = try await SendTransaction.run(appID: appID, now: now, database: context.services.database) { connection in
+            let send = try parsed.get()
+            if let key = send.idempotencyKey,
+               let first = try IdempotencyStore.find(appID: appID, scope: IdempotencyStore.liveActivityStart, key: key,
+                                                     notBefore: now - IdempotencyStore.liveActivityRetention, in: connection) {
+                return .replayed(status: first.status, body: first.body)
+            }
+            guard let targeting = send.targeting else { throw InvariantViolation("a parsed start has targeting") }
+            let targeted = try AudienceResolver.targeted(targeting, appID: appID, tenantID: principal.tenantID, now: now,
+                                                          in: connection)
+            let audience = LiveActivityAudience.startable(targeted: targeted, appID: appID, activityType: activityType)
+            let total = try LiveActivityAudience.count(audience, in: connection)
+            guard total > 0 else { throw APIError.badRequest(SendMessages.nobodyStartable(activityType)) }
+            let messageID = try MessageStore.insert(.init(
+                appID: appID, kind: "live_activity", event: .start, name: send.name, activityType: activityType,
+                activityID: send.activityID, request: (try? body.get()) ?? [:], audienceTotal: total,
+                truncated: total > MessageStore.liveActivityFanOutCap), now: now, in: connection)
+            let sent = try MessageStore.queueDeliveries(messageID: messageID, appID: appID, tokenKind: "push_to_start",
+                                                        recipients: LiveActivityAudience.capped(audience), now: now, in: connection)
+            try MessageStore.notifyWorkers(appID: appID, in: connection)
+            let response: JSONValue = ["notification_id": .string(messageID)]
+            if let key = send.idempotencyKey {
+                try IdempotencyStore.save(appID: appID, scope: IdempotencyStore.liveActivityStart, key: key,
+                                          response: IdempotentResponse(status: 201, body: response, messageID: messageID),
+                                          now: now, in: connection)
+            }
+            return .created(status: 201, body: response, audienceTotal: total, audienceSent: sent)
+        }
+        return try outcome.response()
+    }
+
+    @Sendable static func updateOrEnd(_ context: RouteContext) async throws -> HTTPResponse {
+        let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
+        let appID = principal.app.id
+        let activityID = context.pathParameter("activity_id")
+        let body = Result { try context.jsonObject() }.mapError { $0 as? APIError ?? .badRequest(SendMessages.bodyMustBeObject) }
+        let parsed = body.flatMap { LiveActivitySendParser.parseUpdateOrEnd($0, activityID: activityID) }
+        let now = context.services.now()
+        let outcome = try await SendTransaction.run(appID: appID, now: now, database: context.services.database) { connection in
+            let send = try parsed.get()
+            let holders = LiveActivityAudience.holders(appID: appID, activityID: activityID, event: send.event,
+                                                       tenantID: principal.tenantID, now: now)
+            let types = try connection.query("""
+                SELECT DISTINCT h.activity_type FROM (\(holders)) AS h WHERE h.activity_type IS NOT NULL
+                """)
+            guard types.count <= 1 else { throw APIError.badRequest(SendMessages.multipleActivityTypes) }
+            let total = try LiveActivityAudience.count(holders, in: connection)
+            guard total > 0 else { throw APIError.notFound(SendMessages.nothingOpen) }
+            let messageID = try MessageStore.insert(.init(
+                appID: appID, kind: "live_activity", event: send.event, name: send.name,
+                activityType: try types.first?.decode("activity_type", as: String.self), activityID: activityID,
+                request: (try? body.get()) ?? [:], audienceTotal: total,
+                truncated: total > MessageStore.liveActivityFanOutCap), now: now, in: connection)
+            let sent = try MessageStore.queueDeliveries(messageID: messageID, appID: appID, tokenKind: "update",
+                                                        recipients: LiveActivityAudience.capped(holders), now: now, in: connection)
+            if send.event == .end {
+                // An accepted end closes the rows it goes to: nothing can update them again.
+                try connection.query("""
+                    UPDATE live_activities
+                    SET ended_at = to_timestamp(\(now)), ended_reason = 'remote', updated_at = to_timestamp(\(now))
+                    WHERE id IN (SELECT live_activity_id FROM deliveries WHERE message_id = \(messageID)) AND ended_at IS NULL
+                    """)
+            }
+            try MessageStore.notifyWorkers(appID: appID, in: connection)
+            return .created(status: 201, body: ["id": .string(messageID)], audienceTotal: total, audienceSent: sent)
+        }
+        return try outcome.response()
+    }
+}
