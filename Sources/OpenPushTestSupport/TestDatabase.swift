@@ -66,7 +66,9 @@ actor TestDatabaseServer {
             template = "openpush_template"
         }
         TestDatabaseCleanup.shared.track(database: template)
-        let adminPool = PostgresPool(conninfo: adminConninfo, size: 2)
+        // Every test queues here for its database at once; waiting is not a failure, so the
+        // wait is bounded only to turn a hung server into an error.
+        let adminPool = PostgresPool(conninfo: adminConninfo, size: 2, acquireTimeout: .seconds(120))
         try await adminPool.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(PostgresQuery.quoteIdentifier(template))"))
 
         let templatePool = PostgresPool(conninfo: try PostgresConnection.conninfo(adminConninfo, database: template), size: 1)
