@@ -26,9 +26,11 @@ public final class OpenPushProcess: Sendable {
 
     private let child: Subprocess
 
-    /// Starts `openpush <arguments>` in the background.
-    public init(_ arguments: [String], environment: [String: String]) throws {
-        child = try Subprocess(Self.executablePath, arguments, environment: Self.environment(environment))
+    /// Starts `openpush <arguments>` in the background (in `workingDirectory` when given: `dev`
+    /// keeps its state under `./.openpush`).
+    public init(_ arguments: [String], environment: [String: String], workingDirectory: String? = nil) throws {
+        child = try Subprocess(Self.executablePath, arguments, environment: Self.environment(environment),
+                               workingDirectory: workingDirectory)
     }
 
     /// Everything the process wrote to stdout and stderr so far.

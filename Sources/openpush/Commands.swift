@@ -18,7 +18,9 @@ enum Commands {
         commands:
           serve [--no-migrate]   run the API server against OPENPUSH_DATABASE_URL (migrates first unless --no-migrate)
           migrate                apply pending migrations to OPENPUSH_DATABASE_URL and exit
-          dev                    run with a private PostgreSQL under .openpush/ (no configuration needed)
+          dev                    run with a private PostgreSQL under .openpush/ (no configuration needed) and a demo app
+          \(AppsCommand.usage)
+                                 create an app in OPENPUSH_DATABASE_URL (migrates first); prints its id and keys
           help                   show this text
 
         environment:
@@ -50,22 +52,37 @@ enum Commands {
             configuration.organizationAPIKey = try DevSecrets.organizationKey(stateDirectory: state)
         }
         logger.info("embedded PostgreSQL ready", ["db.conninfo": databaseURL])
-        say("""
-        OpenPush dev
-          organization key (OPENPUSH_ORG_API_KEY): \(configuration.organizationAPIKey ?? "")
-          try: curl http://\(configuration.listenHost):\(configuration.listenPort)/health
-        """)
         defer {
             if configuration.databaseURL == nil {
                 do { try database.stop() } catch { logger.error("stopping PostgreSQL failed", ["error": "\(error)"]) }
             }
         }
-        try await run(configuration, databaseURL: databaseURL, migrate: true, logger: logger)
+        try await run(configuration, databaseURL: databaseURL, migrate: true, logger: logger) { services, port in
+            let demo = try await DevDemoApp.ensure(stateDirectory: state, services: services)
+            say(devBanner(configuration, port: port, demo: demo))
+        }
+    }
+
+    /// What `openpush dev` prints once it listens: the keys and a request to try.
+    private static func devBanner(_ configuration: Configuration, port: Int, demo: DevDemoApp) -> String {
+        let organizationKey = configuration.organizationAPIKey ?? ""
+        let host = configuration.listenHost.contains(":") ? "[\(configuration.listenHost)]" : configuration.listenHost
+        let rotated = "(rotated since; the rotation returned the new value)"
+        return """
+        OpenPush dev
+          organization key (OPENPUSH_ORG_API_KEY): \(organizationKey)
+          demo app \(demo.isNew ? "created" : "(from .openpush/demo_app.json)"): \(demo.id)
+            REST API key: \(demo.restKey ?? rotated)
+            SDK key:      \(demo.sdkKey ?? rotated)
+          try: curl -H "Authorization: Key \(organizationKey)" http://\(host):\(port)/apps/\(demo.id)
+        """
     }
 
     /// Serves until SIGINT or SIGTERM, then drains: stop accepting, finish in-flight requests,
     /// close the pool.
-    private static func run(_ configuration: Configuration, databaseURL: String, migrate: Bool, logger: Logger) async throws {
+    /// `started` runs once the server listens, with the port it got.
+    private static func run(_ configuration: Configuration, databaseURL: String, migrate: Bool, logger: Logger,
+                            started: (Services, Int) async throws -> Void = { _, _ in }) async throws {
         let services = try ServerBootstrap.makeServices(configuration: configuration, databaseURL: databaseURL)
         if migrate {
             try await ServerBootstrap.migrate(services, logger: logger)
@@ -73,6 +90,7 @@ enum Commands {
         let application = OpenPushApplication(services: services, logger: logger)
         let server = try ServerBootstrap.startHTTP(application: application)
         logger.info("listening", ["http.address": "\(configuration.listenHost):\(server.port)"])
+        try await started(services, Int(server.port))
         let signal = await TerminationSignal.wait()
         logger.info("shutting down", ["signal": String(signal)])
         await server.shutdown()
@@ -81,11 +99,11 @@ enum Commands {
     }
 
     /// Standard output, unbuffered, so the banner shows even when output goes to a file.
-    private static func say(_ text: String) {
+    static func say(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
-    private static func requireDatabaseURL(_ configuration: Configuration) throws -> String {
+    static func requireDatabaseURL(_ configuration: Configuration) throws -> String {
         guard let url = configuration.databaseURL else {
             throw CommandLineError(message: "OPENPUSH_DATABASE_URL is not set (or run `openpush dev` for an embedded database)")
         }

@@ -23,6 +23,8 @@ struct OpenPushCommand {
                 try await Commands.serve(configuration, arguments: arguments, logger: logger)
             case "migrate":
                 try await Commands.migrate(configuration, logger: logger)
+            case "apps":
+                try await AppsCommand.run(configuration, arguments: arguments, logger: logger)
             case "dev":
                 try await Commands.dev(configuration, logger: logger)
             case "help", "--help", "-h":

@@ -1,0 +1,92 @@
+/// The body of `POST /apps` and `PUT /apps/{app_id}` (and the flags of `openpush apps create`),
+/// read and checked. Fields that cannot be empty are optionals: `nil` leaves them as they are
+/// (or at their default on creation). Fields that can be empty are `FieldChange`s, so `null`
+/// in an update clears them.
+public struct AppFields: Sendable, Equatable {
+    public enum Purpose: Sendable {
+        case create
+        case update
+    }
+
+    public static let nameMaxLength = 128
+    public static let textMaxLength = 255
+    public static let environments = ["sandbox", "production"]
+    public static let autoEndMinutes: ClosedRange<Int64> = 1...120
+    public static let badAPNSKey = "apns_p8 must be the PEM text of an EC P-256 private key (the .p8 file from Apple)"
+
+    public var name: String?
+    public var apnsEnv: String?
+    public var sharedDemo: Bool?
+    public var onesignalAlias: Bool?
+    public var apnsP8: FieldChange<String> = .keep
+    public var apnsKeyID: FieldChange<String> = .keep
+    public var apnsTeamID: FieldChange<String> = .keep
+    public var apnsBundleID: FieldChange<String> = .keep
+    public var apnsWatchBundleID: FieldChange<String> = .keep
+    public var liveActivityAutoEndMinutes: FieldChange<Int> = .keep
+
+    public init() {}
+
+    /// Reads every field, reporting every problem in one `400`. Parsing the key is the caller's
+    /// (`isP256PrivateKey`), which keeps this free of cryptography.
+    public static func read(_ object: JSONObject, for purpose: Purpose,
+                            isP256PrivateKey: (String) -> Bool) throws(APIError) -> AppFields {
+        var reader = FieldReader(object)
+        var fields = AppFields()
+        switch purpose {
+        case .create:
+            fields.name = reader.string("name", required: true, maxLength: nameMaxLength)
+            fields.apnsEnv = reader.choice("apns_env", environments)
+            fields.sharedDemo = reader.bool("shared_demo")
+            fields.onesignalAlias = reader.bool("onesignal_alias")
+        case .update:
+            fields.name = reader.notNull("name") { $0.string("name", required: true, maxLength: nameMaxLength) }
+            fields.apnsEnv = reader.notNull("apns_env") { $0.choice("apns_env", environments) }
+            fields.sharedDemo = reader.notNull("shared_demo") { $0.bool("shared_demo") }
+            fields.onesignalAlias = reader.notNull("onesignal_alias") { $0.bool("onesignal_alias") }
+        }
+        fields.apnsP8 = reader.text("apns_p8", maxLength: 16_384)
+        if let pem = fields.apnsP8.newValue, !isP256PrivateKey(pem) {
+            reader.problem(badAPNSKey)
+            fields.apnsP8 = .keep
+        }
+        fields.apnsKeyID = reader.text("apns_key_id", maxLength: textMaxLength)
+        fields.apnsTeamID = reader.text("apns_team_id", maxLength: textMaxLength)
+        fields.apnsBundleID = reader.text("apns_bundle_id", maxLength: textMaxLength)
+        fields.apnsWatchBundleID = reader.text("apns_watch_bundle_id", maxLength: textMaxLength)
+        fields.liveActivityAutoEndMinutes = reader.change("live_activity_auto_end_minutes") {
+            $0.integer("live_activity_auto_end_minutes", in: autoEndMinutes).map(Int.init)
+        }
+        reader.rejectUnknownFields()
+        try reader.finish()
+        return fields
+    }
+}
+
+extension FieldReader {
+    /// A field that may be left out of an update but not cleared: `null` is a problem.
+    fileprivate mutating func notNull<Value>(_ key: String, _ read: (inout FieldReader) -> Value?) -> Value? {
+        switch object[key] {
+        case nil:
+            return nil
+        case .null?:
+            _ = value(key)
+            problem("\(key) cannot be null")
+            return nil
+        default:
+            return read(&self)
+        }
+    }
+
+    /// Optional text: `null` clears it; an empty or blank string is a mistake, not a way to clear.
+    fileprivate mutating func text(_ key: String, maxLength: Int) -> FieldChange<String> {
+        change(key) { reader in
+            guard let text = reader.string(key, maxLength: maxLength) else { return nil }
+            guard !text.allSatisfy(\.isWhitespace) else {
+                reader.problem("\(key) must not be blank (send null to clear it)")
+                return nil
+            }
+            return text
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// The `limit` and `offset` query parameters of a list route.
+public struct PageRequest: Sendable, Equatable {
+    public var limit: Int
+    public var offset: Int
+
+    public init(limit: Int, offset: Int) {
+        self.limit = limit
+        self.offset = offset
+    }
+
+    /// Both are optional; a bad one of either is a `400` naming it.
+    public static func read(_ query: [String: String], maxLimit: Int = 100) throws(APIError) -> PageRequest {
+        var problems: [String] = []
+        var page = PageRequest(limit: maxLimit, offset: 0)
+        if let text = query["limit"] {
+            if let limit = Int(text), (1...maxLimit).contains(limit) {
+                page.limit = limit
+            } else {
+                problems.append("limit must be an integer from 1 to \(maxLimit)")
+            }
+        }
+        if let text = query["offset"] {
+            if let offset = Int(text), offset >= 0 {
+                page.offset = offset
+            } else {
+                problems.append("offset must be an integer of 0 or more")
+            }
+        }
+        if !problems.isEmpty { throw APIError(status: 400, messages: problems) }
+        return page
+    }
+}

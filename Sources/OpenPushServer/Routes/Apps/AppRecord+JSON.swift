@@ -1,0 +1,30 @@
+import OpenPushCore
+
+extension AppRecord {
+    /// The app as the `/apps` routes show it: every setting but the `.p8` itself, which is
+    /// only ever reported as `has_apns_key`.
+    var json: JSONObject {
+        [
+            "id": .string(id),
+            "name": .string(name),
+            "apns_env": .string(apnsEnv),
+            "apns_key_id": .optional(apnsKeyID),
+            "apns_team_id": .optional(apnsTeamID),
+            "apns_bundle_id": .optional(apnsBundleID),
+            "apns_watch_bundle_id": .optional(apnsWatchBundleID),
+            "has_apns_key": .bool(hasAPNSKey),
+            "shared_demo": .bool(sharedDemo),
+            "live_activity_auto_end_minutes": liveActivityAutoEndMinutes.map { .int(Int64($0)) } ?? .null,
+            "onesignal_alias": .bool(onesignalAlias),
+            "created_at": .string(Timestamp.iso8601(createdAt)),
+            "updated_at": .string(Timestamp.iso8601(updatedAt)),
+        ]
+    }
+}
+
+extension JSONValue {
+    /// A string, or `null` when there is none.
+    fileprivate static func optional(_ text: String?) -> JSONValue {
+        text.map(JSONValue.string) ?? .null
+    }
+}

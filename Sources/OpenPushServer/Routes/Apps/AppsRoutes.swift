@@ -1,0 +1,58 @@
+import HTTPServer
+import OpenPushCore
+
+/// `/apps`: an operator creates, lists, reads and updates apps, and manages their keys, with
+/// the organization key. Field names are OneSignal's where it has them.
+enum AppsRoutes {
+    static func register(on router: inout Router<RouteHandler>) {
+        router.add(.post, "/apps", create)
+        router.add(.get, "/apps", list)
+        router.add(.get, "/apps/{app_id}", show)
+        router.add(.put, "/apps/{app_id}", update)
+        registerKeys(on: &router)
+    }
+
+    /// Responses carrying a key must never sit in a cache.
+    static let secretHeaders = ["Cache-Control": "no-store"]
+
+    /// `200` (as OneSignal answers) with the app and its two keys, shown this once.
+    @Sendable static func create(_ context: RouteContext) async throws -> HTTPResponse {
+        try Authentication.requireOrganization(context)
+        let fields = try AppFields.read(try context.jsonObject(), for: .create)
+        let services = context.services
+        let created = try await AppStore.create(AppSettings(fields), now: services.now(), in: services.database)
+        var body = created.app.json
+        body["basic_auth_key"] = .string(created.restKey)
+        body["sdk_key"] = .string(created.sdkKey)
+        return .json(.object(body), headers: secretHeaders)
+    }
+
+    /// Newest first, as a bare array like OneSignal's; `X-Total-Count` says how many there are.
+    @Sendable static func list(_ context: RouteContext) async throws -> HTTPResponse {
+        try Authentication.requireOrganization(context)
+        let page = try PageRequest.read(context.request.query)
+        let result = try await AppStore.list(limit: page.limit, offset: page.offset, in: context.services.database)
+        return .json(.array(result.apps.map { .object($0.json) }), headers: ["X-Total-Count": String(result.total)])
+    }
+
+    @Sendable static func show(_ context: RouteContext) async throws -> HTTPResponse {
+        try Authentication.requireOrganization(context)
+        let id = context.pathParameter("app_id")
+        guard let app = try await AppStore.find(id, in: context.services.database) else {
+            throw Authentication.unknownApp(id)
+        }
+        return .json(.object(app.json))
+    }
+
+    /// Changes only the fields given; `null` clears an optional one.
+    @Sendable static func update(_ context: RouteContext) async throws -> HTTPResponse {
+        try Authentication.requireOrganization(context)
+        let id = context.pathParameter("app_id")
+        let fields = try AppFields.read(try context.jsonObject(), for: .update)
+        let services = context.services
+        guard let app = try await AppStore.update(id, with: fields, now: services.now(), in: services.database) else {
+            throw Authentication.unknownApp(id)
+        }
+        return .json(.object(app.json))
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import OpenPushCore
+import Postgres
+
+/// The app `openpush dev` creates on first start, so there is something to try at once.
+/// Keys are shown once and stored only as digests, so their values are kept in
+/// `.openpush/demo_app.json` (mode 600) to print again on later starts.
+public struct DevDemoApp: Sendable, Equatable {
+    public var id: String
+    /// `nil` when the saved value no longer opens the app (it was rotated or deleted since).
+    public var restKey: String?
+    public var sdkKey: String?
+    /// True when this start created the app.
+    public var isNew: Bool
+
+    public static let settings = AppSettings(name: "Demo app", apnsBundleID: "com.example.openpush.demo")
+    static let fileName = "demo_app.json"
+
+    /// The saved demo app when it still exists, else a new one (saved for next time).
+    public static func ensure(stateDirectory: String, services: Services) async throws -> DevDemoApp {
+        let path = stateDirectory + "/" + fileName
+        if let saved = load(path), let current = try await stillPresent(saved, in: services.database) {
+            return current
+        }
+        let created = try await AppStore.create(settings, now: services.now(), in: services.database)
+        let demo = DevDemoApp(id: created.app.id, restKey: created.restKey, sdkKey: created.sdkKey, isNew: true)
+        try save(demo, to: path)
+        return demo
+    }
+
+    /// The saved app with only the keys that still work, or `nil` when the app is gone.
+    private static func stillPresent(_ saved: DevDemoApp, in database: PostgresPool) async throws -> DevDemoApp? {
+        try await database.withConnection { connection in
+            guard let app = try AppStore.find(saved.id, in: connection) else { return nil }
+            var current = saved
+            if let restKey = saved.restKey {
+                let match = try connection.query("""
+                    SELECT 1 FROM api_keys WHERE app_id = \(app.id) AND digest = \(KeyMaterial.digest(restKey))
+                    """)
+                if match.isEmpty { current.restKey = nil }
+            }
+            if let sdkKey = saved.sdkKey, !KeyMaterial.matches(sdkKey, digest: app.sdkKeyDigest) {
+                current.sdkKey = nil
+            }
+            return current
+        }
+    }
+
+    private static func load(_ path: String) -> DevDemoApp? {
+        guard let data = FileManager.default.contents(atPath: path),
+              let object = (try? JSONValue.parse(Array(data)))?.objectValue,
+              let id = object["id"]?.stringValue
+        else { return nil }
+        return DevDemoApp(id: id, restKey: object["rest_key"]?.stringValue, sdkKey: object["sdk_key"]?.stringValue, isNew: false)
+    }
+
+    /// Written under a temporary name with mode 600 and renamed, so the keys are never readable
+    /// by others, not even for a moment.
+    private static func save(_ demo: DevDemoApp, to path: String) throws {
+        let object: JSONValue = ["id": .string(demo.id), "rest_key": demo.restKey.map(JSONValue.string) ?? .null,
+                                 "sdk_key": demo.sdkKey.map(JSONValue.string) ?? .null]
+        let temporary = path + ".tmp"
+        unlink(temporary)
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(object.serializedBytes),
+                                             attributes: [.posixPermissions: 0o600]),
+              rename(temporary, path) == 0
+        else { throw InvariantViolation("cannot write \(path)") }
+    }
+}

@@ -1,0 +1,33 @@
+public import OpenPushCore
+public import Postgres
+
+extension AppStore {
+    /// Applies the fields a `PUT` gave and bumps `updated_at`; `nil` when there is no such app.
+    public static func update(_ id: String, with fields: AppFields, now: Double, in database: PostgresPool)
+        async throws -> AppRecord?
+    {
+        var assignments: [PostgresQuery] = []
+        func set<Value: PostgresEncodable>(_ column: String, _ value: Value?) {
+            if let value { assignments.append("\(identifier: column) = \(value)") }
+        }
+        func change<Value: PostgresEncodable>(_ column: String, _ change: FieldChange<Value>) {
+            if !change.isKeep { assignments.append("\(identifier: column) = \(change.newValue)") }
+        }
+        set("name", fields.name)
+        set("apns_env", fields.apnsEnv)
+        set("shared_demo", fields.sharedDemo)
+        set("onesignal_alias", fields.onesignalAlias)
+        change("apns_p8", fields.apnsP8)
+        change("apns_key_id", fields.apnsKeyID)
+        change("apns_team_id", fields.apnsTeamID)
+        change("apns_bundle_id", fields.apnsBundleID)
+        change("apns_watch_bundle_id", fields.apnsWatchBundleID)
+        change("live_activity_auto_end_minutes", fields.liveActivityAutoEndMinutes)
+        assignments.append("updated_at = to_timestamp(\(now))")
+        let update: PostgresQuery = "UPDATE apps SET \(assignments.joined(separator: ", ")) WHERE id = \(id)"
+        return try await database.transaction { connection in
+            guard try connection.query(update).affectedRows == 1 else { return nil }
+            return try find(id, in: connection)
+        }
+    }
+}

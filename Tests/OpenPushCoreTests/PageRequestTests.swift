@@ -1,0 +1,20 @@
+import Testing
+import OpenPushCore
+
+@Suite struct PageRequestTests {
+    @Test func defaultsAndValues() throws {
+        #expect(try PageRequest.read([:]) == PageRequest(limit: 100, offset: 0))
+        #expect(try PageRequest.read(["limit": "1", "offset": "40"]) == PageRequest(limit: 1, offset: 40))
+        #expect(try PageRequest.read(["limit": "100"]).limit == 100)
+    }
+
+    @Test func badValuesAreNamedTogether() {
+        #expect(throws: APIError(status: 400, messages: ["limit must be an integer from 1 to 100",
+                                                         "offset must be an integer of 0 or more"])) {
+            try PageRequest.read(["limit": "101", "offset": "-1"])
+        }
+        for limit in ["0", "ten", "", "1.5"] {
+            #expect(throws: APIError.self) { try PageRequest.read(["limit": limit]) }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+import OpenPushCore
+import OpenPushServer
+import OpenPushTestSupport
+import Postgres
+
+/// `openpush apps create` and the demo app of `openpush dev`, through the built binary.
+@Suite struct AppsCommandLineTests {
+    /// The rest of the first line that contains `label`, trimmed.
+    static func value(after label: String, in text: String) -> String? {
+        guard let line = text.split(separator: "\n").first(where: { $0.contains(label) }),
+              let range = line.range(of: label)
+        else { return nil }
+        return line[range.upperBound...].trimmingCharacters(in: .whitespaces)
+    }
+
+    static func writeTemporaryFile(_ text: String) throws -> String {
+        let path = try TemporaryDirectory.make(prefix: "apps-cli") + "/key.p8"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func helpListsAppsCreate() async throws {
+        let output = try await OpenPushProcess.run(["--help"])
+        #expect(output.status == 0)
+        #expect(output.text.contains("apps create --name NAME --bundle-id ID"))
+    }
+
+    @Test func createPrintsKeysThatWork() async throws {
+        let database = try await TestDatabase.create()
+        let empty = try await database.createEmptySibling()
+        let p8 = try Self.writeTemporaryFile(try await AppsTestSupport.p256KeyPEM())
+        let output = try await OpenPushProcess.run([
+            "apps", "create", "--name", "Shop", "--bundle-id", "com.example.shop", "--p8", p8,
+            "--key-id", "ABC123DEFG", "--team-id=TEAM123456", "--env", "sandbox",
+        ], environment: ["OPENPUSH_DATABASE_URL": empty])
+        #expect(output.status == 0, "\(output.text)")
+        let id = try #require(Self.value(after: "app id:", in: output.text))
+        let restKey = try #require(Self.value(after: "REST API key:", in: output.text))
+        let sdkKey = try #require(Self.value(after: "SDK key:", in: output.text))
+        #expect(Identifier.isWellFormed(id, prefix: "app"))
+
+        // It migrated the empty database first; the keys open the app it made.
+        let app = try TestApp.make(conninfo: empty, configure: { $0.organizationAPIKey = AppsTestSupport.organizationKey },
+                                   routes: AuthenticationProbe.routes)
+        #expect(await app.restKeyStatus(id, restKey) == 200)
+        #expect(await app.sdkKeyStatus(id, sdkKey) == 200)
+        let shown = await app.request(.get, "/apps/\(id)", headers: AppsTestSupport.organization).json?.objectValue
+        #expect(shown?["name"] == "Shop" && shown?["apns_bundle_id"] == "com.example.shop" && shown?["apns_env"] == "sandbox")
+        #expect(shown?["apns_key_id"] == "ABC123DEFG" && shown?["apns_team_id"] == "TEAM123456" && shown?["has_apns_key"] == true)
+    }
+
+    @Test(arguments: [
+        (["apps"], "usage: openpush apps create"),
+        (["apps", "delete"], "usage: openpush apps create"),
+        (["apps", "create", "--bundle-id", "com.example.x"], "--name is required"),
+        (["apps", "create", "--name", "X"], "--bundle-id is required"),
+        (["apps", "create", "--name", "X", "--bundle-id", "b", "--colour", "red"], "unknown option '--colour'"),
+        (["apps", "create", "--name", "X", "--bundle-id"], "--bundle-id needs a value"),
+        (["apps", "create", "--name", "X", "--name", "Y", "--bundle-id", "b"], "--name is given twice"),
+        (["apps", "create", "--name", "X", "--bundle-id", "b", "--env", "staging"], "apns_env must be one of: sandbox, production"),
+        (["apps", "create", "--name", "X", "--bundle-id", "b", "--key-id", "K"], "--p8, --key-id and --team-id go together"),
+        (["apps", "create", "--name", "X", "--bundle-id", "b", "--p8", "/nonexistent/key.p8", "--key-id", "K", "--team-id", "T"],
+         "--p8: cannot read '/nonexistent/key.p8'"),
+    ])
+    func aBadArgumentIsOneLineAndExitCode2(_ arguments: [String], _ message: String) async throws {
+        // No database is needed to reject arguments: the URL points nowhere.
+        let output = try await OpenPushProcess.run(arguments, environment: ["OPENPUSH_DATABASE_URL": "postgresql://nowhere.invalid/x"])
+        #expect(output.status == 2)
+        #expect(output.text.split(separator: "\n").count == 1, "\(output.text)")
+        #expect(output.text.contains(message), "\(output.text)")
+    }
+
+    @Test func aKeyThatIsNotP256IsRefusedLikeTheRouteRefusesIt() async throws {
+        let rsa = try Self.writeTemporaryFile(try await AppsTestSupport.privateKeyPEM(["-algorithm", "RSA"]))
+        let output = try await OpenPushProcess.run([
+            "apps", "create", "--name", "X", "--bundle-id", "b", "--p8", rsa, "--key-id", "K", "--team-id", "T",
+        ], environment: ["OPENPUSH_DATABASE_URL": "postgresql://nowhere.invalid/x"])
+        #expect(output.status == 2)
+        #expect(output.text == "openpush: \(AppFields.badAPNSKey)\n")
+    }
+
+    @Test func createWithoutADatabaseURLIsExitCode2() async throws {
+        let output = try await OpenPushProcess.run(["apps", "create", "--name", "X", "--bundle-id", "b"])
+        #expect(output.status == 2)
+        #expect(output.text.contains("OPENPUSH_DATABASE_URL"))
+    }
+
+    /// `openpush dev` creates the demo app once, prints it again on later starts from
+    /// `.openpush/demo_app.json`, and makes a new one when the saved app is gone.
+    @Test func devCreatesAndRemembersTheDemoApp() async throws {
+        let database = try await TestDatabase.create()
+        let directory = try TemporaryDirectory.make(prefix: "apps-dev")
+        let environment = ["OPENPUSH_DATABASE_URL": database.conninfo, "OPENPUSH_LISTEN": "127.0.0.1:0"]
+
+        func start() async throws -> (id: String, restKey: String, sdkKey: String, curl: String, log: String) {
+            let dev = try OpenPushProcess(["dev"], environment: environment, workingDirectory: directory)
+            let curl = try await dev.waitForLog("try: curl ")
+            let log = dev.log
+            dev.signal(SIGTERM)
+            #expect(try await dev.waitForExit() == 0)
+            let id = try #require(Self.value(after: "demo app", in: log)?.split(separator: " ").last.map(String.init))
+            return (id, try #require(Self.value(after: "REST API key:", in: log)), try #require(Self.value(after: "SDK key:", in: log)),
+                    curl, log)
+        }
+
+        let first = try await start()
+        #expect(first.log.contains("demo app created"))
+        let file = directory + "/.openpush/demo_app.json"
+        let attributes = try FileManager.default.attributesOfItem(atPath: file)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let organizationKey = try #require(Self.value(after: "organization key (OPENPUSH_ORG_API_KEY):", in: first.log))
+        #expect(first.curl.hasPrefix("-H \"Authorization: Key \(organizationKey)\" http://127.0.0.1:"))
+        #expect(first.curl.hasSuffix("/apps/\(first.id)"))
+
+        let app = try TestApp.make(conninfo: database.conninfo, configure: { $0.organizationAPIKey = organizationKey },
+                                   routes: AuthenticationProbe.routes)
+        let shown = await app.request(.get, "/apps/\(first.id)", headers: ["Authorization": "Key \(organizationKey)"])
+        #expect(shown.json?.objectValue?["name"] == "Demo app")
+        #expect(shown.json?.objectValue?["apns_bundle_id"] == "com.example.openpush.demo")
+        #expect(shown.json?.objectValue?["has_apns_key"] == false)
+        #expect(await app.restKeyStatus(first.id, first.restKey) == 200)
+        #expect(await app.sdkKeyStatus(first.id, first.sdkKey) == 200)
+
+        let second = try await start()
+        #expect(second.log.contains("demo app (from .openpush/demo_app.json)"))
+        #expect((second.id, second.restKey, second.sdkKey) == (first.id, first.restKey, first.sdkKey))
+
+        // A rotated key is not printed as if it still worked.
+        _ = await app.request(.post, "/apps/\(first.id)/sdk_key/rotate", headers: ["Authorization": "Key \(organizationKey)"])
+        let third = try await start()
+        #expect(third.id == first.id && third.restKey == first.restKey)
+        #expect(third.sdkKey.hasPrefix("(rotated since"))
+
+        try await app.services.database.query("DELETE FROM apps WHERE id = \(first.id)")
+        let fourth = try await start()
+        #expect(fourth.log.contains("demo app created"))
+        #expect(fourth.id != first.id)
+        #expect(await app.restKeyStatus(fourth.id, fourth.restKey) == 200)
+        let apps = try await app.services.database.query("SELECT count(*)::int8 AS n FROM apps")
+        #expect(try apps[0].decode("n", as: Int.self) == 1)
+    }
+}
