@@ -4,5 +4,7 @@ import HTTPServer
 enum Routes {
     static func registerAll(on router: inout Router<RouteHandler>) {
         OperationsRoutes.register(on: &router)
+        SubscriptionRoutes.register(on: &router)
+        UserRoutes.register(on: &router)
     }
 }
