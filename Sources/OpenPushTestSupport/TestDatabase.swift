@@ -66,7 +66,8 @@ actor TestDatabaseServer {
             template = "openpush_template"
         }
         TestDatabaseCleanup.shared.track(database: template)
-        let adminPool = PostgresPool(conninfo: adminConninfo, size: 2)
+        // Tests queue here for CREATE DATABASE; on a loaded machine a copy can take a while.
+        let adminPool = PostgresPool(conninfo: adminConninfo, size: 4, acquireTimeout: .seconds(120))
         try await adminPool.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(PostgresQuery.quoteIdentifier(template))"))
 
         let templatePool = PostgresPool(conninfo: try PostgresConnection.conninfo(adminConninfo, database: template), size: 1)

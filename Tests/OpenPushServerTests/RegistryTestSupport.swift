@@ -1,4 +1,5 @@
 import Synchronization
+import Testing
 import HTTPServer
 import OpenPushCore
 import OpenPushServer
@@ -36,9 +37,13 @@ extension TestApp {
         return try #require(response.json?.objectValue?["id"]?.stringValue)
     }
 
+    /// A request with a JSON body when there is one.
+    func send(_ method: HTTPMethod, _ path: String, headers: HTTPHeaders, json: JSONValue?) async -> TestResponse {
+        if let json { return await request(method, path, headers: headers, json: json) }
+        return await request(method, path, headers: headers)
+    }
+
     func subscription(_ app: CreatedApp, _ id: String) async -> TestResponse {
         await request(.get, "/apps/\(app.app.id)/subscriptions/\(id)", headers: .restKey(app.restKey))
     }
 }
-
-import Testing

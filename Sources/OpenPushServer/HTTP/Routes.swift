@@ -6,5 +6,6 @@ enum Routes {
         OperationsRoutes.register(on: &router)
         SubscriptionRoutes.register(on: &router)
         UserRoutes.register(on: &router)
+        LiveActivityRoutes.register(on: &router)
     }
 }

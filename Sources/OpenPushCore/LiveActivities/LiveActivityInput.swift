@@ -1,0 +1,75 @@
+/// Validation of the values the native Live Activity routes accept. Messages are the
+/// contract's where it gives them.
+public enum LiveActivityInput {
+    public static let blankActivityID =
+        "activity_id is required — an activity with no id cannot be updated, ended or found by a fan-out"
+
+    /// Missing, null or blank is the contract's long message; another type names the type.
+    public static func activityIDProblem(_ value: JSONValue?) -> String? {
+        switch value {
+        case nil, .null?: return blankActivityID
+        case .string(let id)?: return id.allSatisfy(\.isWhitespace) ? blankActivityID : nil
+        case let other?: return "activity_id must be a string, got \(other.typeName)"
+        }
+    }
+
+    /// Update and push-to-start tokens: hex, even length, 64–512 characters.
+    public static func tokenProblem(_ field: String, _ value: JSONValue?) -> String? {
+        guard let value, value != .null else { return "\(field) is required" }
+        guard case .string(let token) = value else { return "\(field) must be a string, got \(value.typeName)" }
+        guard !token.isEmpty else { return "\(field) is required" }
+        guard token.utf8.allSatisfy(isHexDigit) else { return "\(field) must be hexadecimal" }
+        guard token.utf8.count % 2 == 0 else { return "\(field) must have an even number of characters" }
+        guard (64...512).contains(token.utf8.count) else {
+            return "\(field) must be 64–512 characters, got \(token.utf8.count)"
+        }
+        return nil
+    }
+
+    /// `stale_at`: a number of unix seconds, or a string holding one. Booleans, objects and
+    /// unparseable text are rejected; zero, negative, NaN and infinite values are rejected with
+    /// the contract's message.
+    public static func staleAt(_ value: JSONValue?) -> Result<Double?, StaleAtProblem> {
+        let number: Double
+        let shown: String
+        switch value {
+        case nil, .null?:
+            return .success(nil)
+        case .int(let int)?:
+            number = Double(int)
+            shown = String(int)
+        case .double(let double)?:
+            number = double
+            shown = double.description
+        case .string(let text)?:
+            guard let parsed = Double(text.trimmingSpaces) else {
+                return .failure(StaleAtProblem("stale_at must be a number of unix seconds, got \"\(text)\""))
+            }
+            number = parsed
+            shown = parsed.description
+        case let other?:
+            return .failure(StaleAtProblem("stale_at must be a number of unix seconds, got \(other.typeName)"))
+        }
+        guard number.isFinite, number > 0 else {
+            return .failure(StaleAtProblem("stale_at must be a finite positive unix timestamp, got \(shown)"))
+        }
+        return .success(number)
+    }
+
+    public struct StaleAtProblem: Error, Equatable {
+        public var message: String
+        public init(message: String) { self.message = message }
+        init(_ message: String) { self.message = message }
+    }
+
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}

@@ -1,0 +1,91 @@
+import OpenPushCore
+public import Postgres
+
+/// Why a Live Activity row stopped being selectable.
+public enum LiveActivityEndReason: String, Sendable {
+    case device, remote, deadToken = "dead_token", retired
+}
+
+/// What registering an update token did.
+public struct LiveActivityRegistration: Sendable, Equatable {
+    public var id: String
+    public var created: Bool
+    public var startedAt: Double
+    public var staleAt: Double
+}
+
+/// The `live_activities` table: one row per (app, device, activity id), kept after it ends.
+public enum LiveActivityStore {
+    /// Registers or refreshes an update token. A refresh replaces the token, fills a blank
+    /// type and clears a previous end, but never moves `started_at` or `stale_at`, so a token
+    /// rotation cannot extend the window.
+    public static func register(appID: String, subscriptionID: String, activityID: String, activityType: String?,
+                                updateToken: String, requestedStaleAt: Double?, now: Double,
+                                in connection: PostgresConnection) throws -> LiveActivityRegistration {
+        let id = Identifier.make(prefix: "lact", now: now, random: KeyMaterial.identifierEntropy())
+        let staleAt = LiveActivityWindow.staleAt(requested: requestedStaleAt, startedAt: now)
+        let row = try connection.query("""
+            INSERT INTO live_activities AS la (id, app_id, subscription_id, activity_id, activity_type, update_token,
+                                               started_at, stale_at, created_at, updated_at)
+            VALUES (\(id), \(appID), \(subscriptionID), \(activityID), \(activityType), \(updateToken),
+                    to_timestamp(\(now)), to_timestamp(\(staleAt)), to_timestamp(\(now)), to_timestamp(\(now)))
+            ON CONFLICT (app_id, subscription_id, activity_id) DO UPDATE SET
+                update_token = EXCLUDED.update_token,
+                activity_type = COALESCE(NULLIF(la.activity_type, ''), EXCLUDED.activity_type),
+                ended_at = NULL,
+                ended_reason = NULL,
+                updated_at = EXCLUDED.updated_at
+            RETURNING la.id, (la.xmax = 0) AS created,
+                      extract(epoch FROM la.started_at)::float8 AS started_at,
+                      extract(epoch FROM la.stale_at)::float8 AS stale_at
+            """)[0]
+        return LiveActivityRegistration(id: try row.decode("id"), created: try row.decode("created"),
+                                        startedAt: try row.decode("started_at"), staleAt: try row.decode("stale_at"))
+    }
+
+    /// Whether a device other than `subscriptionID` holds `activityID` in this app (shared demo
+    /// apps refuse such a registration: an activity id is not a capability).
+    public static func isHeldByAnotherDevice(appID: String, subscriptionID: String, activityID: String,
+                                             in connection: PostgresConnection) throws -> Bool {
+        try !connection.query("""
+            SELECT 1 FROM live_activities
+            WHERE app_id = \(appID) AND activity_id = \(activityID) AND subscription_id <> \(subscriptionID)
+            LIMIT 1
+            """).isEmpty
+    }
+
+    /// Stamps one device's row ended, keeping the first end time. False when the device has no
+    /// row by that id.
+    public static func end(appID: String, subscriptionID: String, activityID: String, reason: LiveActivityEndReason,
+                           now: Double, in connection: PostgresConnection) throws -> Bool {
+        try connection.query("""
+            UPDATE live_activities
+            SET ended_at = COALESCE(ended_at, to_timestamp(\(now))),
+                ended_reason = COALESCE(ended_reason, \(reason.rawValue)),
+                updated_at = to_timestamp(\(now))
+            WHERE app_id = \(appID) AND subscription_id = \(subscriptionID) AND activity_id = \(activityID)
+            """).affectedRows > 0
+    }
+
+    /// APNs rejected this row's update token: the activity ends, the device stays reachable.
+    @discardableResult
+    public static func endForDeadToken(rowID: String, now: Double, in connection: PostgresConnection) throws -> Bool {
+        try connection.query("""
+            UPDATE live_activities
+            SET ended_at = to_timestamp(\(now)), ended_reason = \(LiveActivityEndReason.deadToken.rawValue),
+                updated_at = to_timestamp(\(now))
+            WHERE id = \(rowID) AND ended_at IS NULL
+            """).affectedRows > 0
+    }
+
+    /// A retired or superseded subscription closes every open activity it holds.
+    @discardableResult
+    public static func closeAll(subscriptionID: String, now: Double, in connection: PostgresConnection) throws -> Int {
+        try connection.query("""
+            UPDATE live_activities
+            SET ended_at = to_timestamp(\(now)), ended_reason = \(LiveActivityEndReason.retired.rawValue),
+                updated_at = to_timestamp(\(now))
+            WHERE subscription_id = \(subscriptionID) AND ended_at IS NULL
+            """).affectedRows
+    }
+}

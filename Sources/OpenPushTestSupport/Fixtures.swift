@@ -1,0 +1,41 @@
+import Foundation
+import OpenPushCore
+public import OpenPushServer
+import Postgres
+
+/// Rows inserted straight into the database, for tests of routes that read them.
+extension TestApp {
+    /// A device of `appID` with `token` (hex). Returns the subscription id.
+    @discardableResult
+    public func insertSubscription(appID: String, token: String, externalID: String? = nil,
+                                   deviceKey: String? = nil) async throws -> String {
+        let id = Identifier.make(prefix: "sub", now: services.now(), random: KeyMaterial.identifierEntropy())
+        let now = services.now()
+        let digest = deviceKey.map(KeyMaterial.digest)
+        try await services.database.query("""
+            INSERT INTO subscriptions (id, app_id, token, external_id, first_session_at, last_session_at, device_key_digest)
+            VALUES (\(id), \(appID), \(token.lowercased()), \(externalID), to_timestamp(\(now)), to_timestamp(\(now)), \(digest))
+            """)
+        return id
+    }
+
+    /// A sent Live Activity message with one delivery to `subscriptionID`. Returns the message id.
+    @discardableResult
+    public func insertLiveActivityPush(appID: String, subscriptionID: String, activityID: String,
+                                       activityType: String? = nil, event: String = "update",
+                                       at time: Double? = nil) async throws -> String {
+        let now = time ?? services.now()
+        let id = Identifier.make(prefix: "msg", now: now, random: KeyMaterial.identifierEntropy())
+        try await services.database.transaction { connection in
+            try connection.query("""
+                INSERT INTO messages (id, app_id, kind, event, name, activity_type, activity_id, created_at)
+                VALUES (\(id), \(appID), 'live_activity', \(event), 'test', \(activityType), \(activityID), to_timestamp(\(now)))
+                """)
+            try connection.query("""
+                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, token, state, created_at)
+                VALUES (\(UUID()), \(id), \(appID), \(subscriptionID), 'update', 'aa', 'accepted', to_timestamp(\(now)))
+                """)
+        }
+        return id
+    }
+}
