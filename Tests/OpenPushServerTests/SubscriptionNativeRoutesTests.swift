@@ -1,7 +1,7 @@
 import Testing
 import HTTPServer
 import OpenPushCore
-import OpenPushServer
+@testable import OpenPushServer
 import OpenPushTestSupport
 
 /// `POST /v1/apps/{app_id}/subscriptions` and `…/subscriptions/retire`, called by SDKs.
@@ -187,5 +187,88 @@ import OpenPushTestSupport
         let view = try #require(await app.subscription(a, id).json?.objectValue)
         #expect(view["retired"] == false)
         #expect(view["session_count"] == 1)
+    }
+
+    /// The contract's lifecycle rule: retiring, superseding or deleting a device closes its open
+    /// Live Activities, all through `SubscriptionStore.retire`.
+    @Test func everyRetirementClosesTheDevicesOpenLiveActivities() async throws {
+        let clock = RegistryClock()
+        let app = try await TestApp.make(now: clock.now)
+        let created = try await app.createApp()
+        let appID = created.app.id
+        var devices: [String] = []
+        for seed in 70..<73 {
+            let id = try await app.deviceID(created, ["token": .string(Registry.token(seed))])
+            let now = clock.now()
+            try await app.services.database.withConnection { connection in
+                _ = try LiveActivityStore.register(appID: appID, subscriptionID: id, activityID: "order-\(seed)", activityType: nil,
+                                                   updateToken: String(repeating: "ab", count: 32), requestedStaleAt: nil,
+                                                   now: now, in: connection)
+            }
+            devices.append(id)
+        }
+        clock.advance(by: 5)
+        let retire = await app.request(.post, "/v1/apps/\(appID)/subscriptions/retire", headers: .sdkKey(created.sdkKey),
+                                       json: ["token": .string(Registry.token(70))])
+        #expect(retire.status == 200)
+        _ = try await app.deviceID(created, ["token": .string(Registry.token(80)), "previous_token": .string(Registry.token(71))])
+        let delete = await app.request(.delete, "/apps/\(appID)/subscriptions/\(devices[2])", headers: .restKey(created.restKey))
+        #expect(delete.status == 200)
+
+        let rows = try await app.services.database.query("""
+            SELECT subscription_id, ended_reason, extract(epoch FROM ended_at)::float8 AS ended_at
+            FROM live_activities WHERE app_id = \(appID) ORDER BY subscription_id
+            """)
+        #expect(rows.count == 3)
+        for row in rows {
+            #expect(try row.decode("ended_reason", as: String?.self) == "retired")
+            #expect(try row.decode("ended_at", as: Double?.self) == 1_800_000_005)
+        }
+        // Retired is unknown to the /v1 routes, as for the Live Activity routes.
+        let again = await app.request(.post, "/v1/apps/\(appID)/subscriptions/retire", headers: .sdkKey(created.sdkKey),
+                                      json: ["token": .string(Registry.token(70))])
+        #expect(again.status == 404)
+        #expect(again.json == ["detail": "unknown device token for this app"])
+    }
+
+    /// On a shared demo app every tenant holds the SDK key: a linked device changes only with its device key.
+    @Test func sharedDemoDevicesChangeOnlyWithTheirDeviceKey() async throws {
+        let app = try await TestApp.make()
+        let shared = try await app.createApp(AppSettings(name: "Demo", sharedDemo: true))
+        let appID = shared.app.id
+        let deviceKey = KeyMaterial.issue(prefix: "dev")
+        let linked = try await app.deviceID(shared, ["token": .string(Registry.token(90))])
+        try await app.services.database.transaction { connection in
+            try connection.query("INSERT INTO tenants (id, app_id, link_code) VALUES ('ten_a', \(appID), 'AAA')")
+            try connection.query("""
+                UPDATE subscriptions SET tenant_id = 'ten_a', device_key_digest = \(deviceKey.digest) WHERE id = \(linked)
+                """)
+        }
+        let path = "/v1/apps/\(appID)/subscriptions"
+        let body: JSONValue = ["token": .string(Registry.token(90)), "tags": ["owner": "mallory"]]
+        let withoutKey = await app.request(.post, path, headers: .sdkKey(shared.sdkKey), json: body)
+        #expect(withoutKey.status == 401)
+        #expect(withoutKey.json == ["detail": .string(NativeDevice.missingDeviceKey)])
+        var headers = HTTPHeaders.sdkKey(shared.sdkKey)
+        headers.add(name: "X-OP-Device-Key", value: "dev_wrong")
+        #expect(await app.request(.post, path, headers: headers, json: body).status == 401)
+        let supersede = await app.request(.post, path, headers: .sdkKey(shared.sdkKey),
+                                          json: ["token": .string(Registry.token(91)), "previous_token": .string(Registry.token(90))])
+        #expect(supersede.status == 401)
+        #expect(await app.request(.post, "\(path)/retire", headers: .sdkKey(shared.sdkKey),
+                                  json: ["token": .string(Registry.token(90))]).status == 401)
+
+        // With its key the device refreshes its token, and the new subscription stays linked.
+        headers = .sdkKey(shared.sdkKey)
+        headers.add(name: "X-OP-Device-Key", value: deviceKey.value)
+        let refreshed = await app.request(.post, path, headers: headers,
+                                          json: ["token": .string(Registry.token(91)), "previous_token": .string(Registry.token(90))])
+        #expect(refreshed.status == 201)
+        let newID = try #require(refreshed.json?.objectValue?["id"]?.stringValue)
+        let rows = try await app.services.database.query("SELECT tenant_id, device_key_digest FROM subscriptions WHERE id = \(newID)")
+        #expect(try rows[0].decode("tenant_id", as: String?.self) == "ten_a")
+        #expect(try rows[0].decode("device_key_digest", as: [UInt8]?.self) == deviceKey.digest)
+        // A device never linked registers freely.
+        #expect(await app.registerDevice(shared, ["token": .string(Registry.token(92))]).status == 201)
     }
 }

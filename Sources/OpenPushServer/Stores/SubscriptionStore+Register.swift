@@ -11,14 +11,25 @@ extension SubscriptionStore {
     /// Registers or refreshes a device, in one transaction: the upsert (which counts a session
     /// and brings a retired row back to life), the supersede of `previousToken`'s subscription,
     /// and the user its `external_id` names.
-    public static func register(_ registration: SubscriptionRegistration, appID: String, now: Double,
-                                in database: PostgresPool) async throws -> RegisteredSubscription {
+    ///
+    /// On a shared demo app a device already linked to a tenant — the token's or the previous
+    /// token's — can only be changed with its `X-OP-Device-Key` (`deviceKey`); otherwise any
+    /// holder of the shared SDK key could take it over.
+    public static func register(_ registration: SubscriptionRegistration, app: AppRecord, deviceKey: String?,
+                                now: Double, in database: PostgresPool) async throws -> RegisteredSubscription {
         let newID = Identifier.make(prefix: "sub", now: now, random: KeyMaterial.identifierEntropy())
+        let appID = app.id
         return try await database.transaction { connection in
+            if app.sharedDemo {
+                for token in [registration.token, registration.previousToken].compactMap({ $0 }) {
+                    try requireDeviceKeyIfLinked(token: token, appID: appID, deviceKey: deviceKey, in: connection)
+                }
+            }
             let registered = try upsert(registration, id: newID, appID: appID, now: now, in: connection)
             if let previousToken = registration.previousToken, previousToken != registration.token,
                let previous = try find(token: previousToken, appID: appID, in: connection) {
                 try retire(subscriptionID: previous.id, supersededBy: registered.id, now: now, in: connection)
+                try inheritLink(from: previous.id, to: registered.id, in: connection)
             }
             if let externalID = registration.externalID, !externalID.isEmpty {
                 try UserStore.ensureUser(externalID: externalID, appID: appID, now: now, in: connection)
@@ -62,5 +73,27 @@ extension SubscriptionStore {
             """)
         guard let row = rows.first else { throw InvariantViolation("an upsert returned no row") }
         return RegisteredSubscription(id: try row.decode("id"), created: try row.decode("created"))
+    }
+
+    private static func requireDeviceKeyIfLinked(token: String, appID: String, deviceKey: String?,
+                                                 in connection: PostgresConnection) throws {
+        let rows = try connection.query("""
+            SELECT device_key_digest FROM subscriptions WHERE app_id = \(appID) AND token = \(token)
+            """)
+        guard let digest = try rows.first?.decode("device_key_digest", as: [UInt8]?.self) else { return }
+        guard let deviceKey, KeyMaterial.matches(deviceKey, digest: digest) else {
+            throw APIError(status: 401, NativeDevice.missingDeviceKey)
+        }
+    }
+
+    /// A token refresh keeps the device's shared-demo link: tenant and device key carry over.
+    private static func inheritLink(from previousID: String, to newID: String, in connection: PostgresConnection) throws {
+        try connection.query("""
+            UPDATE subscriptions n
+            SET tenant_id = COALESCE(n.tenant_id, o.tenant_id),
+                device_key_digest = COALESCE(n.device_key_digest, o.device_key_digest)
+            FROM subscriptions o
+            WHERE n.id = \(newID) AND o.id = \(previousID)
+            """)
     }
 }

@@ -33,7 +33,8 @@ public enum SubscriptionStore {
                 updated_at = to_timestamp(\(now))
             WHERE id = \(subscriptionID)
             """)
-        // The Live Activity issue extends this: close every open Live Activity row of this
-        // subscription here, in the same transaction.
+        // The contract's subscription lifecycle: a retired or superseded device's open Live
+        // Activities close with it, in the caller's transaction.
+        try LiveActivityStore.closeAll(subscriptionID: subscriptionID, now: now, in: connection)
     }
 }
