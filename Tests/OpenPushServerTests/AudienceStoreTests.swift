@@ -64,6 +64,14 @@ import Postgres
             == ["anonymous", "u1-phone", "u3-tablet"])
     }
 
+    @Test func acceptsTheSendBodysAliasTargets() async throws {
+        let w = try await Self.world()
+        let fragment = AudienceStore.subscriptionIDs(appID: w.a.app.id, aliases: [AliasTarget(label: "external_id", values: ["u-1"]),
+                                                                                AliasTarget(label: "crm", values: ["7"])])
+        let rows = try await w.app.services.database.query("SELECT count(*)::int AS n FROM (\(fragment)) audience")
+        #expect(try rows[0].decode("n", as: Int.self) == 2)
+    }
+
     @Test func nothingNamedSelectsNothing() async throws {
         let w = try await Self.world()
         #expect(try await w.resolve().isEmpty)

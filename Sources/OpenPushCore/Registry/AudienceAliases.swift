@@ -10,7 +10,12 @@ public struct AudienceAliases: Sendable, Equatable {
     public var custom: [(label: String, values: [String])] = []
 
     public init(_ aliases: [String: [String]]) {
-        for (label, values) in aliases.sorted(by: { $0.key < $1.key }) {
+        self.init(aliases.map { AliasTarget(label: $0.key, values: $0.value) })
+    }
+
+    /// From a send body's `include_aliases` as `AudienceTargeting` reads it.
+    public init(_ targets: [AliasTarget]) {
+        for (label, values) in targets.sorted(by: { $0.label < $1.label }).map({ ($0.label, $0.values) }) {
             switch label {
             case AliasLabel.externalID: externalIDs += values
             case AliasLabel.subscriptionID, "openpush_id": subscriptionIDs += values

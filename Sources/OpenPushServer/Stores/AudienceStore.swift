@@ -11,7 +11,17 @@ public enum AudienceStore {
     /// shared demo app reaches only its own devices. Nothing named selects nothing.
     public static func subscriptionIDs(appID: String, includeAliases: [String: [String]] = [:],
                                        includeSubscriptionIDs: [String] = [], tenantID: String? = nil) -> PostgresQuery {
-        let aliases = AudienceAliases(includeAliases)
+        subscriptionIDs(appID: appID, aliases: AudienceAliases(includeAliases), includeSubscriptionIDs: includeSubscriptionIDs,
+                        tenantID: tenantID)
+    }
+
+    /// The same, from the targets `AudienceTargeting.read` returns for `include_aliases`.
+    public static func subscriptionIDs(appID: String, aliases: [AliasTarget], tenantID: String? = nil) -> PostgresQuery {
+        subscriptionIDs(appID: appID, aliases: AudienceAliases(aliases), includeSubscriptionIDs: [], tenantID: tenantID)
+    }
+
+    private static func subscriptionIDs(appID: String, aliases: AudienceAliases, includeSubscriptionIDs: [String],
+                                        tenantID: String?) -> PostgresQuery {
         var matches: [PostgresQuery] = []
         let subscriptionIDs = aliases.subscriptionIDs + includeSubscriptionIDs
         if !subscriptionIDs.isEmpty {
