@@ -5,6 +5,8 @@ enum Routes {
     static func registerAll(on router: inout Router<RouteHandler>) {
         OperationsRoutes.register(on: &router)
         AppsRoutes.register(on: &router)
+        SubscriptionRoutes.register(on: &router)
+        UserRoutes.register(on: &router)
         LiveActivityRoutes.register(on: &router)
     }
 }

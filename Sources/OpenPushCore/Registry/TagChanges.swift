@@ -1,0 +1,54 @@
+/// A tag update, OneSignal's way: a key with a value sets it, a key with `""` removes it, and
+/// keys not mentioned stay as they are.
+public struct TagChanges: Sendable, Equatable {
+    public var assigned: [String: String]
+    /// Sorted, so the SQL built from it is stable.
+    public var removed: [String]
+
+    public init(_ tags: [String: String]) {
+        assigned = tags.filter { !$0.value.isEmpty }
+        removed = tags.filter { $0.value.isEmpty }.map(\.key).sorted()
+    }
+
+    public static let none = TagChanges([:])
+
+    public var isEmpty: Bool { assigned.isEmpty && removed.isEmpty }
+
+    public func applied(to existing: [String: String]) -> [String: String] {
+        var result = existing.merging(assigned) { _, new in new }
+        for key in removed { result[key] = nil }
+        return result
+    }
+
+    /// The tags to set as a JSON object (keys sorted), for a `jsonb` bind.
+    public var setJSON: String { Self.json(assigned) }
+
+    /// Tags as a JSON object with sorted keys.
+    public static func json(_ tags: [String: String]) -> String { object(tags).serialized }
+
+    public static func object(_ tags: [String: String]) -> JSONValue {
+        .object(JSONObject(tags.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }))
+    }
+
+    /// Reads a stored tags object back; non-string values (never written by OpenPush) are skipped.
+    public static func decode(json: String) -> [String: String] {
+        guard let object = (try? JSONValue.parse(json))?.objectValue else { return [:] }
+        var tags: [String: String] = [:]
+        for (key, value) in object {
+            if let text = value.stringValue { tags[key] = text }
+        }
+        return tags
+    }
+}
+
+extension FieldReader {
+    /// `tags`: an object of strings; an empty key is a problem.
+    public mutating func tagChanges(_ key: String) -> TagChanges? {
+        guard let tags = stringMap(key) else { return nil }
+        if tags.keys.contains("") {
+            problem("\(key) must not have an empty key")
+            return nil
+        }
+        return TagChanges(tags)
+    }
+}

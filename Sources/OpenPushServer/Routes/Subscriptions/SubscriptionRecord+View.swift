@@ -1,0 +1,40 @@
+import OpenPushCore
+
+extension SubscriptionRecord {
+    /// OneSignal's subscription type names.
+    var oneSignalType: String { platform == "macos" ? "macOSPush" : "iOSPush" }
+
+    /// The subscription as the REST API shows it, OneSignal's names. `notification_types` is
+    /// OneSignal's subscribed flag: 1 when pushes go out, -2 when disabled or retired.
+    var view: JSONValue {
+        let subscribed = enabled && !isRetired
+        let object: JSONObject = [
+            "id": .string(id),
+            "type": .string(oneSignalType),
+            "token": .string(token),
+            "enabled": .bool(enabled),
+            "notification_types": subscribed ? 1 : -2,
+            "session_count": .int(Int64(sessionCount)),
+            "language": Self.text(language),
+            "country": Self.text(country),
+            "timezone": Self.text(timezone),
+            "app_version": Self.text(appVersion),
+            "device_model": Self.text(deviceModel),
+            "device_os": Self.text(deviceOS),
+            "tags": TagChanges.object(tags),
+            "external_id": Self.text(externalID),
+            "platform": .string(platform),
+            "environment": .string(environment),
+            "first_session_at": Self.seconds(firstSessionAt),
+            "last_session_at": Self.seconds(lastSessionAt),
+            "retired_at": retiredAt.map(Self.seconds) ?? .null,
+            "retired": .bool(isRetired),
+        ]
+        return .object(object)
+    }
+
+    private static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+
+    /// Whole unix seconds, as OneSignal reports times.
+    private static func seconds(_ value: Double) -> JSONValue { .int(Int64(value.rounded(.down))) }
+}

@@ -1,0 +1,17 @@
+public import OpenPushCore
+public import Postgres
+
+extension SubscriptionStore {
+    /// Applies a backend's `PATCH`: `enabled` replaces, tags merge (`""` removes a tag).
+    public static func update(id: String, appID: String, _ changes: SubscriptionChanges, now: Double,
+                              in connection: PostgresConnection) throws {
+        let tags = changes.tags ?? .none
+        try connection.query("""
+            UPDATE subscriptions
+            SET enabled = COALESCE(\(changes.enabled)::boolean, enabled),
+                tags = (tags || \(tags.setJSON)::jsonb) - \(tags.removed)::text[],
+                updated_at = to_timestamp(\(now))
+            WHERE app_id = \(appID) AND id = \(id)
+            """)
+    }
+}
