@@ -4,5 +4,6 @@ import HTTPServer
 enum Routes {
     static func registerAll(on router: inout Router<RouteHandler>) {
         OperationsRoutes.register(on: &router)
+        SegmentsRoutes.register(on: &router)
     }
 }
