@@ -66,7 +66,9 @@ actor TestDatabaseServer {
             template = "openpush_template"
         }
         TestDatabaseCleanup.shared.track(database: template)
-        let adminPool = PostgresPool(conninfo: adminConninfo, size: 2)
+        // Every test of the process queues here for its CREATE DATABASE at once; on a busy
+        // machine the queue takes longer than the pool's default 5 s wait.
+        let adminPool = PostgresPool(conninfo: adminConninfo, size: 2, acquireTimeout: .seconds(120))
         try await adminPool.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(PostgresQuery.quoteIdentifier(template))"))
 
         let templatePool = PostgresPool(conninfo: try PostgresConnection.conninfo(adminConninfo, database: template), size: 1)
