@@ -2,29 +2,6 @@ import Foundation
 public import OpenPushCore
 public import Postgres
 
-/// One saved segment: its filters as the client sent them (validated before they were stored).
-public struct SegmentRecord: Sendable, Equatable {
-    public var id: String
-    public var appID: String
-    public var name: String
-    public var filters: JSONValue
-    /// Unix seconds.
-    public var createdAt: Double
-
-    static let columns: PostgresQuery = """
-        SELECT id, app_id, name, filters::text AS filters, extract(epoch FROM created_at)::float8 AS created_at
-        FROM segments
-        """
-
-    init(row: PostgresRow) throws {
-        id = try row.decode("id")
-        appID = try row.decode("app_id")
-        name = try row.decode("name")
-        filters = try JSONValue.parse(try row.decode("filters", as: String.self))
-        createdAt = try row.decode("created_at")
-    }
-}
-
 /// Saved segments. Every query names the app, so no call can reach another app's segments.
 public enum SegmentStore {
     /// Inserts a segment with a fresh lower-case UUID; nil when the app already has one by that name.
