@@ -7,6 +7,8 @@ enum Routes {
         AppsRoutes.register(on: &router)
         SubscriptionRoutes.register(on: &router)
         UserRoutes.register(on: &router)
+        SegmentsRoutes.register(on: &router)
         LiveActivityRoutes.register(on: &router)
+        LiveActivitySendRoutes.register(on: &router)
     }
 }

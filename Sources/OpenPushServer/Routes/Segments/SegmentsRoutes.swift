@@ -1,0 +1,101 @@
+import Foundation
+import HTTPServer
+import OpenPushCore
+
+/// Saved segments of an app (REST key), shaped like OneSignal's: create, list, delete. The
+/// built-in `Subscribed Users` segment is listed first and can be neither created nor deleted.
+enum SegmentsRoutes {
+    static let maximumNameLength = 128
+    static let defaultLimit = 300
+
+    static func register(on router: inout Router<RouteHandler>) {
+        router.add(.post, "/apps/{app_id}/segments", create)
+        router.add(.get, "/apps/{app_id}/segments", list)
+        router.add(.delete, "/apps/{app_id}/segments/{segment_id}", delete)
+    }
+
+    @Sendable static func create(_ context: RouteContext) async throws -> HTTPResponse {
+        let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
+        let object = try context.jsonObject()
+        var reader = FieldReader(object)
+        let name = reader.string("name", required: true, maxLength: maximumNameLength)
+        let filters = reader.filters("filters", required: true)
+        reader.rejectUnknownFields()
+        try reader.finish()
+        guard let name, filters != nil, let rawFilters = object["filters"] else {
+            throw InvariantViolation("FieldReader passed a body without name or filters")
+        }
+        let taken = APIError(status: 409, "a segment named '\(name)' already exists")
+        guard name != BuiltInSegment.subscribedUsers else { throw taken }
+        guard let segment = try await SegmentStore.create(appID: principal.app.id, name: name, filters: rawFilters,
+                                                          now: context.services.now(), in: context.services.database)
+        else { throw taken }
+        return .json(["success": true, "id": .string(segment.id)], status: 201)
+    }
+
+    /// `limit` (1–300, default 300) and `offset` page through the built-in segment, then the
+    /// saved ones oldest first; `total_count` counts them all.
+    @Sendable static func list(_ context: RouteContext) async throws -> HTTPResponse {
+        let app = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context).app
+        let (limit, offset) = try pageParameters(context.request.query)
+        // The built-in segment is position 0; saved segments start at position 1.
+        let (total, saved) = try await SegmentStore.page(appID: app.id, limit: offset == 0 ? limit - 1 : limit,
+                                                         offset: max(0, offset - 1), in: context.services.database)
+        var segments: [JSONValue] = offset == 0 ? [builtIn(app)] : []
+        segments += saved.map(json)
+        return .json([
+            "total_count": .int(Int64(total + 1)),
+            "offset": .int(Int64(offset)),
+            "limit": .int(Int64(limit)),
+            "segments": .array(segments),
+        ])
+    }
+
+    @Sendable static func delete(_ context: RouteContext) async throws -> HTTPResponse {
+        let app = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context).app
+        let id = context.pathParameter("segment_id")
+        guard id != BuiltInSegment.subscribedUsersID(appID: app.id) else {
+            throw APIError.badRequest("the built-in segment '\(BuiltInSegment.subscribedUsers)' cannot be deleted")
+        }
+        guard try await SegmentStore.delete(id: id, appID: app.id, in: context.services.database) else {
+            throw APIError.notFound("segment '\(id)' not found")
+        }
+        return .json(["success": true])
+    }
+
+    static func pageParameters(_ query: [String: String]) throws(APIError) -> (limit: Int, offset: Int) {
+        var problems: [String] = []
+        var limit = defaultLimit
+        var offset = 0
+        if let text = query["limit"] {
+            if let value = Int(text), (1...defaultLimit).contains(value) { limit = value } else {
+                problems.append("limit must be an integer from 1 to \(defaultLimit)")
+            }
+        }
+        if let text = query["offset"] {
+            if let value = Int(text), (0...Int(Int32.max)).contains(value) { offset = value } else {
+                problems.append("offset must be an integer from 0 to \(Int32.max)")
+            }
+        }
+        if !problems.isEmpty { throw APIError(status: 400, messages: problems) }
+        return (limit, offset)
+    }
+
+    static func builtIn(_ app: AppRecord) -> JSONValue {
+        segment(id: BuiltInSegment.subscribedUsersID(appID: app.id), name: BuiltInSegment.subscribedUsers,
+                appID: app.id, createdAt: app.createdAt, readOnly: true)
+    }
+
+    static func json(_ record: SegmentRecord) -> JSONValue {
+        segment(id: record.id, name: record.name, appID: record.appID, createdAt: record.createdAt, readOnly: false)
+    }
+
+    /// Segments never change after creation, so `updated_at` is `created_at`.
+    static func segment(id: String, name: String, appID: String, createdAt: Double, readOnly: Bool) -> JSONValue {
+        let timestamp = JSONValue.string(Date(timeIntervalSince1970: createdAt).formatted(.iso8601))
+        return [
+            "id": .string(id), "name": .string(name), "created_at": timestamp, "updated_at": timestamp,
+            "app_id": .string(appID), "read_only": .bool(readOnly), "is_active": true,
+        ]
+    }
+}

@@ -1,0 +1,25 @@
+public import OpenPushCore
+import Postgres
+
+/// One saved segment: its filters as the client sent them (validated before they were stored).
+public struct SegmentRecord: Sendable, Equatable {
+    public var id: String
+    public var appID: String
+    public var name: String
+    public var filters: JSONValue
+    /// Unix seconds.
+    public var createdAt: Double
+
+    static let columns: PostgresQuery = """
+        SELECT id, app_id, name, filters::text AS filters, extract(epoch FROM created_at)::float8 AS created_at
+        FROM segments
+        """
+
+    init(row: PostgresRow) throws {
+        id = try row.decode("id")
+        appID = try row.decode("app_id")
+        name = try row.decode("name")
+        filters = try JSONValue.parse(try row.decode("filters", as: String.self))
+        createdAt = try row.decode("created_at")
+    }
+}
