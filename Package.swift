@@ -33,13 +33,16 @@ let package = Package(
         .target(name: "HTTP2", dependencies: ["CNghttp2"], swiftSettings: swiftSettings),
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
 
+        // APNs over HTTP/2: the client (TLS or h2c, JWT, connection pool) and the local simulator.
+        .target(name: "APNs", dependencies: ["HTTP2", "Crypto", "OpenPushCore", "Subprocess"], swiftSettings: swiftSettings),
+
         // Pure domain logic: no I/O.
         .target(name: "OpenPushCore", swiftSettings: swiftSettings, linkerSettings: [.linkedLibrary("m")]),
 
         // Route handlers, stores, config, metrics: wires the adapters to the domain.
         .target(
             name: "OpenPushServer",
-            dependencies: ["OpenPushCore", "Postgres", "HTTPServer", "HTTP2", "Crypto"],
+            dependencies: ["OpenPushCore", "Postgres", "HTTPServer", "HTTP2", "Crypto", "APNs"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "openpush", dependencies: ["OpenPushServer"], swiftSettings: swiftSettings),
@@ -53,6 +56,7 @@ let package = Package(
 
         .testTarget(name: "OpenPushCoreTests", dependencies: ["OpenPushCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "OpenPushTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "Crypto", "HTTP2", "OpenPushCore"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
         // CNghttp2 directly: the tests pair the client with an nghttp2 server session in memory.
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "CNghttp2"], swiftSettings: swiftSettings),

@@ -1,0 +1,1 @@
+// The APNs client and simulator arrive here.

@@ -1,0 +1,1 @@
+// APNs tests arrive here.
