@@ -52,7 +52,8 @@ CREATE TABLE messages (
 CREATE INDEX messages_by_app ON messages (app_id, created_at DESC);
 
 -- One row per device a message goes to. `apns_id` is fixed at creation so every retry of the
--- row carries the same one.
+-- row carries the same one. A worker claims queued rows with a short lease (`claimed_until`);
+-- a lease that runs out (a killed process) makes the row claimable again.
 CREATE TABLE deliveries (
     id                 bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     apns_id            uuid NOT NULL UNIQUE,
@@ -62,14 +63,20 @@ CREATE TABLE deliveries (
     live_activity_id   text REFERENCES live_activities (id) ON DELETE SET NULL,
     token_kind         text NOT NULL CHECK (token_kind IN ('device', 'update', 'push_to_start', 'widget')),
     token              text NOT NULL,
+    -- queued → sent → accepted | error; cancelled before sending.
     state              text NOT NULL DEFAULT 'queued'
-                       CHECK (state IN ('queued', 'sending', 'sent', 'accepted', 'failed', 'cancelled')),
+                       CHECK (state IN ('queued', 'sent', 'accepted', 'error', 'cancelled')),
     attempts           integer NOT NULL DEFAULT 0,
+    next_attempt_at    timestamptz NOT NULL DEFAULT now(),
+    claimed_until      timestamptz,
+    claimed_by         text,
     error_reason       text,
+    sent_at            timestamptz,
     accepted_at        timestamptz,
+    finished_at        timestamptz,
     clicked_at         timestamptz,
     created_at         timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX deliveries_by_message ON deliveries (message_id);
 CREATE INDEX deliveries_by_subscription ON deliveries (subscription_id, created_at DESC);
-CREATE INDEX deliveries_queued ON deliveries (id) WHERE state = 'queued';
+CREATE INDEX deliveries_claimable ON deliveries (next_attempt_at) WHERE state IN ('queued', 'sent');

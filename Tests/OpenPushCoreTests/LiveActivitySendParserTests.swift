@@ -122,6 +122,19 @@ import OpenPushCore
         #expect(aliases == ["include_aliases: at most 20000 ids"])
     }
 
+    @Test func filtersAreValidatedWithTheSegmentLanguage() {
+        let errors = Self.startErrors { body in
+            body["include_aliases"] = nil
+            body["filters"] = [["field": "tag", "relation": "=", "value": "x"]]
+        }
+        #expect(errors == ["filters[0]: tag filters need a key"])
+        let fine = Self.startErrors { body in
+            body["include_aliases"] = nil
+            body["filters"] = [["field": "tag", "key": "level", "op": ">", "value": 3]]
+        }
+        #expect(fine.isEmpty)
+    }
+
     @Test func theFirstNonBlankSoundWins() throws {
         var body = Self.start
         body["ios_sound"] = " "

@@ -6,8 +6,8 @@ public enum AudienceTargeting: Sendable, Equatable {
     case subscriptionIDs([String])
     /// `included_segments`, with optional `excluded_segments`, by name.
     case segments(included: [String], excluded: [String])
-    /// `filters`, in the segment filter language (validated by its own parser).
-    case filters([JSONValue])
+    /// `filters`, in the segment filter language.
+    case filters(FilterExpression)
 
     /// Explicit id lists are capped; the reference looks them up in chunks of 400.
     public static let maximumIDs = 20_000
@@ -47,12 +47,8 @@ extension AudienceTargeting {
         if let included {
             targeting = .segments(included: included, excluded: excluded ?? [])
         }
-        if let filters = reader.value("filters"), filters != .null {
-            if case .array(let entries) = filters {
-                targeting = .filters(entries)
-            } else {
-                reader.problem("filters must be an array, got \(filters.typeName)")
-            }
+        if let expression = reader.filters("filters") {
+            targeting = .filters(expression)
         }
         if reader.object.isPresent("excluded_segments"), !reader.object.isPresent("included_segments") {
             reader.problem(SendMessages.excludedWithoutIncluded)

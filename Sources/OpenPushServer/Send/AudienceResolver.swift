@@ -15,13 +15,8 @@ enum AudienceResolver {
         case .segments(let included, let excluded):
             return try SegmentAudience.subscriptionIDs(appID: appID, tenantID: tenantID, included: included,
                                                        excluded: excluded, now: now, in: connection)
-        case .filters(let entries):
-            switch FilterParser.parse(.array(entries)) {
-            case .success(let expression):
-                return SegmentAudience.subscriptionIDs(appID: appID, tenantID: tenantID, filters: expression, now: now)
-            case .failure(let problems):
-                throw APIError(status: 400, messages: problems.messages)
-            }
+        case .filters(let expression):
+            return SegmentAudience.subscriptionIDs(appID: appID, tenantID: tenantID, filters: expression, now: now)
         }
     }
 }

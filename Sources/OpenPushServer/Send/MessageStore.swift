@@ -55,9 +55,9 @@ public enum MessageStore {
                                        now: Double, in connection: PostgresConnection) throws -> Int {
         try connection.query("""
             INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, live_activity_id, token_kind, token,
-                                    state, created_at)
+                                    state, next_attempt_at, created_at)
             SELECT gen_random_uuid(), \(messageID), \(appID), r.subscription_id, r.live_activity_id, \(tokenKind), r.token,
-                   'queued', to_timestamp(\(now))
+                   'queued', to_timestamp(\(now)), to_timestamp(\(now))
             FROM (\(recipients)) AS r
             """).affectedRows
     }
