@@ -87,10 +87,11 @@ extension JSONValue {
         return .double(Double(text) ?? 0)
     }
 
-    /// Integer arguments such as `truncate: 20` or `limit: n`: numbers truncated, strings parsed.
+    /// Integer arguments such as `truncate: 20` or `limit: n`: numbers truncated, strings
+    /// parsed, all clamped to 32 bits so that offsets and lengths cannot overflow.
     var liquidInteger: Int {
         switch liquidNumber {
-        case .int(let int): return Int(int)
+        case .int(let int): return Int(clamping: max(min(int, Int64(Int32.max)), Int64(Int32.min)))
         case .double(let double) where double.isFinite:
             return Int(max(min(double, Double(Int32.max)), Double(Int32.min)))
         default: return 0

@@ -43,7 +43,8 @@ struct LiquidExpressionParser {
     }
 
     mutating func identifier() throws(LiquidError) -> String {
-        guard case .identifier(let name)? = next() else { throw malformed() }
+        guard case .identifier(let name)? = peek() else { throw malformed() }
+        index += 1
         return name
     }
 

@@ -155,7 +155,7 @@ struct LiquidParser {
 
     private mutating func loop(_ parser: inout LiquidExpressionParser) throws(LiquidError) -> LiquidNode {
         let variable = try parser.identifier()
-        guard try parser.identifier() == "in" else { throw parser.malformed() }
+        guard parser.accept(.identifier("in")) else { throw parser.malformed() }
         let collection = try parser.expression()
         var limit: LiquidExpression?
         var offset: LiquidExpression?

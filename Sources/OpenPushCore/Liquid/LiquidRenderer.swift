@@ -83,10 +83,12 @@ struct LiquidRenderer {
 
     private mutating func render(_ loop: LiquidNode.Loop, into output: inout String) -> Flow {
         let items = Items(evaluating: loop.collection, with: &self)
-        let start = min(max(loop.offset.map { evaluate($0).liquidInteger } ?? 0, 0), items.count)
+        // As in Liquid, the limit counts from the offset as written, even a negative one.
+        let offset = loop.offset.map { evaluate($0).liquidInteger } ?? 0
+        let start = min(max(offset, 0), items.count)
         var end = items.count
         if let limit = loop.limit {
-            end = min(max(start + evaluate(limit).liquidInteger, start), items.count)
+            end = min(max(offset + evaluate(limit).liquidInteger, start), items.count)
         }
         let length = end - start
         guard length > 0 else {
@@ -100,7 +102,7 @@ struct LiquidRenderer {
             if iterations > LiquidTemplate.maximumLoopIterations { return .halt }
             let position = loop.reversed ? end - 1 - step : start + step
             var forloop: JSONObject = [
-                "name": .string(loop.variable), "length": .int(Int64(length)),
+                "length": .int(Int64(length)),
                 "index": .int(Int64(step + 1)), "index0": .int(Int64(step)),
                 "rindex": .int(Int64(length - step)), "rindex0": .int(Int64(length - step - 1)),
                 "first": .bool(step == 0), "last": .bool(step == length - 1),
