@@ -125,3 +125,11 @@ import OpenPushCore
         #expect(LiquidTemplate.validate(source) == nil)
     }
 }
+
+extension LiquidParseErrorTests {
+    @Test func longOutputsAreShortenedInMessages() {
+        let source = "{{ first_name | default: 'there' | upcase | append: '!' | prepend: 'x' y }}"
+        #expect(LiquidTemplate.validate(source)?.message
+            == "malformed output '{{ first_name | default: 'there' | upc... }}' near 'y'")
+    }
+}

@@ -138,3 +138,16 @@ func liquid(_ source: String, _ context: JSONObject = [:]) throws -> String {
         #expect(try liquid("{{ d | round }}", context) == "1.0e+308")
     }
 }
+
+extension LiquidTemplateTests {
+    @Test func substringSearchStaysLinear() throws {
+        let haystack = String(repeating: "a", count: 200_000)
+        let needle = String(repeating: "a", count: 20_000) + "b"
+        let context: JSONObject = ["h": .string(haystack), "n": .string(needle)]
+        let start = ContinuousClock.now
+        #expect(try liquid("{% if h contains n %}y{% else %}n{% endif %}", context) == "n")
+        #expect(try liquid("{{ h | remove: n | size }}", context) == "200000")
+        #expect(try liquid("{{ h | split: n | size }}", context) == "1")
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+}

@@ -131,7 +131,7 @@ extension JSONValue {
         switch self {
         case .string(let string):
             guard other != .null else { return false }
-            return string.utf8.liquidRange(of: Array(other.liquidText.utf8)) != nil
+            return Array(string.utf8).liquidRange(of: Array(other.liquidText.utf8)) != nil
         case .array(let array):
             return array.contains { $0.liquidEquals(other) }
         case .object(let object):
@@ -143,20 +143,24 @@ extension JSONValue {
     }
 }
 
-extension Collection where Element == UInt8 {
-    /// The first occurrence of `needle`, by bytes; an empty needle is found at the start.
-    func liquidRange(of needle: [UInt8], from start: Index? = nil) -> Range<Index>? {
-        var index = start ?? startIndex
-        guard !needle.isEmpty else { return index..<index }
-        while index != endIndex {
-            var candidate = index
-            var matched = 0
-            while matched < needle.count, candidate != endIndex, self[candidate] == needle[matched] {
-                formIndex(after: &candidate)
-                matched += 1
-            }
-            if matched == needle.count { return index..<candidate }
-            formIndex(after: &index)
+extension Array where Element == UInt8 {
+    /// The first occurrence of `needle` at or after `start`, by bytes (Knuth–Morris–Pratt, so
+    /// the time is linear whatever the input); an empty needle is found at `start`.
+    func liquidRange(of needle: [UInt8], from start: Int = 0) -> Range<Int>? {
+        guard !needle.isEmpty else { return start..<start }
+        guard start >= 0, needle.count <= count - start else { return nil }
+        var failure = [Int](repeating: 0, count: needle.count)
+        var length = 0
+        for index in 1..<needle.count {
+            while length > 0, needle[index] != needle[length] { length = failure[length - 1] }
+            if needle[index] == needle[length] { length += 1 }
+            failure[index] = length
+        }
+        var matched = 0
+        for index in start..<count {
+            while matched > 0, self[index] != needle[matched] { matched = failure[matched - 1] }
+            if self[index] == needle[matched] { matched += 1 }
+            if matched == needle.count { return (index + 1 - needle.count)..<(index + 1) }
         }
         return nil
     }

@@ -38,7 +38,8 @@ struct LiquidParser {
             case .text(let text):
                 nodes.append(.text(text))
             case .output(let markup):
-                var parser = try LiquidExpressionParser(markup, context: "output '{{\(markup)}}'")
+                let shown = markup.count > 40 ? markup.prefix(36) + "... " : markup
+                var parser = try LiquidExpressionParser(markup, context: "output '{{\(shown)}}'")
                 if parser.isAtEnd { continue }
                 nodes.append(.output(try parser.filteredExpression()))
             case .tag(let name, let markup):
