@@ -102,6 +102,10 @@ import OpenPushCore
         ("{{- name -}}", "Ana"),
         ("{{-name-}}", "Ana"),
         ("  {%- comment -%} c {%- endcomment -%}  x", "x"),
+        // Trimming reaches only the neighbouring text, even across a comment.
+        ("a {% comment %}c{% endcomment %} {{- name }}", "a Ana"),
+        ("{{ name -}}{{ name }} b", "AnaAna b"),
+        ("a {% # note %} {{- name }}", "a Ana"),
     ])
     func controlsWhitespace(_ source: String, _ expected: String) throws {
         #expect(try liquid(source, Self.context) == expected)

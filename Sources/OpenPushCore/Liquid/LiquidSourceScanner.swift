@@ -92,7 +92,7 @@ struct LiquidSourceScanner {
                 depth -= 1
                 if depth == 0 {
                     if opener == "raw" {
-                        appendText(position..<open, verbatim: true)
+                        appendText(position..<open)
                         if trimBefore { trimTrailingWhitespaceOfLastText() }
                     }
                     position = close + 2
@@ -104,20 +104,15 @@ struct LiquidSourceScanner {
         throw .unclosedTag(opener)
     }
 
-    private mutating func appendText(_ range: Range<Int>, verbatim: Bool = false) {
+    private mutating func appendText(_ range: Range<Int>) {
         var lower = range.lowerBound
         if trimNextText {
             while lower < range.upperBound, Self.isWhitespace(bytes[lower]) { lower += 1 }
             trimNextText = false
         }
         guard lower < range.upperBound else { return }
-        let text = string(lower..<range.upperBound)
-        // Merge adjacent text (after a comment) so that later trimming sees all of it.
-        if !verbatim, case .text(let previous)? = tokens.last {
-            tokens[tokens.count - 1] = .text(previous + text)
-        } else {
-            tokens.append(.text(text))
-        }
+        // Text on either side of a comment stays apart: `{{-` trims only the text next to it.
+        tokens.append(.text(string(lower..<range.upperBound)))
     }
 
     private mutating func trimTrailingWhitespaceOfLastText() {
