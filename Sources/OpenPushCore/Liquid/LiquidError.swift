@@ -1,0 +1,26 @@
+/// Why a template could not be parsed. The message is short and has no position, so that a
+/// route can prefix it with the field it came from: `headings.en: unclosed tag 'if'`.
+///
+/// Rendering never fails; only parsing produces this error.
+public struct LiquidError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+extension LiquidError {
+    static func unclosedTag(_ name: String) -> LiquidError { LiquidError("unclosed tag '\(name)'") }
+    static func unknownTag(_ name: String) -> LiquidError { LiquidError("unknown tag '\(name)'") }
+    static func unknownFilter(_ name: String) -> LiquidError { LiquidError("unknown filter '\(name)'") }
+    static func unexpected(_ name: String) -> LiquidError { LiquidError("unexpected '\(name)'") }
+    static func orphanEnd(_ end: String, opener: String) -> LiquidError {
+        LiquidError("'\(end)' without '\(opener)'")
+    }
+    static let unterminatedOutput = LiquidError("unterminated output '{{'")
+    static let unterminatedTag = LiquidError("unterminated tag '{%'")
+    static let emptyTag = LiquidError("empty tag '{% %}'")
+}

@@ -1,0 +1,294 @@
+/// Renders parsed nodes against a context. Rendering never fails: missing variables are
+/// `nil`, and a template that runs away (too much output, too many loop iterations, too many
+/// bytes built by filters and captures) stops quietly with what it has written so far.
+struct LiquidRenderer {
+    /// Whether rendering goes on, and how a loop body ended.
+    enum Flow {
+        case normal, breakLoop, continueLoop, halt
+    }
+
+    private let context: JSONObject
+    /// `assign` and `capture` targets; they outlive the block that set them, as in Liquid.
+    private var assigns: [String: JSONValue] = [:]
+    /// Loop variables and `forloop`, innermost last.
+    private var scopes: [[String: JSONValue]] = []
+    private var iterations = 0
+    private var work = 0
+
+    init(context: JSONObject) {
+        self.context = context
+    }
+
+    /// The whole output, cut at `LiquidTemplate.maximumOutputBytes` on a character boundary.
+    mutating func render(_ nodes: [LiquidNode]) -> String {
+        var output = ""
+        _ = render(nodes, into: &output)
+        guard output.utf8.count > LiquidTemplate.maximumOutputBytes else { return output }
+        var cut = ""
+        for character in output {
+            if cut.utf8.count + character.utf8.count > LiquidTemplate.maximumOutputBytes { break }
+            cut.append(character)
+        }
+        return cut
+    }
+
+    private mutating func render(_ nodes: [LiquidNode], into output: inout String) -> Flow {
+        for node in nodes {
+            let flow = render(node, into: &output)
+            if flow != .normal { return flow }
+            if output.utf8.count > LiquidTemplate.maximumOutputBytes { return .halt }
+        }
+        return .normal
+    }
+
+    private mutating func render(_ node: LiquidNode, into output: inout String) -> Flow {
+        switch node {
+        case .text(let text):
+            output += text
+        case .output(let value):
+            guard let value = evaluate(value) else { return .halt }
+            output += value.liquidText
+        case .conditional(let branches, let otherwise):
+            for branch in branches where isTrue(branch.condition) {
+                return render(branch.body, into: &output)
+            }
+            if let otherwise { return render(otherwise, into: &output) }
+        case .switchCase(let subject, let whens, let otherwise):
+            var matched = false
+            for when in whens where when.values.contains(where: { equals(subject, $0) }) {
+                matched = true
+                let flow = render(when.body, into: &output)
+                if flow != .normal { return flow }
+            }
+            if !matched, let otherwise { return render(otherwise, into: &output) }
+        case .loop(let loop):
+            return render(loop, into: &output)
+        case .assign(let name, let value):
+            guard let value = evaluate(value) else { return .halt }
+            assigns[name] = value
+        case .capture(let name, let body):
+            var captured = ""
+            let flow = render(body, into: &captured)
+            work += captured.utf8.count
+            assigns[name] = .string(captured)
+            if work > Self.workLimit { return .halt }
+            return flow
+        case .breakLoop:
+            return .breakLoop
+        case .continueLoop:
+            return .continueLoop
+        }
+        return .normal
+    }
+
+    private mutating func render(_ loop: LiquidNode.Loop, into output: inout String) -> Flow {
+        let items = Items(evaluating: loop.collection, with: &self)
+        // As in Liquid, the limit counts from the offset as written, even a negative one.
+        let offset = loop.offset.map { evaluate($0).liquidInteger } ?? 0
+        let start = min(max(offset, 0), items.count)
+        var end = items.count
+        if let limit = loop.limit {
+            end = min(max(offset + evaluate(limit).liquidInteger, start), items.count)
+        }
+        let length = end - start
+        guard length > 0 else {
+            return loop.otherwise.map { render($0, into: &output) } ?? .normal
+        }
+        let parent = scopes.last.flatMap { $0["forloop"] }
+        scopes.append([:])
+        defer { scopes.removeLast() }
+        for step in 0..<length {
+            iterations += 1
+            if iterations > LiquidTemplate.maximumLoopIterations { return .halt }
+            let position = loop.reversed ? end - 1 - step : start + step
+            var forloop: JSONObject = [
+                "length": .int(Int64(length)),
+                "index": .int(Int64(step + 1)), "index0": .int(Int64(step)),
+                "rindex": .int(Int64(length - step)), "rindex0": .int(Int64(length - step - 1)),
+                "first": .bool(step == 0), "last": .bool(step == length - 1),
+            ]
+            if let parent { forloop["parentloop"] = parent }
+            scopes[scopes.count - 1] = [loop.variable: items[position], "forloop": .object(forloop)]
+            switch render(loop.body, into: &output) {
+            case .normal, .continueLoop: continue
+            case .breakLoop: return .normal
+            case .halt: return .halt
+            }
+        }
+        return .normal
+    }
+
+    /// What `for` iterates: an array, an object's `[key, value]` pairs, a non-empty string
+    /// once, or a range without building it.
+    private struct Items {
+        private enum Storage {
+            case values([JSONValue])
+            case range(Int)
+        }
+
+        private let storage: Storage
+        let count: Int
+
+        init(evaluating expression: LiquidExpression, with renderer: inout LiquidRenderer) {
+            if case .range(let lower, let upper) = expression {
+                let first = renderer.evaluate(lower).liquidInteger, last = renderer.evaluate(upper).liquidInteger
+                storage = .range(first)
+                count = max(last - first + 1, 0)
+                return
+            }
+            let values: [JSONValue]
+            switch renderer.evaluate(expression) {
+            case .array(let array): values = array
+            case .object(let object): values = object.map { .array([.string($0.key), $0.value]) }
+            case .string(let string) where !string.isEmpty: values = [.string(string)]
+            default: values = []
+            }
+            storage = .values(values)
+            count = values.count
+        }
+
+        subscript(position: Int) -> JSONValue {
+            switch storage {
+            case .values(let values): values[position]
+            case .range(let first): .int(Int64(first + position))
+            }
+        }
+    }
+
+    // MARK: - Values
+
+    /// Bytes that filters and captures may build in one render.
+    private static let workLimit = 4 * 1024 * 1024
+
+    /// The value with its filters applied; `nil` when the filters built too much.
+    private mutating func evaluate(_ filtered: LiquidFilteredExpression) -> JSONValue? {
+        var value = evaluate(filtered.expression)
+        for call in filtered.filters {
+            let arguments = call.arguments.map { evaluate($0) }
+            let named = call.namedArguments.mapValues { evaluate($0) }
+            value = call.filter.apply(to: value, arguments: arguments, named: named, limit: Self.workLimit)
+            if case .string(let string) = value {
+                work += string.utf8.count
+                if work > Self.workLimit { return nil }
+            }
+        }
+        return value
+    }
+
+    private func evaluate(_ expression: LiquidExpression) -> JSONValue {
+        switch expression {
+        case .literal(let value):
+            return value
+        case .empty, .blank:
+            return .string("")
+        case .range(let lower, let upper):
+            return .string("\(evaluate(lower).liquidInteger)..\(evaluate(upper).liquidInteger)")
+        case .lookup(let accessors):
+            var value = JSONValue.null
+            for (position, accessor) in accessors.enumerated() {
+                switch accessor {
+                case .property(let name) where position == 0:
+                    value = variable(name)
+                case .subscripted(let key) where position == 0:
+                    guard case .string(let name) = evaluate(key) else { return .null }
+                    value = variable(name)
+                case .property(let name):
+                    value = Self.property(name, of: value)
+                case .subscripted(let key):
+                    value = Self.element(evaluate(key), of: value)
+                }
+                if value == .null { return .null }
+            }
+            return value
+        }
+    }
+
+    private func variable(_ name: String) -> JSONValue {
+        for scope in scopes.reversed() {
+            if let value = scope[name] { return value }
+        }
+        return assigns[name] ?? context[name] ?? .null
+    }
+
+    /// `.name`: an object's key, or `size`, `first` and `last` of arrays and strings (and
+    /// `size` of an object without such a key).
+    private static func property(_ name: String, of value: JSONValue) -> JSONValue {
+        switch (value, name) {
+        case (.object(let object), _):
+            if let found = object[name] { return found }
+            return name == "size" ? .int(Int64(object.count)) : .null
+        case (.array(let array), "size"): return .int(Int64(array.count))
+        case (.array(let array), "first"): return array.first ?? .null
+        case (.array(let array), "last"): return array.last ?? .null
+        case (.string(let string), "size"): return .int(Int64(string.count))
+        case (.string(let string), "first"): return string.first.map { .string(String($0)) } ?? .null
+        case (.string(let string), "last"): return string.last.map { .string(String($0)) } ?? .null
+        default: return .null
+        }
+    }
+
+    /// `[key]`: an array index (negative counts from the end) or an object key.
+    private static func element(_ key: JSONValue, of value: JSONValue) -> JSONValue {
+        switch (value, key) {
+        case (.array(let array), .int), (.array(let array), .double):
+            guard let index = key.intValue else { return .null }
+            let position = index < 0 ? Int64(array.count) + index : index
+            return array.indices.contains(Int(clamping: position)) ? array[Int(position)] : .null
+        case (.object(let object), .string(let name)):
+            return object[name] ?? .null
+        default:
+            return .null
+        }
+    }
+
+    // MARK: - Conditions
+
+    private func isTrue(_ condition: LiquidCondition) -> Bool {
+        switch condition {
+        case .value(.empty), .value(.blank):
+            return true
+        case .value(let expression):
+            return evaluate(expression).isLiquidTruthy
+        case .comparison(let left, let op, let right):
+            switch op {
+            case .equal: return equals(left, right)
+            case .notEqual: return !equals(left, right)
+            case .contains: return evaluate(left).liquidContains(evaluate(right))
+            case .less, .greater, .lessOrEqual, .greaterOrEqual:
+                guard !Self.isKeyword(left), !Self.isKeyword(right),
+                    let order = evaluate(left).liquidCompare(evaluate(right))
+                else { return false }
+                switch op {
+                case .less: return order < 0
+                case .greater: return order > 0
+                case .lessOrEqual: return order <= 0
+                default: return order >= 0
+                }
+            }
+        case .chain(let first, let steps):
+            // From the right: `a or b and c` is `a or (b and c)`.
+            var result = isTrue(steps[steps.count - 1].condition)
+            for index in stride(from: steps.count - 1, through: 0, by: -1) {
+                let left = index == 0 ? first : steps[index - 1].condition
+                result = steps[index].isAnd ? (isTrue(left) && result) : (isTrue(left) || result)
+            }
+            return result
+        case .not(let inner):
+            return !isTrue(inner)
+        }
+    }
+
+    /// `==`, with `empty` and `blank` comparing by what they mean.
+    private func equals(_ left: LiquidExpression, _ right: LiquidExpression) -> Bool {
+        switch (left, right) {
+        case (.empty, .empty), (.blank, .blank), (.empty, .blank), (.blank, .empty): return true
+        case (.empty, let other), (let other, .empty): return evaluate(other).isLiquidEmpty
+        case (.blank, let other), (let other, .blank): return evaluate(other).isLiquidBlank
+        default: return evaluate(left).liquidEquals(evaluate(right))
+        }
+    }
+
+    private static func isKeyword(_ expression: LiquidExpression) -> Bool {
+        expression == .empty || expression == .blank
+    }
+}
