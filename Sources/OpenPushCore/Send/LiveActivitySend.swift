@@ -134,7 +134,15 @@ public enum LiveActivitySendParser {
             reader.problem(SendMessages.englishEntry(field))
             return nil
         }
-        return map
+        // Templates render per recipient later; a template that does not parse is refused now.
+        var valid = true
+        for language in map.keys.sorted() {
+            if let error = LiquidTemplate.validate(map[language]!) {
+                reader.problem("\(field).\(language): \(error.message)")
+                valid = false
+            }
+        }
+        return valid ? map : nil
     }
 
     /// Required, at most 128 characters; the reference answers both faults with one message.

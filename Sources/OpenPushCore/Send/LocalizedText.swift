@@ -1,0 +1,22 @@
+/// Picks and renders the text of a push for one recipient: the subscription's language when
+/// the map has it, else English; Liquid rendered with the recipient's context; cut to the
+/// platform's limit (512 characters for a title, 2048 for a body).
+public enum LocalizedText {
+    public static let titleLimit = 512
+    public static let bodyLimit = 2048
+
+    public static func render(_ map: [String: String]?, language: String?, context: JSONObject, limit: Int) -> String? {
+        guard let map, let source = language.flatMap({ map[$0] }) ?? map["en"] else { return nil }
+        let rendered = (try? LiquidTemplate(parsing: source))?.render(context) ?? source
+        return rendered.count > limit ? String(rendered.prefix(limit)) : rendered
+    }
+
+    /// The Liquid context of a recipient: its tags at the top level, then `subscription` and
+    /// `user`, which a tag of the same name cannot hide.
+    public static func context(tags: [String: String], subscription: JSONObject, user: JSONObject) -> JSONObject {
+        var context = JSONObject(tags.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })
+        context["subscription"] = .object(subscription)
+        context["user"] = .object(user)
+        return context
+    }
+}
