@@ -1,0 +1,63 @@
+public import OpenPushCore
+public import Postgres
+
+/// A message as OneSignal's "view notification" shows it, plus OpenPush's own counters.
+public enum MessageView {
+    /// Reasons that mean the device can no longer be reached: OneSignal counts these as `failed`
+    /// ("unsubscribed"); every other error is `errored`.
+    static let unreachableReasons = ["Unregistered", "BadDeviceToken", "ExpiredToken", "DeviceTokenNotForTopic"]
+
+    public static func find(messageID: String, appID: String, in connection: PostgresConnection) throws -> JSONValue? {
+        guard let message = try connection.query("""
+            SELECT id, app_id, kind, event, name, activity_type, activity_id, request::text AS request, audience_total,
+                   truncated, clicks, extract(epoch FROM created_at)::float8 AS created_at
+            FROM messages WHERE id = \(messageID) AND app_id = \(appID)
+            """).first else { return nil }
+        let counts = try connection.query("""
+            SELECT count(*) FILTER (WHERE state = 'accepted')::int AS successful,
+                   count(*) FILTER (WHERE state = 'error' AND error_reason = ANY(\(unreachableReasons)))::int AS failed,
+                   count(*) FILTER (WHERE state = 'error' AND NOT (error_reason = ANY(\(unreachableReasons))))::int AS errored,
+                   count(*) FILTER (WHERE state IN ('queued', 'sent'))::int AS remaining,
+                   count(*) FILTER (WHERE state = 'cancelled')::int AS cancelled,
+                   count(*) FILTER (WHERE clicked_at IS NOT NULL)::int AS converted,
+                   extract(epoch FROM max(finished_at))::float8 AS last_finished
+            FROM deliveries WHERE message_id = \(messageID)
+            """)[0]
+        let reasons = try connection.query("""
+            SELECT error_reason, count(*)::int AS n FROM deliveries
+            WHERE message_id = \(messageID) AND state = 'error' AND error_reason IS NOT NULL
+            GROUP BY error_reason ORDER BY error_reason
+            """)
+        let request = (try? JSONValue.parse(try message.decode("request", as: String.self)))?.objectValue ?? [:]
+        let remaining: Int = try counts.decode("remaining")
+        let createdAt: Double = try message.decode("created_at")
+        let lastFinished: Double? = try counts.decode("last_finished")
+        var view: JSONObject = [
+            "id": .string(try message.decode("id")),
+            "app_id": .string(try message.decode("app_id")),
+            "name": try message.decode("name", as: String?.self).map(JSONValue.string) ?? .null,
+            "kind": .string(try message.decode("kind")),
+            "event": try message.decode("event", as: String?.self).map(JSONValue.string) ?? .null,
+            "activity_type": try message.decode("activity_type", as: String?.self).map(JSONValue.string) ?? .null,
+            "activity_id": try message.decode("activity_id", as: String?.self).map(JSONValue.string) ?? .null,
+            "headings": request["headings"] ?? .null,
+            "contents": request["contents"] ?? .null,
+            "successful": .int(Int64(try counts.decode("successful", as: Int.self))),
+            "failed": .int(Int64(try counts.decode("failed", as: Int.self))),
+            "errored": .int(Int64(try counts.decode("errored", as: Int.self))),
+            "converted": .int(Int64(try counts.decode("converted", as: Int.self))),
+            "remaining": .int(Int64(remaining)),
+            "queued_at": .int(Int64(createdAt)),
+            "send_after": .int(Int64(createdAt)),
+            "completed_at": remaining == 0 ? .int(Int64(lastFinished ?? createdAt)) : .null,
+            "canceled": .bool(try counts.decode("cancelled", as: Int.self) > 0),
+            "clicks_total": .int(Int64(try message.decode("clicks", as: Int.self))),
+            "audience_total": .int(Int64(try message.decode("audience_total", as: Int.self))),
+            "truncated": .bool(try message.decode("truncated")),
+        ]
+        view["errors_by_reason"] = .object(JSONObject(try reasons.map {
+            (try $0.decode("error_reason", as: String.self), JSONValue.int(Int64(try $0.decode("n", as: Int.self))))
+        }))
+        return .object(view)
+    }
+}
