@@ -8,6 +8,7 @@ struct OpenPushCommand {
     static func main() async {
         // A peer that hangs up mid-write must cost an error, not the process.
         signal(SIGPIPE, SIG_IGN)
+        TerminationSignal.install()
         var arguments = Array(CommandLine.arguments.dropFirst())
         let command = arguments.isEmpty ? "help" : arguments.removeFirst()
         let configuration: Configuration

@@ -1,43 +1,61 @@
 import Dispatch
 import Foundation
 
-/// Waits for SIGINT or SIGTERM. Lives outside `main.swift` on purpose: a handler formed in
-/// top-level code would be main-actor isolated and trap when Dispatch calls it.
+/// SIGINT and SIGTERM, caught from the first line of `main` so that a signal that arrives while
+/// the server is still starting is remembered rather than lost. Lives outside `main.swift` on
+/// purpose: a handler formed in top-level code would be main-actor isolated and trap when
+/// Dispatch calls it.
 public enum TerminationSignal {
+    private static let state = SignalState()
+
+    /// Starts listening. Call once, first thing in `main`.
+    public static func install() {
+        state.install()
+    }
+
+    /// The first termination signal received, waiting for one if none has arrived yet.
     public static func wait() async -> Int32 {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            let once = ResumeOnce(continuation)
-            let queue = DispatchQueue(label: "openpush.signals")
-            var sources: [any DispatchSourceSignal] = []
-            for signalNumber in [SIGINT, SIGTERM] {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-                source.setEventHandler { once.resume(signalNumber) }
-                source.resume()
-                sources.append(source)
-            }
-            once.retain(sources)
-        }
+        await withCheckedContinuation { continuation in state.onSignal { continuation.resume(returning: $0) } }
     }
 }
 
-/// Resumes a continuation at most once and keeps the signal sources alive until then.
-private final class ResumeOnce: @unchecked Sendable {
+private final class SignalState: @unchecked Sendable {
     private let lock = NSLock()
-    private var continuation: CheckedContinuation<Int32, Never>?
+    private var received: Int32?
+    private var waiters: [(Int32) -> Void] = []
     private var sources: [any DispatchSourceSignal] = []
+    private let queue = DispatchQueue(label: "openpush.signals")
 
-    init(_ continuation: CheckedContinuation<Int32, Never>) { self.continuation = continuation }
-
-    func retain(_ sources: [any DispatchSourceSignal]) {
-        lock.withLock { self.sources = sources }
+    func install() {
+        lock.withLock {
+            guard sources.isEmpty else { return }
+            for signalNumber in [SIGINT, SIGTERM] {
+                // The source must exist before the default action is switched off, or a signal in
+                // between would be ignored outright.
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+                source.setEventHandler { [weak self] in self?.deliver(signalNumber) }
+                source.resume()
+                signal(signalNumber, SIG_IGN)
+                sources.append(source)
+            }
+        }
     }
 
-    func resume(_ signalNumber: Int32) {
-        let pending = lock.withLock { () -> CheckedContinuation<Int32, Never>? in
-            defer { continuation = nil }
-            return continuation
+    func onSignal(_ waiter: @escaping (Int32) -> Void) {
+        let already = lock.withLock { () -> Int32? in
+            if let received { return received }
+            waiters.append(waiter)
+            return nil
         }
-        pending?.resume(returning: signalNumber)
+        if let already { waiter(already) }
+    }
+
+    private func deliver(_ signalNumber: Int32) {
+        let pending = lock.withLock { () -> [(Int32) -> Void] in
+            if received == nil { received = signalNumber }
+            defer { waiters = [] }
+            return waiters
+        }
+        pending.forEach { $0(signalNumber) }
     }
 }
