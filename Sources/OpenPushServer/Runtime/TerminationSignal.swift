@@ -30,12 +30,12 @@ private final class SignalState: @unchecked Sendable {
         lock.withLock {
             guard sources.isEmpty else { return }
             for signalNumber in [SIGINT, SIGTERM] {
-                // The source must exist before the default action is switched off, or a signal in
-                // between would be ignored outright.
+                // Ignore first, then watch: libdispatch installs its own handler when it registers
+                // the source (asynchronously, after `resume`), and a later SIG_IGN would undo it.
+                signal(signalNumber, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
                 source.setEventHandler { [weak self] in self?.deliver(signalNumber) }
                 source.resume()
-                signal(signalNumber, SIG_IGN)
                 sources.append(source)
             }
         }
