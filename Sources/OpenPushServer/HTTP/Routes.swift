@@ -10,5 +10,6 @@ enum Routes {
         SegmentsRoutes.register(on: &router)
         LiveActivityRoutes.register(on: &router)
         LiveActivitySendRoutes.register(on: &router)
+        TenantsRoutes.register(on: &router)
     }
 }
