@@ -11,5 +11,6 @@ enum Routes {
         LiveActivityRoutes.register(on: &router)
         LiveActivitySendRoutes.register(on: &router)
         NotificationViewRoutes.register(on: &router)
+        TenantsRoutes.register(on: &router)
     }
 }

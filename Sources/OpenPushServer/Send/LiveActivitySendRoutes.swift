@@ -65,7 +65,11 @@ enum LiveActivitySendRoutes {
                 """)
             guard types.count <= 1 else { throw APIError.badRequest(SendMessages.multipleActivityTypes) }
             let total = try LiveActivityAudience.count(holders, in: connection)
-            guard total > 0 else { throw APIError.notFound(SendMessages.nothingOpen) }
+            guard total > 0 else {
+                try TenantAccess.requireNotForeignActivity(activityID, appID: appID, tenantID: principal.tenantID,
+                                                           in: connection)
+                throw APIError.notFound(SendMessages.nothingOpen)
+            }
             let messageID = try MessageStore.insert(.init(
                 appID: appID, kind: "live_activity", event: send.event, name: send.name,
                 activityType: try types.first?.decode("activity_type", as: String.self), activityID: activityID,

@@ -4,8 +4,9 @@ public import Postgres
 extension UserStore {
     /// Creates a user, or — when some of the aliases already name one user — merges into that
     /// user (`created: false`), OneSignal's behaviour. Aliases of two different users, or one
-    /// held by another user, are a `409`.
-    public static func create(_ creation: UserCreation, appID: String, now: Double,
+    /// held by another user, are a `409`. A shared demo tenant (`tenantID`) merges only into a
+    /// user of its own (`403`, see `TenantAccess.requireOwnUser`).
+    public static func create(_ creation: UserCreation, appID: String, tenantID: String? = nil, now: Double,
                               in database: PostgresPool) async throws -> (user: UserRecord, created: Bool) {
         try await conflictsAs409 {
             try await database.transaction { connection in
@@ -16,6 +17,9 @@ extension UserStore {
                 guard owners.count <= 1 else { throw APIError(status: 409, "the aliases in identity belong to different users") }
                 let created = owners.isEmpty
                 let userID = owners.first ?? Identifier.make(prefix: "usr", now: now, random: KeyMaterial.identifierEntropy())
+                if let existing = owners.first {
+                    try TenantAccess.requireOwnUser(existing, appID: appID, tenantID: tenantID, in: connection)
+                }
                 if created {
                     try insertUser(id: userID, appID: appID, properties: creation.properties, now: now, in: connection)
                 } else {

@@ -16,6 +16,7 @@ enum SegmentsRoutes {
 
     @Sendable static func create(_ context: RouteContext) async throws -> HTTPResponse {
         let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
+        try TenantAccess.requireAppKey(principal, "create segments")
         let object = try context.jsonObject()
         var reader = FieldReader(object)
         let name = reader.string("name", required: true, maxLength: maximumNameLength)
@@ -36,13 +37,15 @@ enum SegmentsRoutes {
     /// `limit` (1–300, default 300) and `offset` page through the built-in segment, then the
     /// saved ones oldest first; `total_count` counts them all.
     @Sendable static func list(_ context: RouteContext) async throws -> HTTPResponse {
-        let app = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context).app
+        let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
+        let app = principal.app
         let (limit, offset) = try pageParameters(context.request.query)
         // The built-in segment is position 0; saved segments start at position 1.
         let (total, saved) = try await SegmentStore.page(appID: app.id, limit: offset == 0 ? limit - 1 : limit,
                                                          offset: max(0, offset - 1), in: context.services.database)
         var segments: [JSONValue] = offset == 0 ? [builtIn(app)] : []
-        segments += saved.map(json)
+        // A shared demo tenant uses the app's segments but cannot change them.
+        segments += saved.map { json($0, readOnly: principal.tenantID != nil) }
         return .json([
             "total_count": .int(Int64(total + 1)),
             "offset": .int(Int64(offset)),
@@ -52,7 +55,9 @@ enum SegmentsRoutes {
     }
 
     @Sendable static func delete(_ context: RouteContext) async throws -> HTTPResponse {
-        let app = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context).app
+        let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
+        try TenantAccess.requireAppKey(principal, "delete segments")
+        let app = principal.app
         let id = context.pathParameter("segment_id")
         guard id != BuiltInSegment.subscribedUsersID(appID: app.id) else {
             throw APIError.badRequest("the built-in segment '\(BuiltInSegment.subscribedUsers)' cannot be deleted")
@@ -86,8 +91,8 @@ enum SegmentsRoutes {
                 appID: app.id, createdAt: app.createdAt, readOnly: true)
     }
 
-    static func json(_ record: SegmentRecord) -> JSONValue {
-        segment(id: record.id, name: record.name, appID: record.appID, createdAt: record.createdAt, readOnly: false)
+    static func json(_ record: SegmentRecord, readOnly: Bool = false) -> JSONValue {
+        segment(id: record.id, name: record.name, appID: record.appID, createdAt: record.createdAt, readOnly: readOnly)
     }
 
     /// Segments never change after creation, so `updated_at` is `created_at`.

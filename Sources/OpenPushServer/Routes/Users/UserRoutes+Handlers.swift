@@ -11,9 +11,9 @@ extension UserRoutes {
         let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
         let creation = try UserCreation(body: try context.jsonObject())
         let database = context.services.database
-        let (user, created) = try await UserStore.create(creation, appID: principal.app.id, now: context.services.now(),
-                                                         in: database)
-        let view = try await database.withConnection { try userView(of: user, in: $0) }
+        let (user, created) = try await UserStore.create(creation, appID: principal.app.id, tenantID: principal.tenantID,
+                                                         now: context.services.now(), in: database)
+        let view = try await database.withConnection { try userView(of: user, to: principal, in: $0) }
         return .json(view, status: created ? 201 : 200)
     }
 
@@ -21,8 +21,8 @@ extension UserRoutes {
     @Sendable static func show(_ context: RouteContext) async throws -> HTTPResponse {
         let (principal, lookup) = try await authorize(context)
         let view = try await context.services.database.withConnection { connection -> JSONValue in
-            let user = try find(lookup, appID: principal.app.id, in: connection)
-            return try userView(of: user, in: connection)
+            let user = try find(lookup, for: principal, in: connection)
+            return try userView(of: user, to: principal, in: connection)
         }
         return .json(view)
     }
@@ -32,7 +32,7 @@ extension UserRoutes {
         let (principal, lookup) = try await authorize(context)
         let addition = try IdentityAddition(body: try context.jsonObject())
         let database = context.services.database
-        let userID = try await database.withConnection { try find(lookup, appID: principal.app.id, in: $0).id }
+        let userID = try await database.withConnection { try find(lookup, for: principal, in: $0).id }
         guard let user = try await UserStore.addAliases(addition.identity, userID: userID, appID: principal.app.id,
                                                         now: context.services.now(), in: database)
         else { throw userNotFound }
@@ -49,7 +49,7 @@ extension UserRoutes {
         }
         let now = context.services.now()
         let user = try await context.services.database.transaction { connection -> UserRecord? in
-            let user = try find(lookup, appID: principal.app.id, in: connection)
+            let user = try find(lookup, for: principal, in: connection)
             guard try UserStore.deleteAlias(label: label, userID: user.id, now: now, in: connection) else { return nil }
             return try UserStore.find(id: user.id, appID: principal.app.id, in: connection)
         }
@@ -63,7 +63,7 @@ extension UserRoutes {
         let (principal, lookup) = try await authorize(context)
         let now = context.services.now()
         try await context.services.database.transaction { connection in
-            let user = try find(lookup, appID: principal.app.id, in: connection)
+            let user = try find(lookup, for: principal, in: connection)
             try UserStore.delete(userID: user.id, appID: principal.app.id, now: now, in: connection)
         }
         return .json(["success": true])
@@ -75,15 +75,24 @@ extension UserRoutes {
         return (principal, lookup)
     }
 
-    private static func find(_ lookup: UserLookup, appID: String, in connection: PostgresConnection) throws -> UserRecord {
+    /// The user a lookup names (`404`); for a shared demo tenant's key, one of its own (`403`).
+    private static func find(_ lookup: UserLookup, for principal: RESTPrincipal,
+                             in connection: PostgresConnection) throws -> UserRecord {
+        let appID = principal.app.id
         guard let id = try UserStore.resolve(lookup, appID: appID, in: connection),
               let user = try UserStore.find(id: id, appID: appID, in: connection)
         else { throw userNotFound }
+        try TenantAccess.requireOwnUser(user.id, appID: appID, tenantID: principal.tenantID, in: connection)
         return user
     }
 
-    private static func userView(of user: UserRecord, in connection: PostgresConnection) throws -> JSONValue {
-        let devices = try user.externalID.map { try SubscriptionStore.live(externalID: $0, appID: user.appID, in: connection) } ?? []
+    /// The user with its live devices; a tenant's key sees only the devices linked to it.
+    private static func userView(of user: UserRecord, to principal: RESTPrincipal,
+                                 in connection: PostgresConnection) throws -> JSONValue {
+        var devices = try user.externalID.map { try SubscriptionStore.live(externalID: $0, appID: user.appID, in: connection) } ?? []
+        if let tenantID = principal.tenantID {
+            devices.removeAll { $0.tenantID != tenantID }
+        }
         return user.view(subscriptions: devices)
     }
 }

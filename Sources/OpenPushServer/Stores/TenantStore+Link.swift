@@ -1,0 +1,39 @@
+public import OpenPushCore
+public import Postgres
+
+extension TenantStore {
+    public static let unknownLinkCode = "unknown link code"
+
+    /// Links the app's live device with `token` to the tenant whose link code `code` is, and
+    /// issues the device a fresh device key (only its digest is kept). A device already linked
+    /// — to this tenant or another — moves only with its current device key (`401`), and its
+    /// old key stops working. The row is locked, so two links of one device cannot both win.
+    public static func link(token: String, code: String, deviceKey: String?, appID: String, now: Double,
+                            in database: PostgresPool) async throws -> DeviceLink {
+        let issued = KeyMaterial.issue(prefix: "dev")
+        return try await database.transaction { connection in
+            guard let device = try connection.query("""
+                SELECT id, device_key_digest FROM subscriptions
+                WHERE app_id = \(appID) AND token = \(token) AND retired_at IS NULL
+                FOR UPDATE
+                """).first
+            else { throw APIError.notFound(NativeDevice.unknownToken) }
+            if let digest = try device.decode("device_key_digest", as: [UInt8]?.self) {
+                guard let deviceKey, KeyMaterial.matches(deviceKey, digest: digest) else {
+                    throw APIError(status: 401, NativeDevice.missingDeviceKey)
+                }
+            }
+            guard let code = LinkCode.normalized(code),
+                  let tenant = try connection.query("SELECT id FROM tenants WHERE app_id = \(appID) AND link_code = \(code)").first
+            else { throw APIError.notFound(unknownLinkCode) }
+            let subscriptionID: String = try device.decode("id")
+            let tenantID: String = try tenant.decode("id")
+            try connection.query("""
+                UPDATE subscriptions
+                SET tenant_id = \(tenantID), device_key_digest = \(issued.digest), updated_at = to_timestamp(\(now))
+                WHERE id = \(subscriptionID)
+                """)
+            return DeviceLink(deviceKey: issued.value, tenantID: tenantID, subscriptionID: subscriptionID)
+        }
+    }
+}
