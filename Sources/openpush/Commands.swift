@@ -91,8 +91,10 @@ enum Commands {
         let server = try ServerBootstrap.startHTTP(application: application)
         logger.info("listening", ["http.address": "\(configuration.listenHost):\(server.port)"])
         try await started(services, Int(server.port))
+        let maintenance = Task { await Maintenance.loop(services, logger: logger) }
         let signal = await TerminationSignal.wait()
         logger.info("shutting down", ["signal": String(signal)])
+        maintenance.cancel()
         await server.shutdown()
         await services.database.close()
         logger.info("stopped")

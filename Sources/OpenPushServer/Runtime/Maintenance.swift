@@ -1,0 +1,36 @@
+public import OpenPushCore
+import Postgres
+
+/// Periodic housekeeping every serving process runs: expired idempotency keys and rate-limit
+/// rows of apps that stopped sending. Running it in many processes at once is harmless.
+public enum Maintenance {
+    public static let interval: Duration = .seconds(600)
+
+    /// One pass; returns how many rows each step removed.
+    @discardableResult
+    public static func runOnce(_ services: Services, now: Double) async throws -> (idempotencyKeys: Int, rateLimitEvents: Int) {
+        let keys = try await IdempotencyStore.prune(scope: IdempotencyStore.liveActivityStart,
+                                                    olderThan: now - IdempotencyStore.liveActivityRetention,
+                                                    in: services.database)
+        let events = try await services.database.query("""
+            DELETE FROM rate_limit_events WHERE at <= to_timestamp(\(now - 3600))
+            """).affectedRows
+        return (keys, events)
+    }
+
+    /// Runs `runOnce` every `interval` until the task is cancelled; failures are logged, not fatal.
+    public static func loop(_ services: Services, logger: Logger) async {
+        while !Task.isCancelled {
+            do {
+                let removed = try await runOnce(services, now: services.now())
+                if removed.idempotencyKeys + removed.rateLimitEvents > 0 {
+                    logger.info("maintenance", ["pruned.idempotency_keys": String(removed.idempotencyKeys),
+                                                "pruned.rate_limit_events": String(removed.rateLimitEvents)])
+                }
+            } catch {
+                logger.warning("maintenance failed", ["error": String(describing: error)])
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import Testing
+import OpenPushCore
+import OpenPushServer
+import OpenPushTestSupport
+
+@Suite struct MaintenanceTests {
+    @Test func prunesExpiredIdempotencyKeysAndOldRateLimitRows() async throws {
+        let app = try await TestApp.make()
+        let appID = try await app.createApp().app.id
+        let now = 1_800_000_000.0
+        try await app.services.database.transaction { connection in
+            for (key, age) in [("old", 31.0 * 86400), ("fresh", 29.0 * 86400)] {
+                try IdempotencyStore.save(appID: appID, scope: IdempotencyStore.liveActivityStart, key: key,
+                                          response: IdempotentResponse(status: 201, body: [:], messageID: nil),
+                                          now: now - age, in: connection)
+            }
+            _ = try RateLimiter.admit(appID: appID, .liveActivitySends, now: now - 7200, in: connection)
+            _ = try RateLimiter.admit(appID: appID, .liveActivitySends, now: now - 10, in: connection)
+        }
+        let removed = try await Maintenance.runOnce(app.services, now: now)
+        #expect(removed.idempotencyKeys == 1)
+        #expect(removed.rateLimitEvents == 1)
+        let left = try await app.services.database.query("SELECT key FROM idempotency_keys")
+        #expect(try left.map { try $0.decode("key", as: String.self) } == ["fresh"])
+    }
+}
