@@ -13,15 +13,38 @@ public final class Metrics: Sendable {
     }
 
     private struct Histogram {
-        var bucketCounts = [UInt64](repeating: 0, count: Metrics.latencyBuckets.count)
+        var bucketCounts: [UInt64]
         var sum: Double = 0
         var count: UInt64 = 0
+
+        init(buckets: Int = Metrics.latencyBuckets.count) {
+            bucketCounts = [UInt64](repeating: 0, count: buckets)
+        }
+
+        mutating func observe(_ value: Double, bounds: [Double]) {
+            for (index, bound) in bounds.enumerated() where value <= bound {
+                bucketCounts[index] += 1
+            }
+            sum += value
+            count += 1
+        }
+    }
+
+    private struct PushKey: Hashable {
+        var kind: String
+        var state: String
+        var reason: String
     }
 
     private struct State {
         var requests: [RequestKey: UInt64] = [:]
         var latency: [String: Histogram] = [:]
+        var pushes: [PushKey: UInt64] = [:]
+        var deliveryLatency = Histogram(buckets: Metrics.deliveryBuckets.count)
     }
+
+    /// Queue-to-accepted latency buckets in seconds.
+    public static let deliveryBuckets: [Double] = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
 
     private let state = Mutex(State())
 
@@ -30,14 +53,19 @@ public final class Metrics: Sendable {
     public func recordRequest(method: String, route: String, status: Int, seconds: Double) {
         state.withLock { state in
             state.requests[RequestKey(method: method, route: route, status: status), default: 0] += 1
-            var histogram = state.latency[route, default: Histogram()]
-            for (index, bound) in Self.latencyBuckets.enumerated() where seconds <= bound {
-                histogram.bucketCounts[index] += 1
-            }
-            histogram.sum += seconds
-            histogram.count += 1
-            state.latency[route] = histogram
+            state.latency[route, default: Histogram()].observe(seconds, bounds: Self.latencyBuckets)
         }
+    }
+
+    /// One push attempt's result: by token kind (`update`, `push_to_start`, …), the state it left
+    /// the row in, and the APNs reason if any.
+    public func recordPush(kind: String, state: String, reason: String?) {
+        self.state.withLock { $0.pushes[PushKey(kind: kind, state: state, reason: reason ?? ""), default: 0] += 1 }
+    }
+
+    /// Time from a delivery's creation to APNs accepting it.
+    public func recordDeliveryLatency(_ seconds: Double) {
+        state.withLock { $0.deliveryLatency.observe(seconds, bounds: Self.deliveryBuckets) }
     }
 
     /// The exposition text; `gauges` are point-in-time values read by the caller (pool state).
@@ -65,6 +93,20 @@ public final class Metrics: Sendable {
             lines.append("openpush_http_request_duration_seconds_sum{\(label)} \(format(histogram.sum))")
             lines.append("openpush_http_request_duration_seconds_count{\(label)} \(histogram.count)")
         }
+        lines.append("# HELP openpush_pushes_total Push attempts, by token kind, resulting state and APNs reason.")
+        lines.append("# TYPE openpush_pushes_total counter")
+        for key in snapshot.pushes.keys.sorted(by: { ($0.kind, $0.state, $0.reason) < ($1.kind, $1.state, $1.reason) }) {
+            let labels = "kind=\"\(escape(key.kind))\",state=\"\(escape(key.state))\",reason=\"\(escape(key.reason))\""
+            lines.append("openpush_pushes_total{\(labels)} \(snapshot.pushes[key]!)")
+        }
+        lines.append("# HELP openpush_delivery_latency_seconds From a delivery's creation to APNs accepting it.")
+        lines.append("# TYPE openpush_delivery_latency_seconds histogram")
+        for (index, bound) in Self.deliveryBuckets.enumerated() {
+            lines.append("openpush_delivery_latency_seconds_bucket{le=\"\(format(bound))\"} \(snapshot.deliveryLatency.bucketCounts[index])")
+        }
+        lines.append("openpush_delivery_latency_seconds_bucket{le=\"+Inf\"} \(snapshot.deliveryLatency.count)")
+        lines.append("openpush_delivery_latency_seconds_sum \(format(snapshot.deliveryLatency.sum))")
+        lines.append("openpush_delivery_latency_seconds_count \(snapshot.deliveryLatency.count)")
         for gauge in gauges {
             lines.append("# HELP \(gauge.name) \(gauge.help)")
             lines.append("# TYPE \(gauge.name) gauge")

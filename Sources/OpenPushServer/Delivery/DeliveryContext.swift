@@ -1,0 +1,116 @@
+import OpenPushCore
+import Postgres
+
+/// Everything a batch of claimed deliveries needs to become pushes, loaded in a few queries
+/// (one per table) rather than per row.
+struct DeliveryContext: Sendable {
+    struct Message: Sendable {
+        var id: String
+        var send: LiveActivitySend?
+        var activityType: String?
+    }
+
+    struct App: Sendable {
+        var id: String
+        var bundleID: String?
+        var watchBundleID: String?
+        var autoEndMinutes: Int?
+        var onesignalAlias: Bool
+        var p8: String?
+        var keyID: String?
+        var teamID: String?
+        var updatedAt: Double
+    }
+
+    struct Subscription: Sendable {
+        var id: String
+        var platform: String
+        var environment: String
+        var language: String?
+        var country: String?
+        var appVersion: String?
+        var tags: [String: String]
+        var externalID: String?
+    }
+
+    struct Activity: Sendable {
+        var id: String
+        var staleAt: Double
+        var lastPushTimestamp: Int?
+    }
+
+    var messages: [String: Message] = [:]
+    var apps: [String: App] = [:]
+    var subscriptions: [String: Subscription] = [:]
+    var activities: [String: Activity] = [:]
+    /// external id → the user's aliases, for Liquid's `user`.
+    var aliases: [String: [String: String]] = [:]
+
+    static func load(for deliveries: [ClaimedDelivery], in connection: PostgresConnection) throws -> DeliveryContext {
+        var context = DeliveryContext()
+        let messageIDs = Array(Set(deliveries.map(\.messageID)))
+        for row in try connection.query("""
+            SELECT id, kind, event, activity_type, activity_id, request::text AS request FROM messages WHERE id = ANY(\(messageIDs)::text[])
+            """) {
+            let id: String = try row.decode("id")
+            let event: String? = try row.decode("event")
+            let request = (try? JSONValue.parse(try row.decode("request", as: String.self)))?.objectValue ?? [:]
+            var send: LiveActivitySend?
+            switch event {
+            case "start": send = try? LiveActivitySendParser.parseStart(request).get()
+            case "update", "end":
+                send = try? LiveActivitySendParser.parseUpdateOrEnd(request, activityID: try row.decode("activity_id")).get()
+            default: send = nil
+            }
+            context.messages[id] = Message(id: id, send: send, activityType: try row.decode("activity_type"))
+        }
+        let appIDs = Array(Set(deliveries.map(\.appID)))
+        for row in try connection.query("""
+            SELECT id, apns_bundle_id, apns_watch_bundle_id, live_activity_auto_end_minutes, onesignal_alias, apns_p8,
+                   apns_key_id, apns_team_id, extract(epoch FROM updated_at)::float8 AS updated_at
+            FROM apps WHERE id = ANY(\(appIDs)::text[])
+            """) {
+            let id: String = try row.decode("id")
+            context.apps[id] = App(id: id, bundleID: try row.decode("apns_bundle_id"), watchBundleID: try row.decode("apns_watch_bundle_id"),
+                                   autoEndMinutes: try row.decode("live_activity_auto_end_minutes"),
+                                   onesignalAlias: try row.decode("onesignal_alias"), p8: try row.decode("apns_p8"),
+                                   keyID: try row.decode("apns_key_id"), teamID: try row.decode("apns_team_id"),
+                                   updatedAt: try row.decode("updated_at"))
+        }
+        let subscriptionIDs = Array(Set(deliveries.map(\.subscriptionID)))
+        for row in try connection.query("""
+            SELECT id, platform, environment, language, country, app_version, tags::text AS tags, external_id
+            FROM subscriptions WHERE id = ANY(\(subscriptionIDs)::text[])
+            """) {
+            let id: String = try row.decode("id")
+            let tagObject = (try? JSONValue.parse(try row.decode("tags", as: String.self)))?.objectValue ?? [:]
+            let tags = Dictionary(uniqueKeysWithValues: tagObject.compactMap { entry in entry.value.stringValue.map { (entry.key, $0) } })
+            context.subscriptions[id] = Subscription(
+                id: id, platform: try row.decode("platform"), environment: try row.decode("environment"),
+                language: try row.decode("language"), country: try row.decode("country"), appVersion: try row.decode("app_version"),
+                tags: tags, externalID: try row.decode("external_id"))
+        }
+        let activityIDs = Array(Set(deliveries.compactMap(\.liveActivityID)))
+        if !activityIDs.isEmpty {
+            for row in try connection.query("""
+                SELECT id, extract(epoch FROM stale_at)::float8 AS stale_at, last_push_timestamp
+                FROM live_activities WHERE id = ANY(\(activityIDs)::text[])
+                """) {
+                let id: String = try row.decode("id")
+                let last: Int64? = try row.decode("last_push_timestamp")
+                context.activities[id] = Activity(id: id, staleAt: try row.decode("stale_at"), lastPushTimestamp: last.map(Int.init))
+            }
+        }
+        let externalIDs = Array(Set(context.subscriptions.values.compactMap(\.externalID)))
+        if !externalIDs.isEmpty {
+            for row in try connection.query("""
+                SELECT e.value AS external_id, a.label, a.value FROM user_aliases e
+                JOIN user_aliases a ON a.user_id = e.user_id
+                WHERE e.label = 'external_id' AND e.value = ANY(\(externalIDs)::text[]) AND e.app_id = ANY(\(appIDs)::text[])
+                """) {
+                context.aliases[try row.decode("external_id"), default: [:]][try row.decode("label")] = try row.decode("value")
+            }
+        }
+        return context
+    }
+}

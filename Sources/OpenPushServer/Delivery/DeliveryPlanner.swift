@@ -1,0 +1,65 @@
+import OpenPushCore
+
+/// Turns one claimed delivery and its context into the push to send, or into the reason it
+/// will not be sent. Pure: time and the previous timestamps are passed in.
+enum DeliveryPlanner {
+    /// A Live Activity push not sent within a day is worthless: APNs would drop it too.
+    static let maximumAge: Double = 24 * 3600
+
+    struct Plan: Sendable {
+        var request: APNSRequest
+        var environment: String
+        /// The `aps.timestamp` sent to this activity row, to remember.
+        var activityTimestamp: (activityID: String, timestamp: Int)?
+    }
+
+    enum Refusal: Error, Sendable, Equatable {
+        /// Not sent, and never will be: the row ends in `error` with this reason.
+        case permanent(String)
+        /// The app has no usable APNs credentials: pause it.
+        case credentials(String)
+    }
+
+    static func plan(_ delivery: ClaimedDelivery, context: DeliveryContext, now: Double,
+                     lastTimestamps: [String: Int]) -> Result<Plan, Refusal> {
+        guard now - delivery.createdAt < maximumAge else { return .failure(.permanent("Expired")) }
+        guard let message = context.messages[delivery.messageID], let send = message.send,
+              let app = context.apps[delivery.appID], let subscription = context.subscriptions[delivery.subscriptionID]
+        else { return .failure(.permanent("MissingContext")) }
+        guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }
+        let activity = delivery.liveActivityID.flatMap { context.activities[$0] }
+        let previous = activity.map { lastTimestamps[$0.id] ?? $0.lastPushTimestamp } ?? nil
+        let timestamp = LiveActivityPayload.nextTimestamp(now: now, previous: previous)
+        let liquid = LocalizedText.context(
+            tags: subscription.tags,
+            subscription: ["id": .string(subscription.id), "language": subscription.language.map(JSONValue.string) ?? .null,
+                           "country": subscription.country.map(JSONValue.string) ?? .null,
+                           "app_version": subscription.appVersion.map(JSONValue.string) ?? .null],
+            user: userContext(subscription.externalID, aliases: context.aliases))
+        let input = LiveActivityPushInput(
+            event: send.event, messageID: message.id, activityID: send.activityID,
+            activityType: message.activityType ?? "", attributes: send.attributes, contentState: send.contentState,
+            title: LocalizedText.render(send.headings, language: subscription.language, context: liquid, limit: LocalizedText.titleLimit),
+            body: LocalizedText.render(send.contents, language: subscription.language, context: liquid, limit: LocalizedText.bodyLimit),
+            sound: send.sound, relevanceScore: send.relevanceScore, explicitPriority: send.priority,
+            requestedStaleDate: send.staleDate, registeredStaleDate: activity?.staleAt,
+            requestedDismissalDate: send.dismissalDate, autoEndMinutes: app.autoEndMinutes,
+            bundleID: bundleID, watchBundleID: app.watchBundleID, platform: subscription.platform,
+            apnsID: delivery.apnsID, onesignalAlias: app.onesignalAlias, now: now, timestamp: timestamp)
+        switch LiveActivityPayload.build(input) {
+        case .success(let request):
+            return .success(Plan(request: request, environment: subscription.environment,
+                                 activityTimestamp: activity.map { ($0.id, timestamp) }))
+        case .failure(let problem):
+            return .failure(.permanent(problem.reason.rawValue))
+        }
+    }
+
+    static func userContext(_ externalID: String?, aliases: [String: [String: String]]) -> JSONObject {
+        guard let externalID else { return [:] }
+        var user: JSONObject = ["external_id": .string(externalID)]
+        let known = aliases[externalID] ?? [:]
+        user["aliases"] = .object(JSONObject(known.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }))
+        return user
+    }
+}
