@@ -125,6 +125,11 @@ public final class APNSSimulator: Sendable {
         state.withLock { $0.behaviours[prefix.lowercased()] = behaviour }
     }
 
+    /// The current prefix table, built-in entries included.
+    public func behaviours() -> [String: Behaviour] {
+        state.withLock { $0.behaviours }
+    }
+
     /// Every connection sends GOAWAY after its `streams`-th request, with that stream as the
     /// last processed one (later streams are refused, and the client must retry them on a
     /// new connection, which again gets `streams`). `nil` turns this off.
