@@ -47,7 +47,7 @@ extension APNSSimulator {
             maxConcurrentStreams: UInt32 = 1000,
             rampsUpStreams: Bool = false,
             slowDelay: Duration = .seconds(1),
-            recordLimit: Int = 100_000,
+            recordLimit: Int = 50_000,
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
             self.host = host

@@ -17,7 +17,7 @@ extension APNSSimulator {
     ///
     /// | request | effect |
     /// |---|---|
-    /// | `GET /pushes` | `{"pushes": [{token, apns_id, headers, payload, received_at}, …]}`, oldest first |
+    /// | `GET /pushes` | `{"accepted_count": N, "pushes": [{token, apns_id, headers, payload, received_at}, …]}`, oldest first; `?token=` filters, `?limit=N` keeps the newest N |
     /// | `DELETE /pushes` | forget recorded pushes (204) |
     /// | `GET /behaviours` | `{"behaviours": [{token_prefix, status, reason, delay_ms}, …]}` |
     /// | `POST /behaviours` `{"token_prefix": "dead", "status": 410, "reason": "Unregistered", "delay_ms": 0}` | set one (200) |
@@ -26,11 +26,19 @@ extension APNSSimulator {
     /// | `POST /reset` | recorded pushes, behaviours and GOAWAY back to the start (204) |
     ///
     /// Errors answer `{"error": "…"}` with 400, 404 or 405.
-    public func control(method: String, path: String, body: [UInt8]) -> ControlResponse {
+    public func control(method: String, path: String, query: [String: String] = [:], body: [UInt8]) -> ControlResponse {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         switch (method, segments) {
         case ("GET", ["pushes"]):
-            return ControlResponse(status: 200, body: ["pushes": .array(accepted().map(\.json))])
+            var pushes = accepted()
+            if let token = query["token"]?.lowercased() { pushes.removeAll { $0.deviceToken.lowercased() != token } }
+            if let text = query["limit"] {
+                guard let limit = Int(text), limit >= 0 else { return Self.error(400, "limit must be a number ≥ 0") }
+                pushes = Array(pushes.suffix(limit))
+            }
+            return ControlResponse(status: 200, body: [
+                "accepted_count": .int(Int64(acceptedCount)), "pushes": .array(pushes.map(\.json)),
+            ])
         case ("DELETE", ["pushes"]):
             clearAccepted()
             return ControlResponse(status: 204)

@@ -38,6 +38,7 @@ public final class APNSSimulator: Sendable {
         var behaviours: [String: Behaviour]
         var goAwayAfterStreams: Int?
         var recorded: [RecordedPush] = []
+        var acceptedCount = 0
     }
 
     let state: Mutex<State>
@@ -137,6 +138,9 @@ public final class APNSSimulator: Sendable {
         state.withLock { $0.goAwayAfterStreams = streams.map { max(1, $0) } }
     }
 
+    /// How many pushes were answered 200 since the start (or `reset()`), beyond `recordLimit` too.
+    public var acceptedCount: Int { state.withLock { $0.acceptedCount } }
+
     /// The pushes answered 200, oldest first (at most `recordLimit`).
     public func accepted() -> [RecordedPush] {
         state.withLock { $0.recorded }
@@ -146,14 +150,18 @@ public final class APNSSimulator: Sendable {
     public func reset() {
         state.withLock { state in
             state.recorded.removeAll()
+            state.acceptedCount = 0
             state.behaviours = Behaviour.builtIn(slowDelay: configuration.slowDelay)
             state.goAwayAfterStreams = nil
         }
     }
 
-    /// Removes the recorded pushes only.
+    /// Removes the recorded pushes (and zeroes `acceptedCount`) only.
     public func clearAccepted() {
-        state.withLock { $0.recorded.removeAll() }
+        state.withLock { state in
+            state.recorded.removeAll()
+            state.acceptedCount = 0
+        }
     }
 
     // MARK: Used by connections
@@ -169,6 +177,7 @@ public final class APNSSimulator: Sendable {
     func record(_ push: RecordedPush) {
         let limit = max(1, configuration.recordLimit)
         state.withLock { state in
+            state.acceptedCount += 1
             state.recorded.append(push)
             // Trim in batches so recording stays O(1) amortised.
             if state.recorded.count > limit + limit / 8 {

@@ -123,7 +123,7 @@ final class APNSSimulatorConnection {
         let now = simulator.configuration.now()
         let verdict = simulator.requestCheck.check(request, now: now, verifiedTokens: &verifiedTokens)
         let apnsID = request.value("apns-id").flatMap { APNSSimulatorRequestCheck.isUUID($0) ? $0 : nil }
-            ?? UUID().uuidString.lowercased()
+            ?? Self.makeAPNSID()
 
         var behaviour: APNSSimulator.Behaviour
         var push: APNSSimulator.RecordedPush?
@@ -157,6 +157,23 @@ final class APNSSimulatorConnection {
             goAwayStreamID = request.streamID
             try session.submitGoAway(lastStreamID: request.streamID)
         }
+    }
+
+    /// A random (version 4) UUID in lower case, as APNs makes them. RAND_bytes, because
+    /// Foundation's UUID() opens /dev/urandom on every call here, which showed in profiles.
+    static func makeAPNSID() -> String {
+        var bytes = SecureRandom.bytes(16)
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let hex = bytes.hexString
+        let utf8 = Array(hex.utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, digit) in utf8.enumerated() {
+            if [8, 12, 16, 20].contains(index) { text.append(UInt8(ascii: "-")) }
+            text.append(digit)
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     private static func answer(

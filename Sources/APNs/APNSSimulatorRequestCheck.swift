@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import HTTP2
-import OpenPushCore
 
 /// What Apple checks on `POST /3/device/<token>`, as a pure function of the request, the
 /// time, and the keys: the simulator's rules, tested without sockets.
@@ -46,7 +45,8 @@ struct APNSSimulatorRequestCheck: Sendable {
     ///   client reusing its token (as it must) costs one signature check per connection.
     func check(_ request: HTTP2ServerSession.Request, now: Date,
                verifiedTokens: inout [String: APNSSimulatorProviderToken]) -> Verdict {
-        let path = (request.path ?? "").split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+        var path = request.path ?? ""
+        if let query = path.utf8.firstIndex(of: UInt8(ascii: "?")) { path = String(path[..<query]) }
         let prefix = "/3/device/"
         guard path.hasPrefix(prefix) else { return .rejected(status: 404, reason: "BadPath") }
         guard request.method == "POST" else { return .rejected(status: 405, reason: "MethodNotAllowed") }
@@ -79,7 +79,7 @@ struct APNSSimulatorRequestCheck: Sendable {
         }
         guard request.body.count <= Self.maxPayloadSize else { return .rejected(status: 413, reason: "PayloadTooLarge") }
         // Apple names no reason for a payload that is not a JSON object; PayloadEmpty is the nearest.
-        guard case .object? = try? JSONValue.parse(request.body) else {
+        guard APNSSimulatorJSONSyntax.isObject(request.body) else {
             return .rejected(status: 400, reason: "PayloadEmpty")
         }
         return .accepted(deviceToken: token)
@@ -116,7 +116,8 @@ struct APNSSimulatorRequestCheck: Sendable {
     /// push type's suffix is BadTopic.
     private func checkTopic(_ topic: String?, pushType: String?) -> Verdict? {
         guard let topic, !topic.isEmpty else { return .rejected(status: 400, reason: "MissingTopic") }
-        guard !topic.contains(where: { $0.isWhitespace || $0 == "/" }) else {
+        // No spaces, controls or slashes: a bundle id is reverse-DNS text.
+        guard !topic.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "/") }) else {
             return .rejected(status: 400, reason: "BadTopic")
         }
         let type = pushType ?? Self.inferredPushType(topic: topic)
@@ -143,7 +144,7 @@ struct APNSSimulatorRequestCheck: Sendable {
     /// Hex, even length, 64–512 digits: device tokens are 32 bytes, Live Activity tokens longer.
     static func isDeviceToken(_ token: String) -> Bool {
         let count = token.utf8.count
-        return count % 2 == 0 && (64...512).contains(count) && token.utf8.allSatisfy(\.isHexDigit)
+        return count % 2 == 0 && (64...512).contains(count) && token.utf8.allSatisfy(\.isASCIIHexDigit)
     }
 
     /// The canonical 8-4-4-4-12 hex form, either case.
@@ -153,18 +154,10 @@ struct APNSSimulatorRequestCheck: Sendable {
         for (index, byte) in bytes.enumerated() {
             if [8, 13, 18, 23].contains(index) {
                 guard byte == UInt8(ascii: "-") else { return false }
-            } else if !byte.isHexDigit {
+            } else if !byte.isASCIIHexDigit {
                 return false
             }
         }
         return true
-    }
-}
-
-private extension UInt8 {
-    var isHexDigit: Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
-            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
     }
 }

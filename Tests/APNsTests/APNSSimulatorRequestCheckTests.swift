@@ -189,3 +189,33 @@ import Testing
         #expect(table.behaviour(forToken: Fixtures.deviceToken("dead01")) == .unregistered)
     }
 }
+
+@Suite struct APNSSimulatorJSONSyntaxTests {
+    @Test(arguments: [
+        "{}", " {} ", #"{"aps":{"alert":{"title":"Hi","body":"\u00e9\n\"q\""}},"n":[1,-2.5e3,0,true,false,null],"e":[]}"#,
+        #"{"a":{"b":{"c":[{"d":"é"}]}}}"#,
+    ])
+    func acceptsObjects(text: String) {
+        #expect(APNSSimulatorJSONSyntax.isObject(Array(text.utf8)))
+    }
+
+    @Test(arguments: [
+        "", "  ", "[]", "1", #""s""#, "{", "}", "{}{}", "{} x", #"{"a"}"#, #"{"a":}"#, #"{"a":1,}"#, #"{a:1}"#,
+        #"{"a":01}"#, #"{"a":1.}"#, #"{"a":-}"#, #"{"a":tru}"#, #"{"a":"\x"}"#, #"{"a":"\u12"}"#, "{\"a\":\"\u{01}\"}",
+        #"{"a":[1 2]}"#, String(repeating: #"{"a":"#, count: 100) + "1" + String(repeating: "}", count: 100),
+    ])
+    func refusesEverythingElse(text: String) {
+        #expect(!APNSSimulatorJSONSyntax.isObject(Array(text.utf8)))
+    }
+
+    @Test func madeUpAPNSIDsAreVersion4UUIDs() {
+        let ids = (0..<100).map { _ in APNSSimulatorConnection.makeAPNSID() }
+        #expect(Set(ids).count == 100)
+        for id in ids {
+            #expect(APNSSimulatorRequestCheck.isUUID(id))
+            #expect(id == id.lowercased())
+            #expect(Array(id)[14] == "4")
+            #expect(UUID(uuidString: id) != nil)
+        }
+    }
+}
