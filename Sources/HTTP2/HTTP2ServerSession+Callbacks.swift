@@ -23,7 +23,9 @@ private func onBeginHeaders(
     guard let frame, UInt32(frame.pointee.hd.type) == NGHTTP2_HEADERS.rawValue,
           frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
     let streamID = frame.pointee.hd.stream_id
-    server(userData).partial[streamID] = HTTP2ServerSession.Request(streamID: streamID)
+    let owner = server(userData)
+    owner.partial[streamID] = HTTP2ServerSession.Request(streamID: streamID)
+    owner.openStreams.insert(streamID)
     return 0
 }
 
@@ -66,6 +68,7 @@ private func onStreamClose(
 ) -> Int32 {
     let owner = server(userData)
     owner.partial[streamID] = nil
+    owner.openStreams.remove(streamID)
     owner.responseBodies[streamID] = nil
     return 0
 }

@@ -11,6 +11,8 @@ public final class HTTP2ServerSession {
     var partial: [Int32: Request] = [:]
     /// Requests completed by callbacks during one `receive`; handed out and reset at its end.
     var completed: [Request] = []
+    /// Streams the client opened that have not closed: only these can be answered.
+    var openStreams: Set<Int32> = []
     /// Response bodies still being sent, with how far each has gone.
     var responseBodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
 
@@ -68,7 +70,7 @@ public final class HTTP2ServerSession {
     /// already gone (the client reset it, or a GOAWAY refused it).
     @discardableResult
     public func respond(streamID: Int32, status: Int, headers: [HTTP2Header] = [], body: [UInt8] = []) throws -> Bool {
-        guard nghttp2_session_find_stream(session, streamID) != nil else { return false }
+        guard openStreams.contains(streamID) else { return false }
         let fields = [HTTP2Header(name: ":status", value: String(status))] + headers
         let result = Self.withNameValues(fields) { nameValues in
             if body.isEmpty {
