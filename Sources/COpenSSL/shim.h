@@ -7,6 +7,7 @@
 #include <openssl/rand.h>
 #include <openssl/crypto.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 #include <openssl/ecdsa.h>
 
 // Macros Swift cannot import, as functions.

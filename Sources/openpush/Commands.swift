@@ -21,6 +21,8 @@ enum Commands {
           dev                    run with a private PostgreSQL under .openpush/ (no configuration needed) and a demo app
           \(AppsCommand.usage)
                                  create an app in OPENPUSH_DATABASE_URL (migrates first); prints its id and keys
+          \(ApnsSimCommand.usage)
+                                 run the local APNs simulator and its control API
           help                   show this text
 
         environment:

@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func serverConcurrencyLimitIsVisibleAndUpdates() throws {
-        let server = TestServerSession(settings: [(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 1)])
+        let server = TestServerSession(settings: [.maxConcurrentStreams(1)])
         let client = try HTTP2ClientSession()
         let first = try exchange(client, server)
         #expect(first.contains(.settingsChanged(maxConcurrentStreams: 1)))
@@ -71,7 +71,7 @@ import Testing
         let ids = try (0..<3).map { _ in try client.submitRequest(headers: apnsRequestHeaders(), body: [1]) }
         #expect(Set(responses(in: try exchange(client, server)).keys) == Set(ids))
 
-        server.submitSettings([(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 1000)])
+        server.submitSettings([.maxConcurrentStreams(1000)])
         #expect(try exchange(client, server) == [.settingsChanged(maxConcurrentStreams: 1000)])
         #expect(client.remoteMaxConcurrentStreams == 1000)
     }

@@ -1,0 +1,63 @@
+extension APNSSimulator {
+    /// How the simulator answers a valid push to a token with a given prefix: a status and
+    /// reason (200 = accepted and recorded), optionally after a delay.
+    public struct Behaviour: Sendable, Equatable {
+        public var status: Int
+        /// Apple's reason string for a rejection; `nil` for 200.
+        public var reason: String?
+        /// How long the answer waits; the connection keeps serving other streams meanwhile.
+        public var delay: Duration
+
+        public init(status: Int, reason: String? = nil, delay: Duration = .zero) {
+            self.status = status
+            self.reason = reason
+            self.delay = delay
+        }
+
+        public static let accept = Behaviour(status: 200)
+        /// 410 with a `timestamp`, as for an uninstalled app or an ended activity.
+        public static let unregistered = Behaviour(status: 410, reason: "Unregistered")
+        public static let badDeviceToken = Behaviour(status: 400, reason: "BadDeviceToken")
+        public static let tooManyRequests = Behaviour(status: 429, reason: "TooManyRequests")
+        public static let internalServerError = Behaviour(status: 500, reason: "InternalServerError")
+        public static let serviceUnavailable = Behaviour(status: 503, reason: "ServiceUnavailable")
+        public static func slow(_ delay: Duration) -> Behaviour { Behaviour(status: 200, delay: delay) }
+
+        /// The built-in table, by lower-case hex token prefix (tokens are hex, so the
+        /// prefixes are hex words):
+        ///
+        /// | prefix | answer |
+        /// |---|---|
+        /// | `dead` | 410 Unregistered, with `timestamp` |
+        /// | `bad0` | 400 BadDeviceToken |
+        /// | `5105` | 200 after `Configuration.slowDelay` ("slow") |
+        /// | `4290` | 429 TooManyRequests |
+        /// | `5000` | 500 InternalServerError |
+        /// | `5030` | 503 ServiceUnavailable |
+        ///
+        /// Any other token is accepted. The longest matching prefix wins, so a custom
+        /// `dead00` entry can override `dead`.
+        public static func builtIn(slowDelay: Duration) -> [String: Behaviour] {
+            [
+                "dead": .unregistered,
+                "bad0": .badDeviceToken,
+                "5105": .slow(slowDelay),
+                "4290": .tooManyRequests,
+                "5000": .internalServerError,
+                "5030": .serviceUnavailable,
+            ]
+        }
+    }
+}
+
+extension [String: APNSSimulator.Behaviour] {
+    /// The behaviour of the longest prefix of `token` (compared in lower case).
+    func behaviour(forToken token: String) -> APNSSimulator.Behaviour? {
+        let token = token.lowercased()
+        var best: (length: Int, behaviour: APNSSimulator.Behaviour)?
+        for (prefix, behaviour) in self where token.hasPrefix(prefix) && prefix.count > (best?.length ?? -1) {
+            best = (prefix.count, behaviour)
+        }
+        return best?.behaviour
+    }
+}

@@ -1,0 +1,66 @@
+public import Foundation
+
+extension APNSSimulator {
+    public struct Configuration: Sendable {
+        /// How clients reach the simulator.
+        public enum Transport: Sendable, Equatable {
+            /// HTTP/2 over cleartext with prior knowledge (h2c): an `http://` endpoint.
+            case cleartext
+            /// TLS with ALPN `h2` and a fresh self-signed certificate for `localhost`,
+            /// `127.0.0.1` and `::1`, written as PEM to `certificatePath` (if given) for
+            /// clients to trust; also readable from `APNSSimulator.certificatePEM`.
+            case tls(certificatePath: String?)
+        }
+
+        /// A numeric IPv4 or IPv6 address.
+        public var host: String
+        /// 0 picks an ephemeral port; read it back from `APNSSimulator.port` after `start()`.
+        public var port: UInt16
+        public var transport: Transport
+        /// Key id → DER SubjectPublicKeyInfo of the provider's P-256 key (what
+        /// `P256SigningKey.publicKeyDER` gives for a `.p8`).
+        public var providerKeys: [String: [UInt8]]
+        /// Skips the provider-token checks altogether, a missing token included (quick dev use,
+        /// load tests).
+        public var acceptAnyToken: Bool
+        /// Bundle ids topics may name (after removing the push type's suffix); `nil` = any.
+        public var bundleIDs: Set<String>?
+        /// Announced in SETTINGS_MAX_CONCURRENT_STREAMS.
+        public var maxConcurrentStreams: UInt32
+        /// Like APNs, announce one stream until the first request passes the token check on a
+        /// connection, then `maxConcurrentStreams`.
+        public var rampsUpStreams: Bool
+        /// The delay of the built-in "slow" prefix (`5105`).
+        public var slowDelay: Duration
+        /// Accepted pushes kept for `accepted()`; the oldest go first beyond this.
+        public var recordLimit: Int
+        /// Wall-clock time, for provider-token ages and recorded times (a parameter for tests).
+        public var now: @Sendable () -> Date
+
+        public init(
+            host: String = "127.0.0.1",
+            port: UInt16 = 0,
+            transport: Transport = .cleartext,
+            providerKeys: [String: [UInt8]] = [:],
+            acceptAnyToken: Bool = false,
+            bundleIDs: Set<String>? = nil,
+            maxConcurrentStreams: UInt32 = 1000,
+            rampsUpStreams: Bool = false,
+            slowDelay: Duration = .seconds(1),
+            recordLimit: Int = 50_000,
+            now: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.host = host
+            self.port = port
+            self.transport = transport
+            self.providerKeys = providerKeys
+            self.acceptAnyToken = acceptAnyToken
+            self.bundleIDs = bundleIDs
+            self.maxConcurrentStreams = maxConcurrentStreams
+            self.rampsUpStreams = rampsUpStreams
+            self.slowDelay = slowDelay
+            self.recordLimit = recordLimit
+            self.now = now
+        }
+    }
+}

@@ -1,0 +1,49 @@
+public import Foundation
+public import HTTP2
+public import OpenPushCore
+
+extension APNSSimulator {
+    /// A push the simulator accepted (answered 200), as it arrived.
+    public struct RecordedPush: Sendable, Equatable {
+        public var deviceToken: String
+        /// The `apns-id` answered: the request's, or the one the simulator made up.
+        public var apnsID: String
+        /// Request headers without pseudo-headers, in arrival order.
+        public var headers: [HTTP2Header]
+        public var payload: [UInt8]
+        public var receivedAt: Date
+
+        public init(deviceToken: String, apnsID: String, headers: [HTTP2Header], payload: [UInt8], receivedAt: Date) {
+            self.deviceToken = deviceToken
+            self.apnsID = apnsID
+            self.headers = headers
+            self.payload = payload
+            self.receivedAt = receivedAt
+        }
+
+        public func header(_ name: String) -> String? {
+            headers.first { $0.name == name }?.value
+        }
+
+        /// The payload decoded (the simulator accepts only JSON objects).
+        public var payloadJSON: JSONValue? { try? JSONValue.parse(payload) }
+
+        /// The shape the control API serves: token, apns-id, headers (the token in
+        /// `authorization` is left out), decoded payload, and the time in ISO 8601.
+        public var json: JSONValue {
+            var fields = JSONObject()
+            for header in headers where header.name != "authorization" {
+                fields[header.name] = .string(header.value)
+            }
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return .object([
+                "token": .string(deviceToken),
+                "apns_id": .string(apnsID),
+                "headers": .object(fields),
+                "payload": payloadJSON ?? .null,
+                "received_at": .string(formatter.string(from: receivedAt)),
+            ])
+        }
+    }
+}

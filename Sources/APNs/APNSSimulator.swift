@@ -1,0 +1,264 @@
+import Crypto
+import Foundation
+import HTTP2
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A local, APNs-compatible HTTP/2 server for development and tests: it checks requests the
+/// way Apple does (provider token, topic and push type, priority, `apns-id`, collapse id,
+/// payload), answers with Apple's statuses and `{"reason": …}` bodies, echoes `apns-id`, and
+/// records what it accepted. Device-token prefixes choose other answers (see
+/// `Behaviour.builtIn`), and `goAway(afterStreams:)` makes it send GOAWAY.
+///
+///     let simulator = try APNSSimulator(.init(acceptAnyToken: true))
+///     try simulator.start()
+///     // point a client at simulator.endpoint, then:
+///     simulator.accepted()
+///
+/// Runs on its own threads (one accepting, one per connection), never on Swift's
+/// cooperative pool. The process must ignore SIGPIPE when TLS is used.
+public final class APNSSimulator: Sendable {
+    public let configuration: Configuration
+    /// The certificate clients must trust, as PEM; `nil` over cleartext.
+    public let certificatePEM: String?
+    let tlsContext: TLSServerContext?
+    let requestCheck: APNSSimulatorRequestCheck
+
+    enum Phase { case idle, running, stopped }
+
+    struct State {
+        var phase = Phase.idle
+        var listener: Int32 = -1
+        var port: UInt16 = 0
+        var connections: [Int: Int32] = [:]
+        var nextConnectionID = 0
+        var behaviours: [String: Behaviour]
+        var goAwayAfterStreams: Int?
+        var recorded: [RecordedPush] = []
+        var acceptedCount = 0
+    }
+
+    let state: Mutex<State>
+    private let threads = DispatchGroup()
+
+    /// Prepares the keys and, for TLS, the certificate (written out at once, so a client can
+    /// be configured before `start()`). Does not listen yet.
+    public init(_ configuration: Configuration) throws {
+        self.configuration = configuration
+        var keys: [String: P256VerifyingKey] = [:]
+        for (keyID, der) in configuration.providerKeys {
+            keys[keyID] = try P256VerifyingKey(publicKeyDER: der)
+        }
+        requestCheck = APNSSimulatorRequestCheck(
+            providerKeys: keys, acceptAnyToken: configuration.acceptAnyToken, bundleIDs: configuration.bundleIDs)
+        switch configuration.transport {
+        case .cleartext:
+            certificatePEM = nil
+            tlsContext = nil
+        case .tls(let path):
+            let certificate = try SelfSignedCertificate.generate()
+            if let path {
+                try Data(certificate.certificatePEM.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            }
+            certificatePEM = certificate.certificatePEM
+            tlsContext = try TLSServerContext(
+                certificatePEM: certificate.certificatePEM, privateKeyPEM: certificate.privateKeyPEM, alpn: ["h2"])
+        }
+        state = Mutex(State(behaviours: Behaviour.builtIn(slowDelay: configuration.slowDelay)))
+    }
+
+    /// The bound port; valid after `start()`.
+    public var port: UInt16 { state.withLock { $0.port } }
+
+    /// Where a client sends pushes: `http://127.0.0.1:<port>` (h2c) or
+    /// `https://localhost:<port>` (TLS; the certificate names localhost and the loopback IPs).
+    public var endpoint: String {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        switch configuration.transport {
+        case .cleartext: return "http://\(host):\(port)"
+        case .tls: return "https://\(configuration.host == "127.0.0.1" ? "localhost" : host):\(port)"
+        }
+    }
+
+    /// Binds and starts accepting. Call once.
+    public func start() throws {
+        try state.withLock { state in
+            guard state.phase == .idle else { throw APNSSimulatorError("an APNSSimulator can be started only once") }
+        }
+        let (listener, port) = try Self.listen(host: configuration.host, port: configuration.port)
+        state.withLock { state in
+            state.listener = listener
+            state.port = port
+            state.phase = .running
+        }
+        threads.enter()
+        let thread = Thread { [self] in
+            acceptLoop(listener)
+            threads.leave()
+        }
+        thread.name = "apns-sim accept"
+        thread.start()
+    }
+
+    /// Stops accepting, ends every connection, and waits (briefly) for the threads to finish.
+    public func stop() {
+        let sockets: [Int32] = state.withLock { state in
+            guard state.phase == .running else {
+                state.phase = .stopped
+                return []
+            }
+            state.phase = .stopped
+            return [state.listener] + Array(state.connections.values)
+        }
+        // shutdown, not close: the owning threads close, so a descriptor is never reused under them.
+        for socket in sockets { _ = Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
+        _ = threads.wait(timeout: .now() + 5)
+    }
+
+    // MARK: Control
+
+    /// Answers valid pushes to tokens starting with `prefix` (hex, any case) with
+    /// `behaviour`; `nil` removes the entry, built-in ones included.
+    public func setBehaviour(_ behaviour: Behaviour?, forTokenPrefix prefix: String) {
+        state.withLock { $0.behaviours[prefix.lowercased()] = behaviour }
+    }
+
+    /// The current prefix table, built-in entries included.
+    public func behaviours() -> [String: Behaviour] {
+        state.withLock { $0.behaviours }
+    }
+
+    /// Every connection sends GOAWAY after its `streams`-th request, with that stream as the
+    /// last processed one (later streams are refused, and the client must retry them on a
+    /// new connection, which again gets `streams`). `nil` turns this off.
+    public func goAway(afterStreams streams: Int?) {
+        state.withLock { $0.goAwayAfterStreams = streams.map { max(1, $0) } }
+    }
+
+    /// How many pushes were answered 200 since the start (or `reset()`), beyond `recordLimit` too.
+    public var acceptedCount: Int { state.withLock { $0.acceptedCount } }
+
+    /// The pushes answered 200, oldest first (at most `recordLimit`).
+    public func accepted() -> [RecordedPush] {
+        state.withLock { $0.recorded }
+    }
+
+    /// Forgets recorded pushes, restores the built-in behaviours and turns GOAWAY off.
+    public func reset() {
+        state.withLock { state in
+            state.recorded.removeAll()
+            state.acceptedCount = 0
+            state.behaviours = Behaviour.builtIn(slowDelay: configuration.slowDelay)
+            state.goAwayAfterStreams = nil
+        }
+    }
+
+    /// Removes the recorded pushes (and zeroes `acceptedCount`) only.
+    public func clearAccepted() {
+        state.withLock { state in
+            state.recorded.removeAll()
+            state.acceptedCount = 0
+        }
+    }
+
+    // MARK: Used by connections
+
+    var isStopping: Bool { state.withLock { $0.phase != .running } }
+
+    func behaviour(forToken token: String) -> Behaviour? {
+        state.withLock { $0.behaviours.behaviour(forToken: token) }
+    }
+
+    var goAwayAfterStreams: Int? { state.withLock { $0.goAwayAfterStreams } }
+
+    func record(_ push: RecordedPush) {
+        let limit = max(1, configuration.recordLimit)
+        state.withLock { state in
+            state.acceptedCount += 1
+            state.recorded.append(push)
+            // Trim in batches so recording stays O(1) amortised.
+            if state.recorded.count > limit + limit / 8 {
+                state.recorded.removeFirst(state.recorded.count - limit)
+            }
+        }
+    }
+
+    // MARK: Sockets
+
+    private func acceptLoop(_ listener: Int32) {
+        defer { close(listener) }
+        while true {
+            let socket = accept(listener, nil, nil)
+            if socket < 0 {
+                if isStopping { return }
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                // Out of descriptors or similar: wait a little rather than spin.
+                usleep(10_000)
+                continue
+            }
+            var on: Int32 = 1
+            _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+            let id: Int? = state.withLock { state in
+                guard state.phase == .running else { return nil }
+                state.nextConnectionID += 1
+                state.connections[state.nextConnectionID] = socket
+                return state.nextConnectionID
+            }
+            guard let id else {
+                close(socket)
+                return
+            }
+            threads.enter()
+            let thread = Thread { [self] in
+                APNSSimulatorConnection(simulator: self, socket: socket).run()
+                state.withLock { _ = $0.connections.removeValue(forKey: id) }
+                close(socket)
+                threads.leave()
+            }
+            thread.name = "apns-sim connection \(id)"
+            thread.start()
+        }
+    }
+
+    private static func listen(host: String, port: UInt16) throws -> (socket: Int32, port: UInt16) {
+        var address6 = sockaddr_in6()
+        var address4 = sockaddr_in()
+        let isIPv6 = inet_pton(AF_INET6, host, &address6.sin6_addr) == 1
+        guard isIPv6 || inet_pton(AF_INET, host, &address4.sin_addr) == 1 else {
+            throw APNSSimulatorError("not a numeric IP address: \(host)")
+        }
+        let socket = Glibc.socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard socket >= 0 else { throw APNSSimulatorError.errno("socket") }
+        var on: Int32 = 1
+        _ = setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        let bound: Int32
+        if isIPv6 {
+            address6.sin6_family = sa_family_t(AF_INET6)
+            address6.sin6_port = port.bigEndian
+            bound = withUnsafePointer(to: &address6) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            address4.sin_family = sa_family_t(AF_INET)
+            address4.sin_port = port.bigEndian
+            bound = withUnsafePointer(to: &address4) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        guard bound == 0, Glibc.listen(socket, 512) == 0 else {
+            let error = APNSSimulatorError.errno("cannot listen on \(host):\(port)")
+            close(socket)
+            throw error
+        }
+        var boundAddress = sockaddr_in6()
+        var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        _ = withUnsafeMutablePointer(to: &boundAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        // sin_port and sin6_port sit at the same offset.
+        return (socket, UInt16(bigEndian: boundAddress.sin6_port))
+    }
+}

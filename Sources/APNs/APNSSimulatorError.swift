@@ -1,0 +1,18 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A simulator setup or socket failure.
+public struct APNSSimulatorError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+
+    static func errno(_ context: String) -> APNSSimulatorError {
+        APNSSimulatorError("\(context): \(String(cString: strerror(Glibc.errno)))")
+    }
+}

@@ -1,0 +1,117 @@
+import APNs
+import Crypto
+import Foundation
+import HTTPServer
+import OpenPushCore
+import OpenPushServer
+
+/// `openpush apns-sim`: the local APNs simulator on one port and its control API (HTTP/1.1)
+/// on another, until SIGINT or SIGTERM.
+enum ApnsSimCommand {
+    static let usage = "apns-sim [--port N] [--control-port N] [--tls --cert-out FILE] (--key KEYID=P8FILE ... | --accept-any-token)"
+
+    struct Options: Equatable {
+        var port: UInt16 = 2197
+        var controlPort: UInt16 = 2198
+        var tls = false
+        var certificatePath: String?
+        /// Key id → path of the .p8 file.
+        var keyFiles: [String: String] = [:]
+        var acceptAnyToken = false
+    }
+
+    static func run(arguments: [String], logger: Logger) async throws {
+        let options = try parse(arguments)
+        var keys: [String: [UInt8]] = [:]
+        for (keyID, path) in options.keyFiles {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CommandLineError(message: "--key \(keyID): cannot read '\(path)'")
+            }
+            do {
+                keys[keyID] = try P256SigningKey(pem: String(decoding: data, as: UTF8.self)).publicKeyDER
+            } catch {
+                throw CommandLineError(message: "--key \(keyID): '\(path)' is not an APNs .p8 key: \(error)")
+            }
+        }
+        let simulator = try APNSSimulator(.init(
+            port: options.port,
+            transport: options.tls ? .tls(certificatePath: options.certificatePath) : .cleartext,
+            providerKeys: keys,
+            acceptAnyToken: options.acceptAnyToken))
+        try simulator.start()
+        let control = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: options.controlPort, threadPoolSize: 1),
+            responder: ApnsSimControlResponder(simulator: simulator))
+        do {
+            try control.start()
+        } catch {
+            simulator.stop()
+            throw error
+        }
+        Commands.say(banner(simulator, options: options, controlPort: control.port))
+        let signal = await TerminationSignal.wait()
+        logger.info("shutting down", ["signal": String(signal)])
+        await control.shutdown()
+        simulator.stop()
+    }
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var remaining = arguments[...]
+        func value(_ flag: String, _ inline: String?) throws -> String {
+            guard let value = inline ?? remaining.popFirst() else { throw CommandLineError(message: "\(flag) needs a value") }
+            return value
+        }
+        func port(_ flag: String, _ text: String) throws -> UInt16 {
+            guard let port = UInt16(text) else { throw CommandLineError(message: "\(flag): '\(text)' is not a port number") }
+            return port
+        }
+        while let argument = remaining.popFirst() {
+            // `--flag value` or `--flag=value`.
+            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let inline = parts.count == 2 ? parts[1] : nil
+            switch parts[0] {
+            case "--port": options.port = try port("--port", value("--port", inline))
+            case "--control-port": options.controlPort = try port("--control-port", value("--control-port", inline))
+            case "--cert-out": options.certificatePath = try value("--cert-out", inline)
+            case "--tls": options.tls = true
+            case "--accept-any-token": options.acceptAnyToken = true
+            case "--key":
+                let pair = try value("--key", inline).split(separator: "=", maxSplits: 1).map(String.init)
+                guard pair.count == 2, !pair[0].isEmpty, !pair[1].isEmpty else {
+                    throw CommandLineError(message: "--key takes KEYID=P8FILE")
+                }
+                guard options.keyFiles[pair[0]] == nil else { throw CommandLineError(message: "--key \(pair[0]) is given twice") }
+                options.keyFiles[pair[0]] = pair[1]
+            default:
+                throw CommandLineError(message: "unknown option '\(parts[0])' for apns-sim (usage: openpush \(usage))")
+            }
+        }
+        if options.tls != (options.certificatePath != nil) {
+            throw CommandLineError(message: "--tls and --cert-out FILE go together (the clients must trust the certificate)")
+        }
+        if options.keyFiles.isEmpty && !options.acceptAnyToken {
+            throw CommandLineError(message: "give --key KEYID=P8FILE (repeatable) or --accept-any-token")
+        }
+        if !options.keyFiles.isEmpty && options.acceptAnyToken {
+            throw CommandLineError(message: "--key and --accept-any-token exclude each other")
+        }
+        if options.port != 0, options.port == options.controlPort {
+            throw CommandLineError(message: "--port and --control-port must differ")
+        }
+        return options
+    }
+
+    private static func banner(_ simulator: APNSSimulator, options: Options, controlPort: UInt16) -> String {
+        let control = "http://127.0.0.1:\(controlPort)"
+        var lines = ["APNs simulator listening on \(simulator.endpoint) (\(options.tls ? "TLS, ALPN h2" : "h2c, prior knowledge"))"]
+        if let path = options.certificatePath { lines.append("  certificate to trust: \(path)") }
+        lines.append(options.acceptAnyToken
+            ? "  provider tokens: not checked (--accept-any-token)"
+            : "  provider tokens: ES256, key ids \(options.keyFiles.keys.sorted().joined(separator: ", "))")
+        lines.append("  token prefixes: dead → 410 Unregistered, bad0 → 400 BadDeviceToken, 5105 → slow, 4290 → 429, 5000 → 500, 5030 → 503")
+        lines.append("control API on \(control): GET|DELETE /pushes, GET|POST /behaviours, DELETE /behaviours/{prefix}, POST /goaway, POST /reset")
+        lines.append("  try: curl \(control)/pushes")
+        return lines.joined(separator: "\n")
+    }
+}

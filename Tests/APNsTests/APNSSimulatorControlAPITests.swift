@@ -1,0 +1,63 @@
+import OpenPushCore
+import Testing
+import APNs
+
+/// The control API as the executable publishes it, called directly.
+@Suite struct APNSSimulatorControlAPITests {
+    let simulator: APNSSimulator
+
+    init() throws {
+        simulator = try APNSSimulator(.init(acceptAnyToken: true))
+    }
+
+    private func call(_ method: String, _ path: String, _ body: String = "") -> APNSSimulator.ControlResponse {
+        simulator.control(method: method, path: path, body: Array(body.utf8))
+    }
+
+    @Test func behavioursAreSetListedAndRemoved() {
+        let set = call("POST", "/behaviours", #"{"token_prefix": "BEEF", "status": 410, "reason": "Unregistered", "delay_ms": 250}"#)
+        #expect(set.status == 200)
+        #expect(set.body == ["token_prefix": "beef", "status": 410, "reason": "Unregistered", "delay_ms": 250])
+        #expect(simulator.behaviours()["beef"] == APNSSimulator.Behaviour(status: 410, reason: "Unregistered", delay: .milliseconds(250)))
+
+        let listed = call("GET", "/behaviours").body?.objectValue?["behaviours"]?.arrayValue ?? []
+        #expect(listed.contains { $0.objectValue?["token_prefix"] == "beef" })
+        #expect(listed.contains { $0.objectValue?["token_prefix"] == "dead" })
+
+        #expect(call("DELETE", "/behaviours/beef").status == 204)
+        #expect(simulator.behaviours()["beef"] == nil)
+        #expect(call("DELETE", "/behaviours/beef").status == 404)
+    }
+
+    @Test(arguments: [
+        #"{"token_prefix": "xyz", "status": 410, "reason": "Unregistered"}"#,
+        #"{"token_prefix": "", "status": 410, "reason": "Unregistered"}"#,
+        #"{"token_prefix": "ab", "status": 99, "reason": "Nope"}"#,
+        #"{"token_prefix": "ab", "status": 410}"#,
+        #"{"token_prefix": "ab", "status": 200, "delay_ms": -1}"#,
+        "[]", "nope",
+    ])
+    func badBehavioursAreRefused(body: String) {
+        let response = call("POST", "/behaviours", body)
+        #expect(response.status == 400)
+        #expect(response.body?.objectValue?["error"]?.stringValue != nil)
+    }
+
+    @Test func goAwayIsSetAndCleared() {
+        #expect(call("POST", "/goaway", #"{"after_streams": 3}"#).status == 200)
+        #expect(call("POST", "/goaway", #"{"after_streams": null}"#).status == 200)
+        #expect(call("POST", "/goaway", #"{"after_streams": 0}"#).status == 400)
+        #expect(call("POST", "/goaway", "{}").status == 400)
+    }
+
+    @Test func pushesListAndClearAndUnknownRoutes() {
+        #expect(call("GET", "/pushes").body == ["accepted_count": 0, "pushes": []])
+        #expect(simulator.control(method: "GET", path: "/pushes", query: ["limit": "x"], body: []).status == 400)
+        #expect(call("DELETE", "/pushes").status == 204)
+        #expect(call("PUT", "/pushes").status == 405)
+        #expect(call("GET", "/nothing").status == 404)
+        simulator.setBehaviour(.accept, forTokenPrefix: "dead")
+        #expect(call("POST", "/reset").status == 204)
+        #expect(simulator.behaviours() == APNSSimulator.Behaviour.builtIn(slowDelay: .seconds(1)))
+    }
+}
