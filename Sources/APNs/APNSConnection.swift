@@ -385,8 +385,11 @@ final class APNSConnection: @unchecked Sendable {
             inFlight[streamID] = nil
             shared.counters.inFlightStreams.subtract(1, ordering: .relaxed)
             item.complete(.failure(APNSTransportError(.timeout, "no response before the request timeout")))
-            // Cancel the stream so its slot is freed; the reset comes back as an event.
+            // Cancel the stream so the server frees its slot too. nghttp2 closes it once the
+            // RST_STREAM is written, but reports that only with the next bytes received: count
+            // it closed now.
             try? session?.resetStream(streamID)
+            perform(machine.streamReset(streamID, now: now, jitter: .random(in: 0...1)), lost: false)
         }
         flush()
     }
