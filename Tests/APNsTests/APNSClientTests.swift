@@ -261,11 +261,10 @@ import Synchronization
     }
 
     @Test func noServerIsAConnectError() async throws {
-        // A port that was just free: nothing listens there.
-        let server = H2TestServer(handler: APNSTestSupport.reply)
-        let url = server.url
-        server.stop()
-        let client = try APNSTestSupport.client(url, connections: 2)
+        // A port bound but not listening: connecting is refused, and no other test can take it.
+        let (descriptor, port) = Self.boundPort()
+        defer { close(descriptor) }
+        let client = try APNSTestSupport.client("http://127.0.0.1:\(port)", connections: 2)
         let started = Date()
         let error = await #expect(throws: APNSTransportError.self) {
             try await client.send(
@@ -314,5 +313,20 @@ import Synchronization
         let later = await client.send([APNSTestSupport.request(token: APNSTestSupport.token("a"))], credential: credential,
                                       environment: .sandbox)
         #expect((try? later[0].get()) == nil)
+    }
+
+    private static func boundPort() -> (descriptor: Int32, port: UInt16) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                precondition(bind(descriptor, $0, length) == 0)
+                _ = getsockname(descriptor, $0, &length)
+            }
+        }
+        return (descriptor, UInt16(bigEndian: address.sin_port))
     }
 }

@@ -58,17 +58,22 @@ final class H2TestServer: Sendable {
 
     func snapshot() -> Records { records.withLock { $0 } }
 
-    /// Stops accepting and cuts every connection.
+    /// Stops accepting and cuts every connection. Only shutdown(2) here: the threads close
+    /// their own descriptors, so a number cannot be reused under a thread still using it.
     func stop() {
         Glibc.shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for descriptor in sockets.withLock({ $0 }) { Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+        sockets.withLock { sockets in
+            for descriptor in sockets { Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+        }
     }
 
     private func acceptLoop() {
         while true {
             let descriptor = accept(listener, nil, nil)
-            guard descriptor >= 0 else { return }
+            guard descriptor >= 0 else {
+                close(listener)
+                return
+            }
             var one: Int32 = 1
             setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let index = records.withLock { records -> Int in
