@@ -1,5 +1,6 @@
 /// The `reason` APNs gives with a rejection. An open list: an unknown reason is still a
-/// value, treated as not permanent and not invalidating the token.
+/// value; it invalidates no token and is permanent unless the status says otherwise
+/// (`APNSResponse.isRetryable`).
 public struct APNSReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     public var rawValue: String
 
