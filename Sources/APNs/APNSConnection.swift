@@ -43,6 +43,9 @@ final class APNSConnection: @unchecked Sendable {
     private var readWantsWritable = false
     private var nextSweep: Double = 0
     private var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
+    /// Backoff jitter from a cheap generator: the system one is a syscall, and `tick` runs
+    /// every loop iteration.
+    private var jitterState = UInt64.random(in: 1...UInt64.max)
 
     init(index: Int, shared: Shared) {
         self.index = index
@@ -82,7 +85,7 @@ final class APNSConnection: @unchecked Sendable {
                 return
             }
             var now = APNSMonotonicClock.now()
-            perform(machine.tick(now: now, hasWork: !shared.queue.isEmpty, jitter: .random(in: 0...1)), lost: true)
+            perform(machine.tick(now: now, hasWork: !shared.queue.isEmpty, jitter: nextJitter()), lost: true)
             if socket != nil {
                 readAvailable()
                 openStreams()
@@ -160,7 +163,7 @@ final class APNSConnection: @unchecked Sendable {
             flush()
         } catch {
             shared.logger.warning("APNs connect failed: \(error.message)", ["apns.endpoint": shared.endpoint.authority])
-            machine.connectFailed(now: APNSMonotonicClock.now(), jitter: .random(in: 0...1))
+            machine.connectFailed(now: APNSMonotonicClock.now(), jitter: nextJitter())
             shared.queue.connectFailed(index: index, error: error)
         }
     }
@@ -180,7 +183,7 @@ final class APNSConnection: @unchecked Sendable {
 
     private func connectionLost(_ reason: String) {
         shared.logger.debug("APNs connection lost: \(reason)", ["apns.endpoint": shared.endpoint.authority])
-        perform(machine.connectionLost(now: APNSMonotonicClock.now(), jitter: .random(in: 0...1)), lost: true)
+        perform(machine.connectionLost(now: APNSMonotonicClock.now(), jitter: nextJitter()), lost: true)
         closeSocket()
     }
 
@@ -264,11 +267,11 @@ final class APNSConnection: @unchecked Sendable {
         case .streamReset(let streamID, let errorCode):
             // REFUSED_STREAM means the server did not process it: free to retry.
             let refused = errorCode == 0x7
-            perform(machine.streamReset(streamID, now: now, jitter: .random(in: 0...1)), lost: !refused)
+            perform(machine.streamReset(streamID, now: now, jitter: nextJitter()), lost: !refused)
         case .goAway(let lastStreamID, let errorCode):
             shared.logger.debug(
                 "APNs GOAWAY", ["apns.last_stream_id": String(lastStreamID), "apns.error_code": String(errorCode)])
-            perform(machine.goAwayReceived(lastStreamID: lastStreamID, now: now, jitter: .random(in: 0...1)), lost: false)
+            perform(machine.goAwayReceived(lastStreamID: lastStreamID, now: now, jitter: nextJitter()), lost: false)
         case .pingAck:
             break
         }
@@ -375,6 +378,14 @@ final class APNSConnection: @unchecked Sendable {
         outputOffset = 0
     }
 
+    /// xorshift64*, in [0, 1].
+    private func nextJitter() -> Double {
+        jitterState ^= jitterState >> 12
+        jitterState ^= jitterState << 25
+        jitterState ^= jitterState >> 27
+        return Double((jitterState &* 0x2545_F491_4F6C_DD1D) >> 11) / Double(1 << 53)
+    }
+
     // MARK: Timeouts
 
     private func sweepTimeouts(now: Double) {
@@ -389,7 +400,7 @@ final class APNSConnection: @unchecked Sendable {
             // RST_STREAM is written, but reports that only with the next bytes received: count
             // it closed now.
             try? session?.resetStream(streamID)
-            perform(machine.streamReset(streamID, now: now, jitter: .random(in: 0...1)), lost: false)
+            perform(machine.streamReset(streamID, now: now, jitter: nextJitter()), lost: false)
         }
         flush()
     }

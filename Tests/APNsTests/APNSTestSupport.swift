@@ -33,7 +33,6 @@ enum APNSTestSupport {
                     "openpush": ["notification_id": "msg_01jb2m9x4e7q0000000000", "activity_id": "order-58213"],
                 ],
                 "alert": ["title": "Your order is on its way", "body": "Sam is 12 minutes away"],
-                "stale-date": 1_764_517_200,
             ],
         ]
         return APNSPushRequest(
