@@ -56,7 +56,10 @@ let package = Package(
 
         .testTarget(name: "OpenPushCoreTests", dependencies: ["OpenPushCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "OpenPushTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "Crypto", "HTTP2", "OpenPushCore"], swiftSettings: swiftSettings),
+        // CNghttp2 and COpenSSL directly: an h2c/TLS test server, and signatures checked independently.
+        .testTarget(
+            name: "APNsTests", dependencies: ["APNs", "Crypto", "HTTP2", "OpenPushCore", "CNghttp2", "COpenSSL"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
         // CNghttp2 directly: the tests pair the client with an nghttp2 server session in memory.
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "CNghttp2"], swiftSettings: swiftSettings),

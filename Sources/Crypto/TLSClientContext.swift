@@ -20,6 +20,9 @@ public final class TLSClientContext: @unchecked Sendable {
         guard openpush_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1 else {
             throw CryptoError.openSSL("SSL_CTX_set_min_proto_version")
         }
+        // Non-blocking writers retry with whatever is pending, which may have grown or moved
+        // since the attempt that would have blocked; blocking writers are unaffected.
+        _ = openpush_SSL_CTX_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         guard SSL_CTX_set_default_verify_paths(context) == 1 else {
             throw CryptoError.openSSL("SSL_CTX_set_default_verify_paths")

@@ -14,7 +14,7 @@ import Glibc
 /// Not thread-safe: one owner reads and writes.
 public final class TLSConnection {
     private let context: TLSClientContext
-    private let ssl: OpaquePointer
+    let ssl: OpaquePointer
 
     public init(context: TLSClientContext, socket: Int32, hostname: String) throws(CryptoError) {
         ERR_clear_error()
@@ -84,7 +84,7 @@ public final class TLSConnection {
         ERR_clear_error()
     }
 
-    private func failure(_ result: Int32, _ context: String) -> CryptoError {
+    func failure(_ result: Int32, _ context: String) -> CryptoError {
         let code = SSL_get_error(ssl, result)
         if code == SSL_ERROR_SYSCALL, ERR_peek_error() == 0 {
             let reason = errno == 0 ? "connection closed unexpectedly" : String(cString: strerror(errno))

@@ -104,6 +104,14 @@ public final class HTTP2ClientSession {
         try Self.check(nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil), "nghttp2_submit_ping")
     }
 
+    /// Queues RST_STREAM(CANCEL) for a request the caller gave up on (a timeout); the stream
+    /// then closes, reported as `streamReset` once the frame is sent.
+    public func resetStream(_ streamID: Int32) throws {
+        try Self.check(
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue),
+            "nghttp2_submit_rst_stream")
+    }
+
     /// Queues a GOAWAY(NO_ERROR) for a graceful shutdown; open streams may still finish.
     public func submitGoAway() throws {
         let lastStreamID = nghttp2_session_get_last_proc_stream_id(session)

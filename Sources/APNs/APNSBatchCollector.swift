@@ -1,0 +1,28 @@
+import Synchronization
+
+/// Gathers the outcomes of a batch, completed on various connection threads, and hands
+/// them over in order once the last one is in.
+final class APNSBatchCollector: Sendable {
+    private struct State {
+        var results: [Result<APNSResponse, APNSTransportError>?]
+        var remaining: Int
+    }
+
+    private let state: Mutex<State>
+    private let done: @Sendable ([Result<APNSResponse, APNSTransportError>]) -> Void
+
+    init(count: Int, done: @escaping @Sendable ([Result<APNSResponse, APNSTransportError>]) -> Void) {
+        state = Mutex(State(results: Array(repeating: nil, count: count), remaining: count))
+        self.done = done
+    }
+
+    func record(_ result: Result<APNSResponse, APNSTransportError>, at index: Int) {
+        let finished = state.withLock { state -> [Result<APNSResponse, APNSTransportError>]? in
+            guard state.results[index] == nil else { return nil }
+            state.results[index] = result
+            state.remaining -= 1
+            return state.remaining == 0 ? state.results.map { $0! } : nil
+        }
+        if let finished { done(finished) }
+    }
+}

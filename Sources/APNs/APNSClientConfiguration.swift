@@ -1,0 +1,87 @@
+import Foundation
+
+/// How an `APNSClient` reaches APNs. Durations in seconds.
+public struct APNSClientConfiguration: Sendable {
+    public static let defaultProductionURL = "https://api.push.apple.com"
+    public static let defaultSandboxURL = "https://api.sandbox.push.apple.com"
+
+    /// `https://…` (TLS, ALPN h2), or `http://…` for cleartext h2c: the local simulator only.
+    public var productionURL: String
+    public var sandboxURL: String
+    /// Long-lived connections per (credential, environment).
+    public var connectionsPerKey: Int
+    /// Extra PEM CA certificates to trust besides the system store.
+    public var caFile: String?
+    /// Bounds DNS + TCP connect, and the TLS handshake, each.
+    public var connectTimeout: Double
+    /// From `send` to the answer, including time waiting for a free stream and retries.
+    public var requestTimeout: Double
+    /// PING after this long without a frame; the connection is dead if the PING (or the first
+    /// SETTINGS) takes longer than `pingTimeout`.
+    public var pingInterval: Double
+    public var pingTimeout: Double
+    /// Streams per connection never exceed this, whatever SETTINGS allow.
+    public var maxStreamsPerConnection: Int
+    /// Resets and lost connections a request survives (by going out again) before `send`
+    /// reports a transport error. Streams refused by GOAWAY are always retried.
+    public var maxTransportRetries: Int
+    /// Reconnect backoff: `min(cap, base·2^(failures−1))`, jittered into [½, 1] of that.
+    public var reconnectBackoffBase: Double
+    public var reconnectBackoffCap: Double
+    /// The wall clock, unix seconds: only for the JWT `iat` and its refresh timing (tests
+    /// pass a manual one). Defaults to the system clock.
+    public var clock: @Sendable () -> Double
+
+    public init(
+        productionURL: String = defaultProductionURL,
+        sandboxURL: String = defaultSandboxURL,
+        connectionsPerKey: Int = 2,
+        caFile: String? = nil,
+        connectTimeout: Double = 10,
+        requestTimeout: Double = 30,
+        pingInterval: Double = 60,
+        pingTimeout: Double = 10,
+        maxStreamsPerConnection: Int = 1000,
+        maxTransportRetries: Int = 2,
+        reconnectBackoffBase: Double = 0.1,
+        reconnectBackoffCap: Double = 30,
+        clock: (@Sendable () -> Double)? = nil
+    ) {
+        self.productionURL = productionURL
+        self.sandboxURL = sandboxURL
+        self.connectionsPerKey = connectionsPerKey
+        self.caFile = caFile
+        self.connectTimeout = connectTimeout
+        self.requestTimeout = requestTimeout
+        self.pingInterval = pingInterval
+        self.pingTimeout = pingTimeout
+        self.maxStreamsPerConnection = maxStreamsPerConnection
+        self.maxTransportRetries = maxTransportRetries
+        self.reconnectBackoffBase = reconnectBackoffBase
+        self.reconnectBackoffCap = reconnectBackoffCap
+        self.clock = clock ?? { Date().timeIntervalSince1970 }
+    }
+
+    /// The defaults, with `OPENPUSH_APNS_PRODUCTION_URL`, `OPENPUSH_APNS_DEVELOPMENT_URL` and
+    /// `OPENPUSH_APNS_CA_FILE` applied when set and non-empty.
+    public static func fromEnvironment(_ environment: [String: String]) -> APNSClientConfiguration {
+        var configuration = APNSClientConfiguration()
+        if let url = environment["OPENPUSH_APNS_PRODUCTION_URL"], !url.isEmpty { configuration.productionURL = url }
+        if let url = environment["OPENPUSH_APNS_DEVELOPMENT_URL"], !url.isEmpty { configuration.sandboxURL = url }
+        if let file = environment["OPENPUSH_APNS_CA_FILE"], !file.isEmpty { configuration.caFile = file }
+        return configuration
+    }
+
+    func url(for environment: APNSEnvironment) -> String {
+        switch environment {
+        case .production: productionURL
+        case .sandbox: sandboxURL
+        }
+    }
+
+    var stateMachineConfiguration: APNSConnectionStateMachine.Configuration {
+        .init(
+            maxStreamsCap: maxStreamsPerConnection, pingInterval: pingInterval, pingTimeout: pingTimeout,
+            backoffBase: reconnectBackoffBase, backoffCap: reconnectBackoffCap)
+    }
+}

@@ -1,0 +1,19 @@
+import Synchronization
+
+/// Gauges for `/metrics`, summed over every pool of a client.
+public struct APNSClientMetrics: Sendable, Hashable {
+    /// HTTP/2 connections up (connected, ready or draining).
+    public var openConnections: Int
+    /// Streams sent and not yet answered.
+    public var inFlightStreams: Int
+    /// Requests waiting for a free stream.
+    public var queuedRequests: Int
+}
+
+/// The live counters behind `APNSClientMetrics`, updated by the connection threads.
+final class APNSClientCounters: Sendable {
+    let openConnections = Atomic(0)
+    let inFlightStreams = Atomic(0)
+    /// Connections opened since the start (tests check reconnects with it).
+    let connectionsOpened = Atomic(0)
+}

@@ -1,0 +1,27 @@
+public import Crypto
+
+/// Token-auth credentials: the key id and team id shown in Apple's developer account and the
+/// `.p8` signing key. Two credentials are the same when all three agree, so replacing an app's
+/// key gets fresh connections and a fresh token.
+public struct APNSCredential: Sendable, Hashable {
+    public var keyID: String
+    public var teamID: String
+    public var signingKey: P256SigningKey
+
+    public init(keyID: String, teamID: String, signingKey: P256SigningKey) {
+        self.keyID = keyID
+        self.teamID = teamID
+        self.signingKey = signingKey
+    }
+
+    public static func == (lhs: APNSCredential, rhs: APNSCredential) -> Bool {
+        lhs.keyID == rhs.keyID && lhs.teamID == rhs.teamID
+            && lhs.signingKey.publicKeyDER == rhs.signingKey.publicKeyDER
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(keyID)
+        hasher.combine(teamID)
+        hasher.combine(signingKey.publicKeyDER)
+    }
+}

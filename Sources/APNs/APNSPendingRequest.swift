@@ -1,0 +1,55 @@
+/// One request on its way: queued, in flight on some stream, or back on the queue for a retry.
+///
+/// `@unchecked Sendable`: it has one owner at a time — the sender, then the queue (under its
+/// lock), then the connection thread that took it — and passes between them through the lock.
+final class APNSPendingRequest: @unchecked Sendable {
+    /// Every header but `authorization`, pseudo-headers first.
+    let headers: [(name: String, value: String)]
+    let payload: [UInt8]
+    /// Monotonic seconds after which the request fails with `timeout`.
+    let deadline: Double
+    /// Resets and lost connections so far; GOAWAY refusals do not count (never processed).
+    var transportFailures = 0
+    /// Already retried once after `ExpiredProviderToken`.
+    var refreshedToken = false
+    /// The JWT it went out with, to tell APNs' verdict on that token from a newer one.
+    var sentJWT = ""
+    private var completion: (@Sendable (Result<APNSResponse, APNSTransportError>) -> Void)?
+
+    init(
+        headers: [(name: String, value: String)], payload: [UInt8], deadline: Double,
+        completion: @escaping @Sendable (Result<APNSResponse, APNSTransportError>) -> Void
+    ) {
+        self.headers = headers
+        self.payload = payload
+        self.deadline = deadline
+        self.completion = completion
+    }
+
+    /// Hands over the outcome; only the first call counts.
+    func complete(_ result: Result<APNSResponse, APNSTransportError>) {
+        guard let completion else { return }
+        self.completion = nil
+        completion(result)
+    }
+
+    /// The wire headers of `request` for `endpoint` (without `authorization`).
+    static func headers(for request: APNSPushRequest, endpoint: APNSEndpoint) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = [
+            (":method", "POST"),
+            (":scheme", endpoint.scheme),
+            (":authority", endpoint.authority),
+            (":path", "/3/device/" + request.deviceToken),
+            ("apns-push-type", request.pushType.rawValue),
+            ("apns-topic", request.topic),
+        ]
+        headers.reserveCapacity(12)
+        if let priority = request.priority { headers.append(("apns-priority", String(priority))) }
+        if let expiration = request.expiration { headers.append(("apns-expiration", String(expiration))) }
+        if let apnsID = request.apnsID { headers.append(("apns-id", apnsID)) }
+        if let collapseID = request.collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        headers.append(("content-type", "application/json"))
+        headers.append(("content-length", String(request.payload.count)))
+        return headers
+    }
+}

@@ -1,0 +1,29 @@
+/// A request that got no answer from APNs. Always worth retrying later (the same `apns-id`
+/// keeps a retry recognisable); a rejection is never one of these but an `APNSResponse`.
+public struct APNSTransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Kind: RawRepresentable, Sendable, Hashable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// DNS, TCP or TLS failed before HTTP/2 was up.
+        public static let connectFailed = Kind(rawValue: "connect_failed")
+        /// The connection broke, or the stream was reset, while the request was out.
+        public static let connectionLost = Kind(rawValue: "connection_lost")
+        /// No answer within the configured request timeout.
+        public static let timeout = Kind(rawValue: "timeout")
+        /// The client was shut down.
+        public static let shutdown = Kind(rawValue: "shutdown")
+        /// The request could not be signed or encoded (e.g. the JWT).
+        public static let requestFailed = Kind(rawValue: "request_failed")
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { "\(kind.rawValue): \(message)" }
+}

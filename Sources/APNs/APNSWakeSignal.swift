@@ -1,0 +1,43 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Wakes a connection thread sleeping in poll(2): a non-blocking pipe, written at most once
+/// until the thread has taken notice, so a burst of sends costs one write.
+final class APNSWakeSignal: Sendable {
+    /// The end the connection thread polls.
+    let descriptor: Int32
+    private let writeEnd: Int32
+    private let pending = Atomic(false)
+
+    init() {
+        var ends: [Int32] = [0, 0]
+        precondition(pipe(&ends) == 0, "pipe: \(errno)")
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL, 0) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        descriptor = ends[0]
+        writeEnd = ends[1]
+    }
+
+    deinit {
+        close(descriptor)
+        close(writeEnd)
+    }
+
+    func wake() {
+        guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var byte: UInt8 = 1
+        _ = write(writeEnd, &byte, 1)
+    }
+
+    /// Called by the woken thread before it looks for work, so a wake after the look is not lost.
+    func acknowledge() {
+        var buffer: (UInt64, UInt64) = (0, 0)
+        while read(descriptor, &buffer, 16) > 0 {}
+        pending.store(false, ordering: .releasing)
+    }
+}

@@ -1,1 +1,0 @@
-// The APNs client and simulator arrive here.

@@ -1,0 +1,83 @@
+import Testing
+@testable import APNs
+import HTTP2
+
+@Suite struct APNSEndpointTests {
+    @Test(arguments: [
+        ("https://api.push.apple.com", true, "api.push.apple.com", 443, "api.push.apple.com"),
+        ("https://api.sandbox.push.apple.com:2197", true, "api.sandbox.push.apple.com", 2197, "api.sandbox.push.apple.com:2197"),
+        ("http://127.0.0.1:8443/", false, "127.0.0.1", 8443, "127.0.0.1:8443"),
+        ("http://localhost", false, "localhost", 80, "localhost"),
+        ("http://[::1]:9000", false, "::1", 9000, "[::1]:9000"),
+    ] as [(String, Bool, String, UInt16, String)])
+    func parsesEndpoints(url: String, tls: Bool, host: String, port: UInt16, authority: String) throws {
+        let endpoint = try APNSEndpoint(url: url)
+        #expect(endpoint.usesTLS == tls)
+        #expect(endpoint.host == host)
+        #expect(endpoint.port == port)
+        #expect(endpoint.authority == authority)
+        #expect(endpoint.scheme == (tls ? "https" : "http"))
+    }
+
+    @Test(arguments: ["", "api.push.apple.com", "ftp://host", "https://", "https://host/path", "https://host?x=1"])
+    func rejectsOtherURLs(url: String) {
+        #expect(throws: APNSConfigurationError.self) { try APNSEndpoint(url: url) }
+    }
+
+    @Test func environmentVariablesOverrideTheDefaults() {
+        let defaults = APNSClientConfiguration.fromEnvironment([:])
+        #expect(defaults.productionURL == "https://api.push.apple.com")
+        #expect(defaults.sandboxURL == "https://api.sandbox.push.apple.com")
+        #expect(defaults.caFile == nil)
+        #expect(defaults.connectionsPerKey == 2)
+        let overridden = APNSClientConfiguration.fromEnvironment([
+            "OPENPUSH_APNS_PRODUCTION_URL": "http://127.0.0.1:2197",
+            "OPENPUSH_APNS_DEVELOPMENT_URL": "http://127.0.0.1:2198",
+            "OPENPUSH_APNS_CA_FILE": "ca.pem",
+        ])
+        #expect(overridden.url(for: .production) == "http://127.0.0.1:2197")
+        #expect(overridden.url(for: .sandbox) == "http://127.0.0.1:2198")
+        #expect(overridden.caFile == "ca.pem")
+    }
+
+    @Test func responsesCarryTheEchoedIDAndTheReasonFromTheBody() {
+        let accepted = APNSConnection.response(
+            status: 200, headers: [HTTP2Header(name: "apns-id", value: "A"), HTTP2Header(name: "apns-unique-id", value: "U")],
+            body: [])
+        #expect(accepted == APNSResponse(status: 200, apnsID: "A", apnsUniqueID: "U"))
+        let gone = APNSConnection.response(
+            status: 410, headers: [], body: Array(#"{"reason":"Unregistered","timestamp":1764488400000}"#.utf8))
+        #expect(gone == APNSResponse(status: 410, reason: .unregistered, timestamp: 1_764_488_400_000))
+        // A body that is not JSON still leaves the status.
+        #expect(APNSConnection.response(status: 500, headers: [], body: Array("oops".utf8)) == APNSResponse(status: 500))
+    }
+
+    @Test func wireHeadersPutPseudoHeadersFirstAndLeaveOutUnsetOnes() throws {
+        let endpoint = try APNSEndpoint(url: "https://api.push.apple.com")
+        let request = APNSPushRequest(deviceToken: "abcd", pushType: .alert, topic: "com.example.app", payload: Array("{}".utf8))
+        let headers = APNSPendingRequest.headers(for: request, endpoint: endpoint)
+        #expect(headers.map(\.name) == [
+            ":method", ":scheme", ":authority", ":path", "apns-push-type", "apns-topic", "content-type", "content-length",
+        ])
+        #expect(headers.map(\.value) == [
+            "POST", "https", "api.push.apple.com", "/3/device/abcd", "alert", "com.example.app", "application/json", "2",
+        ])
+    }
+
+    @Test func reasonsKnowWhatTheyMean() {
+        #expect(APNSReason.badDeviceToken.invalidatesToken)
+        #expect(APNSReason.unregistered.invalidatesToken)
+        #expect(!APNSReason.badTopic.invalidatesToken)
+        #expect(APNSReason.invalidProviderToken.isCredentialProblem)
+        #expect(!APNSReason.expiredProviderToken.isCredentialProblem)
+        #expect(APNSReason.tooManyRequests.isTransient)
+        #expect(APNSReason.payloadTooLarge.isPermanent)
+        #expect(APNSReason(rawValue: "SomethingNew").isPermanent)
+        #expect(!APNSReason(rawValue: "SomethingNew").invalidatesToken)
+        #expect(APNSResponse(status: 503, reason: APNSReason(rawValue: "SomethingNew")).isRetryable)
+        #expect(APNSResponse(status: 429, reason: .tooManyRequests).isRetryable)
+        #expect(!APNSResponse(status: 400, reason: APNSReason(rawValue: "SomethingNew")).isRetryable)
+        #expect(!APNSResponse(status: 410, reason: .unregistered).isRetryable)
+        #expect(!APNSResponse(status: 200).isRetryable)
+    }
+}

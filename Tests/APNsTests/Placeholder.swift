@@ -1,1 +1,0 @@
-// APNs tests arrive here.
