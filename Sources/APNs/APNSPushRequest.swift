@@ -1,3 +1,5 @@
+public import OpenPushCore
+
 /// One push as it goes on the wire: `POST /3/device/<deviceToken>` with the `apns-*`
 /// headers and the JSON payload. Building the payload is the caller's business.
 public struct APNSPushRequest: Sendable, Hashable {

@@ -1,3 +1,5 @@
+public import OpenPushCore
+
 /// What APNs answered. A rejection is a response too (`status` ≠ 200 with a `reason`);
 /// only a request that got no answer at all is an error (`APNSTransportError`).
 public struct APNSResponse: Sendable, Hashable {
@@ -25,6 +27,6 @@ public struct APNSResponse: Sendable, Hashable {
     /// A rejection worth sending again later: throttling (429), server trouble (5xx), or a
     /// reason known to pass. Anything else is permanent and must not be retried.
     public var isRetryable: Bool {
-        !isAccepted && (status == 429 || status >= 500 || reason?.isTransient == true)
+        !isAccepted && (status == 429 || status >= 500 || reason?.isRetryable == true)
     }
 }

@@ -56,7 +56,7 @@ import Synchronization
         await client.shutdown()
 
         #expect(bad == APNSResponse(status: 400, apnsID: "11111111-1111-1111-1111-111111111111", reason: .badDeviceToken))
-        #expect(bad.reason?.invalidatesToken == true)
+        #expect(bad.reason?.isTokenDead == true)
         #expect(dead.status == 410)
         #expect(dead.reason == .unregistered)
         #expect(dead.timestamp == 1_764_488_400_000)

@@ -1,4 +1,5 @@
 import Testing
+import OpenPushCore
 @testable import APNs
 import HTTP2
 
@@ -65,15 +66,15 @@ import HTTP2
     }
 
     @Test func reasonsKnowWhatTheyMean() {
-        #expect(APNSReason.badDeviceToken.invalidatesToken)
-        #expect(APNSReason.unregistered.invalidatesToken)
-        #expect(!APNSReason.badTopic.invalidatesToken)
+        #expect(APNSReason.badDeviceToken.isTokenDead)
+        #expect(APNSReason.unregistered.isTokenDead)
+        #expect(!APNSReason.badTopic.isTokenDead)
         #expect(APNSReason.invalidProviderToken.isCredentialProblem)
         #expect(!APNSReason.expiredProviderToken.isCredentialProblem)
-        #expect(APNSReason.tooManyRequests.isTransient)
+        #expect(APNSReason.tooManyRequests.isRetryable)
         #expect(APNSReason.payloadTooLarge.isPermanent)
         #expect(APNSReason(rawValue: "SomethingNew").isPermanent)
-        #expect(!APNSReason(rawValue: "SomethingNew").invalidatesToken)
+        #expect(!APNSReason(rawValue: "SomethingNew").isTokenDead)
         #expect(APNSResponse(status: 503, reason: APNSReason(rawValue: "SomethingNew")).isRetryable)
         #expect(APNSResponse(status: 429, reason: .tooManyRequests).isRetryable)
         #expect(!APNSResponse(status: 400, reason: APNSReason(rawValue: "SomethingNew")).isRetryable)

@@ -10,6 +10,12 @@ public struct APNSPushType: RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let background = APNSPushType(rawValue: "background")
     public static let liveActivity = APNSPushType(rawValue: "liveactivity")
     public static let widgets = APNSPushType(rawValue: "widgets")
+    public static let voip = APNSPushType(rawValue: "voip")
+    public static let complication = APNSPushType(rawValue: "complication")
+    public static let fileProvider = APNSPushType(rawValue: "fileprovider")
+    public static let mdm = APNSPushType(rawValue: "mdm")
+    public static let location = APNSPushType(rawValue: "location")
+    public static let pushToTalk = APNSPushType(rawValue: "pushtotalk")
 
     /// What follows the bundle id in `apns-topic`.
     public var topicSuffix: String {

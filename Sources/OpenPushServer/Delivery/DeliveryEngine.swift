@@ -1,4 +1,4 @@
-import APNs
+public import APNs
 import Foundation
 public import OpenPushCore
 import Postgres
@@ -151,7 +151,7 @@ public final class DeliveryEngine: Sendable {
         }
     }
 
-    static func wireRequest(_ outgoing: Outgoing) -> APNSPushRequest {
+    private static func wireRequest(_ outgoing: Outgoing) -> APNSPushRequest {
         let headers = outgoing.plan.request.headers
         return APNSPushRequest(deviceToken: outgoing.delivery.token, pushType: headers.pushType, topic: headers.topic,
                                priority: headers.priority, expiration: Int64(headers.expiration), apnsID: headers.apnsID,
