@@ -1,4 +1,5 @@
 import Foundation
+import APNs
 import HTTPServer
 import OpenPushCore
 import OpenPushServer
@@ -17,6 +18,7 @@ enum Commands {
 
         commands:
           serve [--no-migrate]   run the API server against OPENPUSH_DATABASE_URL (migrates first unless --no-migrate)
+          worker                 deliver queued pushes from OPENPUSH_DATABASE_URL (no HTTP); run as many as you like
           migrate                apply pending migrations to OPENPUSH_DATABASE_URL and exit
           dev                    run with a private PostgreSQL under .openpush/ (no configuration needed) and a demo app
           \(AppsCommand.usage)
@@ -59,14 +61,37 @@ enum Commands {
                 do { try database.stop() } catch { logger.error("stopping PostgreSQL failed", ["error": "\(error)"]) }
             }
         }
+        let simulator = try startDevSimulator(&configuration)
+        defer { simulator?.simulator.stop() }
         try await run(configuration, databaseURL: databaseURL, migrate: true, logger: logger) { services, port in
             let demo = try await DevDemoApp.ensure(stateDirectory: state, services: services)
-            say(devBanner(configuration, port: port, demo: demo))
+            say(devBanner(configuration, port: port, demo: demo, simulator: simulator))
         }
+        await simulator?.control.shutdown()
+    }
+
+    /// Unless APNs endpoints are configured, `dev` delivers to a local APNs simulator (h2c, any
+    /// provider token accepted) whose control API shows what it received.
+    private static func startDevSimulator(_ configuration: inout Configuration) throws
+        -> (simulator: APNSSimulator, control: HTTPServer)?
+    {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["OPENPUSH_APNS_PRODUCTION_URL"] == nil, environment["OPENPUSH_APNS_DEVELOPMENT_URL"] == nil else {
+            return nil
+        }
+        let simulator = try APNSSimulator(.init(port: 0, acceptAnyToken: true))
+        try simulator.start()
+        let control = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threadPoolSize: 1),
+                                 responder: ApnsSimControlResponder(simulator: simulator))
+        try control.start()
+        configuration.apnsProductionURL = simulator.endpoint
+        configuration.apnsDevelopmentURL = simulator.endpoint
+        return (simulator, control)
     }
 
     /// What `openpush dev` prints once it listens: the keys and a request to try.
-    private static func devBanner(_ configuration: Configuration, port: Int, demo: DevDemoApp) -> String {
+    private static func devBanner(_ configuration: Configuration, port: Int, demo: DevDemoApp,
+                                  simulator: (simulator: APNSSimulator, control: HTTPServer)?) -> String {
         let organizationKey = configuration.organizationAPIKey ?? ""
         let host = configuration.listenHost.contains(":") ? "[\(configuration.listenHost)]" : configuration.listenHost
         let rotated = "(rotated since; the rotation returned the new value)"
@@ -77,7 +102,10 @@ enum Commands {
             REST API key: \(demo.restKey ?? rotated)
             SDK key:      \(demo.sdkKey ?? rotated)
           try: curl -H "Authorization: Key \(organizationKey)" http://\(host):\(port)/apps/\(demo.id)
-        """
+        """ + (simulator.map { """
+
+          APNs simulator: \($0.simulator.endpoint) — what it accepted: curl http://127.0.0.1:\($0.control.port)/pushes
+        """ } ?? "")
     }
 
     /// Serves until SIGINT or SIGTERM, then drains: stop accepting, finish in-flight requests,
@@ -92,14 +120,38 @@ enum Commands {
         let application = OpenPushApplication(services: services, logger: logger)
         let server = try ServerBootstrap.startHTTP(application: application)
         logger.info("listening", ["http.address": "\(configuration.listenHost):\(server.port)"])
+        let delivery = configuration.deliveryLoops > 0 ? try ServerBootstrap.makeDeliveryEngine(services, logger: logger) : nil
+        delivery?.0.start()
         try await started(services, Int(server.port))
         let maintenance = Task { await Maintenance.loop(services, logger: logger) }
         let signal = await TerminationSignal.wait()
         logger.info("shutting down", ["signal": String(signal)])
         maintenance.cancel()
         await server.shutdown()
+        await stop(delivery)
         await services.database.close()
         logger.info("stopped")
+    }
+
+    /// `openpush worker`: delivers queued pushes, serves no HTTP.
+    static func worker(_ configuration: Configuration, logger: Logger) async throws {
+        let databaseURL = try requireDatabaseURL(configuration)
+        let services = try ServerBootstrap.makeServices(configuration: configuration, databaseURL: databaseURL)
+        let delivery = try ServerBootstrap.makeDeliveryEngine(services, logger: logger)
+        delivery.0.start()
+        logger.info("delivering", ["delivery.loops": String(max(1, configuration.deliveryLoops))])
+        let signal = await TerminationSignal.wait()
+        logger.info("shutting down", ["signal": String(signal)])
+        await stop(delivery)
+        await services.database.close()
+        logger.info("stopped")
+    }
+
+    /// Batches in flight finish and record their outcomes, then the connections close.
+    private static func stop(_ delivery: (DeliveryEngine, APNSClient)?) async {
+        guard let (engine, client) = delivery else { return }
+        await engine.stop()
+        await client.shutdown()
     }
 
     /// Standard output, unbuffered, so the banner shows even when output goes to a file.

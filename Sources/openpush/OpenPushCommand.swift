@@ -22,6 +22,8 @@ struct OpenPushCommand {
             switch command {
             case "serve":
                 try await Commands.serve(configuration, arguments: arguments, logger: logger)
+            case "worker":
+                try await Commands.worker(configuration, logger: logger)
             case "migrate":
                 try await Commands.migrate(configuration, logger: logger)
             case "apps":

@@ -13,6 +13,14 @@ public struct Configuration: Sendable, Equatable {
     public var maxBodyBytes: Int = 1 << 20
     /// Where `migrations/` and `openapi/` live; found by looking upward when unset.
     public var resourcesDirectory: String?
+    /// APNs endpoints: `https://` (TLS) or `http://` (h2c, for the local simulator only).
+    public var apnsProductionURL = "https://api.push.apple.com"
+    public var apnsDevelopmentURL = "https://api.sandbox.push.apple.com"
+    /// Extra CA certificates (PEM) to trust for APNs, e.g. the simulator's.
+    public var apnsCAFile: String?
+    /// Delivery batches in flight at once in this process; 0 runs no workers (`serve` only
+    /// answers HTTP, and `openpush worker` processes deliver).
+    public var deliveryLoops: Int = 2
 
     public init() {}
 }
@@ -35,6 +43,10 @@ extension Configuration {
         ("OPENPUSH_HTTP_THREADS", "HTTP worker threads, 1-256 (default 4)"),
         ("OPENPUSH_MAX_BODY_BYTES", "largest accepted request body in bytes (default 1048576)"),
         ("OPENPUSH_RESOURCES_DIR", "directory holding migrations/ and openapi/ (default: found next to the binary or the working directory)"),
+        ("OPENPUSH_APNS_PRODUCTION_URL", "APNs for production devices (default https://api.push.apple.com; http:// = h2c, simulator only)"),
+        ("OPENPUSH_APNS_DEVELOPMENT_URL", "APNs for sandbox devices (default https://api.sandbox.push.apple.com)"),
+        ("OPENPUSH_APNS_CA_FILE", "extra PEM CA certificates to trust for APNs (e.g. the simulator's)"),
+        ("OPENPUSH_DELIVERY_LOOPS", "delivery batches in flight per process, 0-16 (default 2; 0 = no workers in serve)"),
     ]
 
     /// Reads the configuration from environment variables. Unset or empty variables keep defaults.
@@ -82,6 +94,18 @@ extension Configuration {
             configuration.maxBodyBytes = try integer(bytes, "OPENPUSH_MAX_BODY_BYTES", 1024...(64 << 20))
         }
         configuration.resourcesDirectory = value("OPENPUSH_RESOURCES_DIR")
+        for (variable, keyPath) in [("OPENPUSH_APNS_PRODUCTION_URL", \Configuration.apnsProductionURL),
+                                    ("OPENPUSH_APNS_DEVELOPMENT_URL", \Configuration.apnsDevelopmentURL)] {
+            guard let url = value(variable) else { continue }
+            guard url.hasPrefix("https://") || url.hasPrefix("http://"), url.count > "https://".count else {
+                throw ConfigurationError(variable: variable, problem: "must be an https:// or http:// URL, got \"\(url)\"")
+            }
+            configuration[keyPath: keyPath] = url
+        }
+        configuration.apnsCAFile = value("OPENPUSH_APNS_CA_FILE")
+        if let loops = value("OPENPUSH_DELIVERY_LOOPS") {
+            configuration.deliveryLoops = try integer(loops, "OPENPUSH_DELIVERY_LOOPS", 0...16)
+        }
         return configuration
     }
 

@@ -14,6 +14,8 @@ public final class DeliveryEngine: Sendable {
         public var loops: Int = 2
         public var pollInterval: Duration = .milliseconds(500)
         public var retryPolicy = RetryPolicy()
+        /// How long a claim holds rows before another worker may take them (renewed while in flight).
+        public var leaseSeconds = DeliveryQueue.defaultLeaseSeconds
 
         public init() {}
     }
@@ -78,14 +80,17 @@ public final class DeliveryEngine: Sendable {
         let now = services.now()
         let worker = self.worker
         let batchSize = settings.batchSize
+        let lease = settings.leaseSeconds
         let (claimed, context) = try await database.withConnection { connection -> ([ClaimedDelivery], DeliveryContext) in
-            let claimed = try DeliveryQueue.claim(limit: batchSize, worker: worker, now: now, in: connection)
+            let claimed = try DeliveryQueue.claim(limit: batchSize, worker: worker, now: now, leaseSeconds: lease, in: connection)
             guard !claimed.isEmpty else { return ([], DeliveryContext()) }
             return (claimed, try DeliveryContext.load(for: claimed, in: connection))
         }
         guard !claimed.isEmpty else { return 0 }
         let batch = plan(claimed, context: context, now: now)
-        try await database.withConnection { try DeliveryQueue.markSent(batch.sendIDs, worker: worker, now: now, in: $0) }
+        try await database.withConnection {
+            try DeliveryQueue.markSent(batch.sendIDs, worker: worker, now: now, leaseSeconds: lease, in: $0)
+        }
         let renewal = Task { await self.renewLeases(batch.sendIDs) }
         let results = await send(batch)
         renewal.cancel()
@@ -160,11 +165,14 @@ public final class DeliveryEngine: Sendable {
 
     private func renewLeases(_ ids: [Int64]) async {
         let worker = self.worker
+        let lease = settings.leaseSeconds
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(DeliveryQueue.leaseSeconds / 3))
+            try? await Task.sleep(for: .seconds(lease / 3))
             guard !Task.isCancelled else { return }
             let now = services.now()
-            try? await services.database.withConnection { try DeliveryQueue.renewLease(ids, worker: worker, now: now, in: $0) }
+            try? await services.database.withConnection {
+                try DeliveryQueue.renewLease(ids, worker: worker, now: now, leaseSeconds: lease, in: $0)
+            }
         }
     }
 

@@ -40,11 +40,14 @@ public struct DeliveryUpdate: Sendable, Equatable {
 /// exclusive (`FOR UPDATE SKIP LOCKED`) and expires: a worker that dies leaves its rows to be
 /// claimed again once the lease runs out, so delivery is at-least-once and no row is lost.
 public enum DeliveryQueue {
-    public static let leaseSeconds: Double = 30
+    /// Short on purpose: a Live Activity push minutes late is worthless, so rows a dead worker
+    /// held must come back quickly. Renewed while a batch is still in flight.
+    public static let defaultLeaseSeconds: Double = 30
 
     /// Claims up to `limit` rows due now: queued, or sent by a worker whose lease ran out. Rows
     /// of apps whose credentials were rejected wait until the credentials are fixed.
-    public static func claim(limit: Int, worker: String, now: Double, in connection: PostgresConnection) throws -> [ClaimedDelivery] {
+    public static func claim(limit: Int, worker: String, now: Double, leaseSeconds: Double = defaultLeaseSeconds,
+                             in connection: PostgresConnection) throws -> [ClaimedDelivery] {
         let rows = try connection.query("""
             WITH due AS (
                 SELECT d.id FROM deliveries d
@@ -71,7 +74,8 @@ public enum DeliveryQueue {
     }
 
     /// `sent`: handed to APNs, answer pending. Extends the lease too.
-    public static func markSent(_ ids: [Int64], worker: String, now: Double, in connection: PostgresConnection) throws {
+    public static func markSent(_ ids: [Int64], worker: String, now: Double, leaseSeconds: Double = defaultLeaseSeconds,
+                                in connection: PostgresConnection) throws {
         guard !ids.isEmpty else { return }
         try connection.query("""
             UPDATE deliveries SET state = 'sent', sent_at = to_timestamp(\(now)), claimed_until = to_timestamp(\(now + leaseSeconds))
@@ -80,7 +84,8 @@ public enum DeliveryQueue {
     }
 
     /// Keeps a slow batch's rows from being claimed by someone else.
-    public static func renewLease(_ ids: [Int64], worker: String, now: Double, in connection: PostgresConnection) throws {
+    public static func renewLease(_ ids: [Int64], worker: String, now: Double, leaseSeconds: Double = defaultLeaseSeconds,
+                                  in connection: PostgresConnection) throws {
         guard !ids.isEmpty else { return }
         try connection.query("""
             UPDATE deliveries SET claimed_until = to_timestamp(\(now + leaseSeconds))

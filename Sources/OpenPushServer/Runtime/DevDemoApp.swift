@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import OpenPushCore
 import Postgres
@@ -13,7 +14,12 @@ public struct DevDemoApp: Sendable, Equatable {
     /// True when this start created the app.
     public var isNew: Bool
 
-    public static let settings = AppSettings(name: "Demo app", apnsBundleID: "com.example.openpush.demo")
+    /// A demo app with a `.p8` of its own, so its pushes are signed like a real app's; the
+    /// local APNs simulator of `openpush dev` accepts them.
+    public static func settings() throws -> AppSettings {
+        AppSettings(name: "Demo app", apnsP8: try P256SigningKey.generatePEM(), apnsKeyID: "DEMOKEY001",
+                    apnsTeamID: "DEMOTEAM01", apnsBundleID: "com.example.openpush.demo")
+    }
     static let fileName = "demo_app.json"
 
     /// The saved demo app when it still exists, else a new one (saved for next time).
@@ -22,7 +28,7 @@ public struct DevDemoApp: Sendable, Equatable {
         if let saved = load(path), let current = try await stillPresent(saved, in: services.database) {
             return current
         }
-        let created = try await AppStore.create(settings, now: services.now(), in: services.database)
+        let created = try await AppStore.create(try settings(), now: services.now(), in: services.database)
         let demo = DevDemoApp(id: created.app.id, restKey: created.restKey, sdkKey: created.sdkKey, isNew: true)
         try save(demo, to: path)
         return demo

@@ -2,6 +2,7 @@ import Foundation
 public import HTTPServer
 public import OpenPushCore
 public import Postgres
+public import APNs
 
 /// Builds a process's services and HTTP server from its configuration. Shared by `serve`,
 /// `dev` and the test harness, so all three run the same code.
@@ -38,5 +39,22 @@ public enum ServerBootstrap {
         let server = HTTPServer(configuration: http, responder: application)
         try server.start()
         return server
+    }
+}
+
+extension ServerBootstrap {
+    /// The APNs client for the configured endpoints, and the delivery engine over it.
+    public static func makeDeliveryEngine(_ services: Services, logger: Logger) throws -> (DeliveryEngine, APNSClient) {
+        let configuration = services.configuration
+        let client = try APNSClient(
+            configuration: APNSClientConfiguration(productionURL: configuration.apnsProductionURL,
+                                                   sandboxURL: configuration.apnsDevelopmentURL,
+                                                   caFile: configuration.apnsCAFile),
+            logger: logger.with("component", "apns"))
+        var settings = DeliveryEngine.Settings()
+        settings.loops = max(1, configuration.deliveryLoops)
+        let engine = DeliveryEngine(services: services, client: client, settings: settings,
+                                    logger: logger.with("component", "delivery"))
+        return (engine, client)
     }
 }

@@ -15,6 +15,11 @@ public struct AppRecord: Sendable, Equatable {
     public var liveActivityAutoEndMinutes: Int?
     public var onesignalAlias: Bool
     public var sdkKeyDigest: [UInt8]
+    /// Set while APNs rejects the app's credentials (its deliveries wait); the last rejection
+    /// stays visible after the credentials are fixed.
+    public var apnsPausedAt: Double?
+    public var apnsStatusReason: String?
+    public var apnsStatusAt: Double?
     /// Unix seconds.
     public var createdAt: Double
     public var updatedAt: Double
@@ -23,7 +28,9 @@ public struct AppRecord: Sendable, Equatable {
     public static let columns: PostgresQuery = """
         SELECT id, name, apns_env, apns_p8 IS NOT NULL AS has_apns_key, apns_key_id, apns_team_id, apns_bundle_id,
                apns_watch_bundle_id, shared_demo, live_activity_auto_end_minutes, onesignal_alias, sdk_key_digest,
-               extract(epoch FROM created_at)::float8 AS created_at, extract(epoch FROM updated_at)::float8 AS updated_at
+               extract(epoch FROM created_at)::float8 AS created_at, extract(epoch FROM updated_at)::float8 AS updated_at,
+               extract(epoch FROM apns_paused_at)::float8 AS apns_paused_at, apns_status_reason,
+               extract(epoch FROM apns_status_at)::float8 AS apns_status_at
         FROM apps
         """
 
@@ -42,6 +49,9 @@ public struct AppRecord: Sendable, Equatable {
         sdkKeyDigest = try row.decode("sdk_key_digest")
         createdAt = try row.decode("created_at")
         updatedAt = try row.decode("updated_at")
+        apnsPausedAt = try row.decode("apns_paused_at")
+        apnsStatusReason = try row.decode("apns_status_reason")
+        apnsStatusAt = try row.decode("apns_status_at")
     }
 }
 

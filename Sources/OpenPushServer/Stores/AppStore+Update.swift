@@ -23,6 +23,10 @@ extension AppStore {
         change("apns_bundle_id", fields.apnsBundleID)
         change("apns_watch_bundle_id", fields.apnsWatchBundleID)
         change("live_activity_auto_end_minutes", fields.liveActivityAutoEndMinutes)
+        // New credentials resume deliveries that APNs' rejection of the old ones paused.
+        if !fields.apnsP8.isKeep || !fields.apnsKeyID.isKeep || !fields.apnsTeamID.isKeep || fields.apnsEnv != nil {
+            assignments.append("apns_paused_at = NULL")
+        }
         assignments.append("updated_at = to_timestamp(\(now))")
         let update: PostgresQuery = "UPDATE apps SET \(assignments.joined(separator: ", ")) WHERE id = \(id)"
         return try await database.transaction { connection in

@@ -18,6 +18,17 @@ extension AppRecord {
             "onesignal_alias": .bool(onesignalAlias),
             "created_at": .string(Timestamp.iso8601(createdAt)),
             "updated_at": .string(Timestamp.iso8601(updatedAt)),
+            "apns_status": apnsStatus,
+        ]
+    }
+
+    /// `paused` while APNs rejects the credentials, else `ok`; the last rejection's reason and
+    /// time either way.
+    var apnsStatus: JSONValue {
+        [
+            "state": apnsPausedAt == nil ? "ok" : "paused",
+            "reason": .optional(apnsStatusReason),
+            "at": apnsStatusAt.map { .string(Timestamp.iso8601($0)) } ?? .null,
         ]
     }
 }
