@@ -50,7 +50,7 @@ let package = Package(
         // Shared test harness: temporary PostgreSQL, in-process requests, manual clock.
         .target(
             name: "OpenPushTestSupport",
-            dependencies: ["OpenPushServer", "Postgres", "HTTPServer", "OpenPushCore", "Subprocess"],
+            dependencies: ["OpenPushServer", "Postgres", "HTTPServer", "OpenPushCore", "Subprocess", "APNs", "Crypto"],
             swiftSettings: swiftSettings
         ),
 
@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "COpenSSL"], swiftSettings: swiftSettings),
         .testTarget(
             name: "OpenPushServerTests",
-            dependencies: ["OpenPushServer", "OpenPushTestSupport", "Postgres", "HTTPServer", "OpenPushCore"],
+            dependencies: ["OpenPushServer", "OpenPushTestSupport", "Postgres", "HTTPServer", "OpenPushCore", "APNs", "Crypto"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,0 +1,68 @@
+public import APNs
+import Crypto
+import Foundation
+public import OpenPushCore
+public import OpenPushServer
+
+/// An application, the local APNs simulator, an APNs client pointed at it and a delivery engine:
+/// everything a delivery test needs, in process.
+public struct DeliveryHarness: Sendable {
+    public let app: TestApp
+    public let simulator: APNSSimulator
+    public let client: APNSClient
+    public let engine: DeliveryEngine
+    /// An app whose `.p8` the simulator knows, so its pushes pass the JWT check.
+    public let created: CreatedApp
+    /// That app's `.p8`, to put back after a test swaps it.
+    public let p8: String
+    public static let bundleID = "com.example.delivery"
+
+    public static func make(settings: DeliveryEngine.Settings = quickSettings(), conninfo: String? = nil) async throws -> DeliveryHarness {
+        let pem = try P256SigningKey.generatePEM()
+        let key = try P256SigningKey(pem: pem)
+        let simulator = try APNSSimulator(.init(port: 0, providerKeys: ["KEYID00001": key.publicKeyDER]))
+        try simulator.start()
+        let pointAtSimulator: (inout Configuration) -> Void = {
+            $0.apnsProductionURL = simulator.endpoint
+            $0.apnsDevelopmentURL = simulator.endpoint
+        }
+        let app = if let conninfo {
+            try TestApp.make(conninfo: conninfo, configure: pointAtSimulator)
+        } else {
+            try await TestApp.make(configure: pointAtSimulator)
+        }
+        let client = try APNSClient(configuration: APNSClientConfiguration(
+            productionURL: simulator.endpoint, sandboxURL: simulator.endpoint, requestTimeout: 10))
+        let engine = DeliveryEngine(services: app.services, client: client, settings: settings, logger: .discarding())
+        let created = try await app.createApp(AppSettings(name: "Delivery", apnsP8: pem, apnsKeyID: "KEYID00001",
+                                                          apnsTeamID: "TEAM000001", apnsBundleID: bundleID))
+        return DeliveryHarness(app: app, simulator: simulator, client: client, engine: engine, created: created, p8: pem)
+    }
+
+    /// Short leases and retries so that tests of expiry and backoff take seconds.
+    public static func quickSettings() -> DeliveryEngine.Settings {
+        var settings = DeliveryEngine.Settings()
+        settings.batchSize = 500
+        settings.loops = 1
+        settings.leaseSeconds = 3
+        settings.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.2, maxDelay: 1)
+        return settings
+    }
+
+    /// Runs batches until nothing is claimable right now.
+    @discardableResult
+    public func drain() async throws -> Int {
+        var total = 0
+        while true {
+            let handled = try await engine.runOnce()
+            guard handled > 0 else { return total }
+            total += handled
+        }
+    }
+
+    public func shutdown() async {
+        await engine.stop()
+        await client.shutdown()
+        simulator.stop()
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+import APNs
+import Crypto
+import HTTPServer
+import OpenPushCore
+import OpenPushServer
+import OpenPushTestSupport
+import Postgres
+
+/// The delivery engine against the local APNs simulator: what goes on the wire, and what each
+/// answer does to the rows behind it.
+@Suite struct DeliveryEngineTests {
+    static let type = "DeliveryAttributes"
+    static let deviceToken = String(repeating: "0a", count: 32)
+
+    /// A device with a push-to-start token (`pts`) for the type, and the start route's body.
+    static func startableDevice(_ harness: DeliveryHarness, token: String = deviceToken, pts: String,
+                                tags: [String: String] = [:]) async throws -> String {
+        let subscription = try await harness.app.insertSubscription(appID: harness.created.app.id, token: token, externalID: "u-\(token.prefix(6))")
+        let tagsJSON = JSONValue.object(JSONObject(tags.map { ($0.key, JSONValue.string($0.value)) })).serialized
+        try await harness.app.services.database.query("UPDATE subscriptions SET tags = \(tagsJSON)::jsonb WHERE id = \(subscription)")
+        let response = await harness.app.request(.post, "/v1/apps/\(harness.created.app.id)/live-activities/push-to-start",
+                                                 headers: .sdkKey(harness.created.sdkKey),
+                                                 json: ["token": .string(token), "activity_type": .string(type), "push_to_start_token": .string(pts)])
+        #expect(response.status == 200)
+        return subscription
+    }
+
+    static func start(_ harness: DeliveryHarness, headings: String = "On the way", body extra: JSONObject = [:]) async -> TestResponse {
+        var body: JSONObject = [
+            "event": "start", "activity_id": "order-1", "name": "n",
+            "event_attributes": ["orderNumber": "1"], "event_updates": ["status": "out"],
+            "headings": ["en": .string(headings)], "contents": ["en": "Soon"],
+            "included_segments": ["Subscribed Users"],
+        ]
+        for (key, value) in extra { body[key] = value }
+        return await harness.app.request(.post, "/apps/\(harness.created.app.id)/activities/activity/\(type)",
+                                         headers: .restKey(harness.created.restKey), json: .object(body))
+    }
+
+    static func states(_ harness: DeliveryHarness) async throws -> [String: Int] {
+        let rows = try await harness.app.services.database.query("SELECT state, count(*)::int AS n FROM deliveries GROUP BY state")
+        return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.decode("state", as: String.self), try $0.decode("n", as: Int.self)) })
+    }
+
+    @Test func aStartReachesAPNsWithTheRightHeadersAndPayload() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let pts = String(repeating: "1b", count: 32)
+        _ = try await Self.startableDevice(harness, pts: pts, tags: ["first_name": "Ana"])
+        let response = await Self.start(harness, headings: "Hi {{ first_name | default: 'there' }}")
+        let messageID = try #require(response.json?.objectValue?["notification_id"]?.stringValue)
+        #expect(try await harness.drain() == 1)
+        #expect(try await Self.states(harness) == ["accepted": 1])
+        let pushes = harness.simulator.accepted()
+        let push = try #require(pushes.first)
+        #expect(pushes.count == 1)
+        #expect(push.deviceToken == pts)
+        #expect(push.header("apns-push-type") == "liveactivity")
+        #expect(push.header("apns-topic") == DeliveryHarness.bundleID + ".push-type.liveactivity")
+        #expect(push.header("apns-priority") == "10")
+        let apnsID = try await harness.app.services.database.query("SELECT apns_id::text AS id FROM deliveries")[0].decode("id", as: String.self)
+        #expect(push.apnsID.lowercased() == apnsID.lowercased())
+        let aps = try #require(push.payloadJSON?.objectValue?["aps"]?.objectValue)
+        #expect(aps["event"] == "start")
+        #expect(aps["attributes-type"] == .string(Self.type))
+        #expect(aps["input-push-token"] == 1)
+        #expect(aps["alert"]?.objectValue?["title"] == "Hi Ana")
+        #expect(aps["attributes"]?.objectValue?["openpush"] == ["notification_id": .string(messageID), "activity_id": "order-1"])
+        #expect(aps["content-state"]?.objectValue?["status"] == "out")
+        let view = await harness.app.request(.get, "/notifications/\(messageID)", headers: .restKey(harness.created.restKey),
+                                             query: ["app_id": harness.created.app.id])
+        #expect(view.json?.objectValue?["successful"] == 1)
+        #expect(view.json?.objectValue?["remaining"] == 0)
+    }
+
+    @Test func updatesAndEndsGoToTheUpdateTokenWithIncreasingTimestamps() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let appID = harness.created.app.id
+        try await harness.app.insertSubscription(appID: appID, token: Self.deviceToken)
+        let updateToken = String(repeating: "2c", count: 32)
+        let registered = await harness.app.request(.post, "/v1/apps/\(appID)/live-activities", headers: .sdkKey(harness.created.sdkKey),
+                                                   json: ["token": .string(Self.deviceToken), "activity_id": "game-7",
+                                                          "activity_type": "Score", "update_token": .string(updateToken)])
+        #expect(registered.status == 200)
+        let path = "/apps/\(appID)/live_activities/game-7/notifications"
+        for event in ["update", "update", "end"] {
+            let response = await harness.app.request(.post, path, headers: .restKey(harness.created.restKey),
+                                                     json: ["event": .string(event), "name": "n", "event_updates": ["home": 1]])
+            #expect(response.status == 201)
+            try await harness.drain()
+        }
+        let pushes = harness.simulator.accepted()
+        #expect(pushes.map(\.deviceToken) == [updateToken, updateToken, updateToken])
+        #expect(pushes.map { $0.header("apns-priority") } == ["5", "5", "10"])
+        let timestamps = pushes.compactMap { $0.payloadJSON?.objectValue?["aps"]?.objectValue?["timestamp"]?.intValue }
+        #expect(timestamps.count == 3)
+        #expect(timestamps == timestamps.sorted() && Set(timestamps).count == 3, "\(timestamps)")
+        #expect(pushes.last?.payloadJSON?.objectValue?["aps"]?.objectValue?["event"] == "end")
+    }
+
+    @Test func deadTokensAreHandledByKind() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let appID = harness.created.app.id
+        // A push-to-start token APNs calls dead is deleted.
+        _ = try await Self.startableDevice(harness, pts: "dead" + String(repeating: "0", count: 60))
+        _ = await Self.start(harness)
+        try await harness.drain()
+        let remaining = try await harness.app.services.database.query("SELECT count(*)::int AS n FROM push_to_start_tokens")
+        #expect(try remaining[0].decode("n", as: Int.self) == 0)
+        let reason = try await harness.app.services.database.query("SELECT state, error_reason FROM deliveries")[0]
+        #expect(try reason.decode("state", as: String.self) == "error")
+        #expect(try reason.decode("error_reason", as: String?.self) == "Unregistered")
+        // A bad update token ends only its activity; the device stays reachable.
+        let token = String(repeating: "3d", count: 32)
+        let subscription = try await harness.app.insertSubscription(appID: appID, token: token)
+        _ = await harness.app.request(.post, "/v1/apps/\(appID)/live-activities", headers: .sdkKey(harness.created.sdkKey),
+                                      json: ["token": .string(token), "activity_id": "a", "update_token": .string("bad0" + String(repeating: "1", count: 60))])
+        _ = await harness.app.request(.post, "/apps/\(appID)/live_activities/a/notifications", headers: .restKey(harness.created.restKey),
+                                      json: ["event": "update", "name": "n", "event_updates": ["x": 1]])
+        try await harness.drain()
+        let row = try await harness.app.services.database.query("""
+            SELECT la.ended_reason, s.retired_at IS NULL AS reachable, s.token_invalid_at IS NULL AS valid
+            FROM live_activities la JOIN subscriptions s ON s.id = la.subscription_id WHERE s.id = \(subscription)
+            """)[0]
+        #expect(try row.decode("ended_reason", as: String?.self) == "dead_token")
+        #expect(try row.decode("reachable", as: Bool.self))
+        #expect(try row.decode("valid", as: Bool.self))
+    }
+
+    @Test func passingFailuresAreRetriedWithBackoffThenGiveUp() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        _ = try await Self.startableDevice(harness, pts: "5000" + String(repeating: "2", count: 60))
+        _ = await Self.start(harness)
+        try await harness.drain()
+        let first = try await harness.app.services.database.query("""
+            SELECT state, attempts, error_reason, next_attempt_at > now() AS later FROM deliveries
+            """)[0]
+        #expect(try first.decode("state", as: String.self) == "queued")
+        #expect(try first.decode("attempts", as: Int.self) == 1)
+        #expect(try first.decode("error_reason", as: String?.self) == "InternalServerError")
+        #expect(try first.decode("later", as: Bool.self))
+        // Three attempts at most (quick settings), then the row ends in error.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await Self.states(harness)["error"] == nil, ContinuousClock.now < deadline {
+            try await harness.drain()
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let last = try await harness.app.services.database.query("SELECT state, attempts FROM deliveries")[0]
+        #expect(try last.decode("state", as: String.self) == "error")
+        #expect(try last.decode("attempts", as: Int.self) == 3)
+    }
+
+    @Test func rejectedCredentialsPauseTheAppUntilTheyAreFixed() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let organizationKey = "org-key-for-delivery-tests"
+        let admin = try TestApp.make(conninfo: harness.app.conninfo, configure: { $0.organizationAPIKey = organizationKey })
+        let appID = harness.created.app.id
+        // A key the simulator has never heard of.
+        let unknownPEM = try P256SigningKey.generatePEM()
+        _ = await admin.request(.put, "/apps/\(appID)", headers: ["Authorization": "Key \(organizationKey)"],
+                                json: ["apns_p8": .string(unknownPEM), "apns_key_id": "UNKNOWNKEY"])
+        _ = try await Self.startableDevice(harness, pts: String(repeating: "4e", count: 32))
+        _ = await Self.start(harness)
+        try await harness.drain()
+        let shown = await admin.request(.get, "/apps/\(appID)", headers: ["Authorization": "Key \(organizationKey)"])
+        let status = try #require(shown.json?.objectValue?["apns_status"]?.objectValue)
+        #expect(status["state"] == "paused")
+        #expect(status["reason"] == "InvalidProviderToken")
+        #expect(try await Self.states(harness) == ["queued": 1])
+        #expect(try await harness.drain() == 0, "a paused app's rows wait")
+        // The original credentials again: deliveries resume.
+        _ = await admin.request(.put, "/apps/\(appID)", headers: ["Authorization": "Key \(organizationKey)"],
+                                json: ["apns_p8": .string(harness.p8), "apns_key_id": "KEYID00001"])
+        try await harness.drain()
+        #expect(try await Self.states(harness) == ["accepted": 1])
+        let resumed = await admin.request(.get, "/apps/\(appID)", headers: ["Authorization": "Key \(organizationKey)"])
+        #expect(resumed.json?.objectValue?["apns_status"]?.objectValue?["state"] == "ok")
+    }
+
+    @Test func goAwayMidBatchLosesNothing() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let appID = harness.created.app.id
+        try await harness.app.services.database.transaction { connection in
+            try connection.query("""
+                INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
+                SELECT 'sub_g' || i, \(appID), md5('g' || i) || md5('h' || i), now(), now() FROM generate_series(1, 300) AS i
+                """)
+            try connection.query("""
+                INSERT INTO push_to_start_tokens (id, app_id, subscription_id, activity_type, token)
+                SELECT 'pts_g' || i, \(appID), 'sub_g' || i, \(Self.type), md5('p' || i) || md5('q' || i) FROM generate_series(1, 300) AS i
+                """)
+        }
+        harness.simulator.goAway(afterStreams: 70)
+        #expect(await Self.start(harness).status == 201)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await Self.states(harness)["accepted"] ?? 0 < 300, ContinuousClock.now < deadline {
+            try await harness.drain()
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(try await Self.states(harness) == ["accepted": 300])
+        #expect(Set(harness.simulator.accepted().map(\.deviceToken)).count == 300)
+    }
+
+    @Test func aDeliveryOlderThanADayIsNotSent() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        _ = try await Self.startableDevice(harness, pts: String(repeating: "5f", count: 32))
+        _ = await Self.start(harness)
+        try await harness.app.services.database.query("UPDATE deliveries SET created_at = now() - interval '25 hours'")
+        try await harness.drain()
+        let row = try await harness.app.services.database.query("SELECT state, error_reason FROM deliveries")[0]
+        #expect(try row.decode("error_reason", as: String?.self) == "Expired")
+        #expect(harness.simulator.accepted().isEmpty)
+    }
+}
