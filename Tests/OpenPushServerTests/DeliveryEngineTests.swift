@@ -190,11 +190,11 @@ import Postgres
         try await harness.app.services.database.transaction { connection in
             try connection.query("""
                 INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
-                SELECT 'sub_g' || i, \(appID), md5('g' || i) || md5('h' || i), now(), now() FROM generate_series(1, 300) AS i
+                SELECT 'sub_g' || i, \(appID), 'aa' || md5('g' || i) || md5('h' || i), now(), now() FROM generate_series(1, 300) AS i
                 """)
             try connection.query("""
                 INSERT INTO push_to_start_tokens (id, app_id, subscription_id, activity_type, token)
-                SELECT 'pts_g' || i, \(appID), 'sub_g' || i, \(Self.type), md5('p' || i) || md5('q' || i) FROM generate_series(1, 300) AS i
+                SELECT 'pts_g' || i, \(appID), 'sub_g' || i, \(Self.type), 'aa' || md5('p' || i) || md5('q' || i) FROM generate_series(1, 300) AS i
                 """)
         }
         harness.simulator.goAway(afterStreams: 70)

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import APNs
+import OpenPushCore
+import OpenPushServer
+import OpenPushTestSupport
+import Postgres
+
+/// Delivery is at-least-once: a worker killed mid fan-out, or PostgreSQL going away during
+/// delivery, loses no row.
+@Suite struct DeliveryResilienceTests {
+    /// `count` devices with push-to-start tokens and one queued start delivery each. Tokens start
+    /// with `aa` so none falls under the simulator's programmed prefixes (`dead…`, `bad0…`, `5000…`).
+    static func queueStarts(_ count: Int, harness: DeliveryHarness) async throws {
+        let appID = harness.created.app.id
+        let request: JSONValue = [
+            "event": "start", "activity_id": "crash-1", "name": "n", "event_attributes": ["a": 1], "event_updates": ["b": 2],
+            "headings": ["en": "t"], "contents": ["en": "b"], "included_segments": ["Subscribed Users"],
+        ]
+        try await harness.app.services.database.transaction { connection in
+            try connection.query("""
+                INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
+                SELECT 'sub_c' || i, \(appID), 'aa' || md5('c' || i) || md5('d' || i), now(), now() FROM generate_series(1, \(count)) AS i
+                """)
+            try connection.query("""
+                INSERT INTO messages (id, app_id, kind, event, name, activity_type, activity_id, request, audience_total)
+                VALUES ('msg_crash', \(appID), 'live_activity', 'start', 'n', 'T', 'crash-1', \(request.serialized)::jsonb, \(count))
+                """)
+            try connection.query("""
+                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, token)
+                SELECT gen_random_uuid(), 'msg_crash', \(appID), 'sub_c' || i, 'push_to_start', 'aa' || md5('e' || i) || md5('f' || i)
+                FROM generate_series(1, \(count)) AS i
+                """)
+        }
+    }
+
+    static func accepted(_ harness: DeliveryHarness) async throws -> Int {
+        try await harness.app.services.database.query("SELECT count(*)::int AS n FROM deliveries WHERE state = 'accepted'")[0].decode("n")
+    }
+
+    static func waitUntil(_ timeout: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return try await condition()
+    }
+
+    @Test func aWorkerKilledMidFanOutLosesNothing() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let total = 20_000
+        try await Self.queueStarts(total, harness: harness)
+        let environment = ["OPENPUSH_DATABASE_URL": harness.app.conninfo, "OPENPUSH_APNS_PRODUCTION_URL": harness.simulator.endpoint,
+                           "OPENPUSH_APNS_DEVELOPMENT_URL": harness.simulator.endpoint]
+        let first = try OpenPushProcess(["worker"], environment: environment)
+        #expect(try await Self.waitUntil(.seconds(60)) { harness.simulator.acceptedCount >= 2000 })
+        first.signal(SIGKILL)
+        _ = try await first.waitForExit()
+        let acceptedAtKill = try await Self.accepted(harness)
+        #expect(acceptedAtKill < total, "the worker finished before it could be killed")
+
+        let second = try OpenPushProcess(["worker"], environment: environment)
+        // Rows the dead worker held come back when its 30 s leases run out.
+        let finished = try await Self.waitUntil(.seconds(90)) { try await Self.accepted(harness) == total }
+        second.signal(SIGTERM)
+        _ = try await second.waitForExit()
+        let acceptedAtEnd = try await Self.accepted(harness)
+        #expect(finished, "accepted \(acceptedAtEnd) of \(total)")
+        let leftovers = try await harness.app.services.database.query("""
+            SELECT state, attempts, error_reason, claimed_by IS NOT NULL AS claimed FROM deliveries WHERE state <> 'accepted' LIMIT 5
+            """)
+        let described = try leftovers.map {
+            "\(try $0.decode("state", as: String.self)) attempts=\(try $0.decode("attempts", as: Int.self)) "
+                + "reason=\(try $0.decode("error_reason", as: String?.self) ?? "-") claimed=\(try $0.decode("claimed", as: Bool.self))"
+        }
+        #expect(described.isEmpty, "\(described)")
+        #expect(Set(harness.simulator.accepted().map(\.deviceToken)).count == total)
+    }
+
+    @Test func postgresRestartedDuringDeliveryLosesNothing() async throws {
+        let directory = try TemporaryDirectory.make(prefix: "openpush-delivery-outage")
+        let cluster = PostgresCluster(directory: directory)
+        try cluster.initializeIfNeeded()
+        try cluster.start()
+        defer {
+            try? cluster.stop(mode: .immediate)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let migrator = PostgresPool(conninfo: cluster.conninfo, size: 1)
+        try await Migrator(pool: migrator).apply(Migrator.load(directory: TestApp.repositoryRoot + "/migrations"))
+        await migrator.close()
+        var settings = DeliveryHarness.quickSettings()
+        settings.batchSize = 200
+        let harness = try await DeliveryHarness.make(settings: settings, conninfo: cluster.conninfo)
+        defer { Task { await harness.shutdown() } }
+        let total = 3000
+        try await Self.queueStarts(total, harness: harness)
+        harness.engine.start()
+        #expect(try await Self.waitUntil(.seconds(30)) { harness.simulator.acceptedCount >= 400 })
+        try cluster.stop(mode: .fast)
+        try await Task.sleep(for: .milliseconds(500))
+        try cluster.start()
+        let finished = try await Self.waitUntil(.seconds(60)) { (try? await Self.accepted(harness)) == total }
+        let acceptedAtEnd = (try? await Self.accepted(harness)) ?? -1
+        #expect(finished, "accepted \(acceptedAtEnd) of \(total)")
+        #expect(Set(harness.simulator.accepted().map(\.deviceToken)).count == total)
+    }
+}
