@@ -219,4 +219,24 @@ import Postgres
         #expect(try row.decode("error_reason", as: String?.self) == "Expired")
         #expect(harness.simulator.accepted().isEmpty)
     }
+
+    @Test func theRunningEngineDeliversOnNotifyAndReportsMetrics() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        harness.engine.start()
+        _ = try await Self.startableDevice(harness, pts: String(repeating: "6a", count: 32))
+        #expect(await Self.start(harness).status == 201)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await Self.states(harness)["accepted"] == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await Self.states(harness) == ["accepted": 1])
+        let metrics = await harness.app.request(.get, "/metrics")
+        #expect(metrics.text.contains(#"openpush_pushes_total{kind="push_to_start",state="accepted",reason=""} 1"#))
+        #expect(metrics.text.contains("openpush_delivery_latency_seconds_count 1"))
+        #expect(metrics.text.contains("openpush_delivery_queue_depth 0"))
+        let connections = metrics.text.split(separator: "\n").first { $0.hasPrefix("openpush_apns_connections_open ") }
+        #expect((connections?.split(separator: " ").last).flatMap { Int($0) } ?? 0 >= 1)
+        #expect(metrics.text.contains("openpush_apns_streams_in_flight 0"))
+    }
 }

@@ -40,6 +40,13 @@ public final class DeliveryEngine: Sendable {
     }
 
     public func start() {
+        let client = self.client
+        services.metrics.addGauges {
+            let metrics = client.metrics
+            return [("openpush_apns_connections_open", "HTTP/2 connections to APNs open now.", Double(metrics.openConnections)),
+                    ("openpush_apns_streams_in_flight", "APNs requests awaiting an answer.", Double(metrics.inFlightStreams)),
+                    ("openpush_apns_requests_waiting", "APNs requests waiting for a free stream.", Double(metrics.queuedRequests))]
+        }
         let wake = self.wake
         let notifications = listener.notifications
         var started = [Task { for await _ in notifications { wake.signal() } }]

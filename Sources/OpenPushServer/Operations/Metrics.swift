@@ -48,6 +48,19 @@ public final class Metrics: Sendable {
 
     private let state = Mutex(State())
 
+    /// Point-in-time values owned by other components (the APNs client's connections and
+    /// streams), read when `/metrics` is rendered.
+    public typealias Gauge = (name: String, help: String, value: Double)
+    private let gaugeSources = Mutex<[@Sendable () -> [Gauge]]>([])
+
+    public func addGauges(_ source: @escaping @Sendable () -> [Gauge]) {
+        gaugeSources.withLock { $0.append(source) }
+    }
+
+    var registeredGauges: [Gauge] {
+        gaugeSources.withLock { $0 }.flatMap { $0() }
+    }
+
     public init() {}
 
     public func recordRequest(method: String, route: String, status: Int, seconds: Double) {
@@ -69,7 +82,7 @@ public final class Metrics: Sendable {
     }
 
     /// The exposition text; `gauges` are point-in-time values read by the caller (pool state).
-    public func render(gauges: [(name: String, help: String, value: Double)] = []) -> String {
+    public func render(gauges: [Gauge] = []) -> String {
         let snapshot = state.withLock { $0 }
         var lines: [String] = []
         lines.append("# HELP openpush_http_requests_total HTTP requests answered, by method, route template and status.")
@@ -107,7 +120,7 @@ public final class Metrics: Sendable {
         lines.append("openpush_delivery_latency_seconds_bucket{le=\"+Inf\"} \(snapshot.deliveryLatency.count)")
         lines.append("openpush_delivery_latency_seconds_sum \(format(snapshot.deliveryLatency.sum))")
         lines.append("openpush_delivery_latency_seconds_count \(snapshot.deliveryLatency.count)")
-        for gauge in gauges {
+        for gauge in gauges + registeredGauges {
             lines.append("# HELP \(gauge.name) \(gauge.help)")
             lines.append("# TYPE \(gauge.name) gauge")
             lines.append("\(gauge.name) \(format(gauge.value))")

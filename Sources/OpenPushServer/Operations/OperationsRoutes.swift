@@ -33,7 +33,9 @@ enum OperationsRoutes {
 
     @Sendable static func metrics(_ context: RouteContext) async throws -> HTTPResponse {
         let pool = context.services.database.statistics
+        let queueDepth = (try? await DeliveryQueue.depth(in: context.services.database)).map(Double.init) ?? -1
         let text = context.services.metrics.render(gauges: [
+            ("openpush_delivery_queue_depth", "Deliveries queued or awaiting an answer (-1 when the database is unreachable).", queueDepth),
             ("openpush_db_pool_size", "Largest number of PostgreSQL connections this process opens.", Double(pool.size)),
             ("openpush_db_pool_open", "PostgreSQL connections open now.", Double(pool.open)),
             ("openpush_db_pool_in_use", "PostgreSQL connections lent out now.", Double(pool.inUse)),
