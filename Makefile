@@ -1,7 +1,7 @@
 # The two commands: `make run` and `make test`. Both install what they need first.
 SHELL := /bin/bash
 DEBIAN_PACKAGES := libpq-dev libssl-dev libnghttp2-dev libmicrohttpd-dev postgresql-15 pkg-config curl
-BENCH_PACKAGES := wrk
+BENCH_PACKAGES := wrk nghttp2-client python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test build release deps bench clean
@@ -22,6 +22,7 @@ release: deps
 bench: deps release
 	@dpkg -s $(BENCH_PACKAGES) >/dev/null 2>&1 || $(SUDO) apt-get install -y -q $(BENCH_PACKAGES)
 	bench/http.sh
+	bench/delivery.sh
 
 # Installs the Debian packages only when one is missing, so repeated runs stay fast and offline.
 deps:
