@@ -6,9 +6,7 @@ public enum LocalizedText {
     public static let bodyLimit = 2048
 
     public static func render(_ map: [String: String]?, language: String?, context: JSONObject, limit: Int) -> String? {
-        guard let map, let source = language.flatMap({ map[$0] }) ?? map["en"] else { return nil }
-        let rendered = (try? LiquidTemplate(parsing: source))?.render(context) ?? source
-        return rendered.count > limit ? String(rendered.prefix(limit)) : rendered
+        LocalizedTemplates(map).render(language: language, context: context, limit: limit)
     }
 
     /// The Liquid context of a recipient: its tags at the top level, then `subscription` and
@@ -18,5 +16,25 @@ public enum LocalizedText {
         context["subscription"] = .object(subscription)
         context["user"] = .object(user)
         return context
+    }
+}
+
+/// A language map parsed once, rendered for many recipients (a fan-out renders the same
+/// templates thousands of times).
+public struct LocalizedTemplates: Sendable {
+    private let templates: [String: LiquidTemplate]
+    private let sources: [String: String]
+
+    public init(_ map: [String: String]?) {
+        sources = map ?? [:]
+        templates = sources.compactMapValues { try? LiquidTemplate(parsing: $0) }
+    }
+
+    public func render(language: String?, context: JSONObject, limit: Int) -> String? {
+        guard let chosen = language.flatMap({ sources[$0] != nil ? $0 : nil }) ?? (sources["en"] != nil ? "en" : nil) else {
+            return nil
+        }
+        let rendered = templates[chosen]?.render(context) ?? sources[chosen]!
+        return rendered.count > limit ? String(rendered.prefix(limit)) : rendered
     }
 }

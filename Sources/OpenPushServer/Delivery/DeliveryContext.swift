@@ -8,6 +8,9 @@ struct DeliveryContext: Sendable {
         var id: String
         var send: LiveActivitySend?
         var activityType: String?
+        /// Parsed once per batch, rendered per recipient.
+        var headings: LocalizedTemplates
+        var contents: LocalizedTemplates
     }
 
     struct App: Sendable {
@@ -62,7 +65,8 @@ struct DeliveryContext: Sendable {
                 send = try? LiveActivitySendParser.parseUpdateOrEnd(request, activityID: try row.decode("activity_id")).get()
             default: send = nil
             }
-            context.messages[id] = Message(id: id, send: send, activityType: try row.decode("activity_type"))
+            context.messages[id] = Message(id: id, send: send, activityType: try row.decode("activity_type"),
+                                           headings: LocalizedTemplates(send?.headings), contents: LocalizedTemplates(send?.contents))
         }
         let appIDs = Array(Set(deliveries.map(\.appID)))
         for row in try connection.query("""

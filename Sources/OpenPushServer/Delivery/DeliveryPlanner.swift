@@ -39,8 +39,8 @@ enum DeliveryPlanner {
         let input = LiveActivityPushInput(
             event: send.event, messageID: message.id, activityID: send.activityID,
             activityType: message.activityType ?? "", attributes: send.attributes, contentState: send.contentState,
-            title: LocalizedText.render(send.headings, language: subscription.language, context: liquid, limit: LocalizedText.titleLimit),
-            body: LocalizedText.render(send.contents, language: subscription.language, context: liquid, limit: LocalizedText.bodyLimit),
+            title: message.headings.render(language: subscription.language, context: liquid, limit: LocalizedText.titleLimit),
+            body: message.contents.render(language: subscription.language, context: liquid, limit: LocalizedText.bodyLimit),
             sound: send.sound, relevanceScore: send.relevanceScore, explicitPriority: send.priority,
             requestedStaleDate: send.staleDate, registeredStaleDate: activity?.staleAt,
             requestedDismissalDate: send.dismissalDate, autoEndMinutes: app.autoEndMinutes,
