@@ -10,16 +10,10 @@ import Postgres
 /// back, the pool reconnects by itself.
 @Suite struct DatabaseOutageTests {
     @Test func answers503WhileTheDatabaseIsDownAndRecovers() async throws {
-        let directory = try TemporaryDirectory.make(prefix: "openpush-outage")
-        let cluster = PostgresCluster(directory: directory)
-        try cluster.initializeIfNeeded()
-        try cluster.start()
-        defer {
-            try? cluster.stop(mode: .immediate)
-            try? FileManager.default.removeItem(atPath: directory)
-        }
-        let app = try TestApp.make(conninfo: cluster.conninfo, routes: TestRoutes.register)
-        try await ServerBootstrap.migrate(app.services, logger: .discarding())
+        let database = try await PrivateCluster(prefix: "openpush-outage")
+        let cluster = database.cluster
+        defer { withExtendedLifetime(database) {} }
+        let app = try TestApp.make(conninfo: database.conninfo, routes: TestRoutes.register)
         #expect(await app.request(.get, "/ready").status == 200)
         #expect(await app.request(.get, "/v1/apps/a/test/database").status == 200)
 

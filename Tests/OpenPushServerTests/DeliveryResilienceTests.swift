@@ -80,20 +80,12 @@ import Postgres
     }
 
     @Test func postgresRestartedDuringDeliveryLosesNothing() async throws {
-        let directory = try TemporaryDirectory.make(prefix: "openpush-delivery-outage")
-        let cluster = PostgresCluster(directory: directory)
-        try cluster.initializeIfNeeded()
-        try cluster.start()
-        defer {
-            try? cluster.stop(mode: .immediate)
-            try? FileManager.default.removeItem(atPath: directory)
-        }
-        let migrator = PostgresPool(conninfo: cluster.conninfo, size: 1)
-        try await Migrator(pool: migrator).apply(Migrator.load(directory: TestApp.repositoryRoot + "/migrations"))
-        await migrator.close()
+        let database = try await PrivateCluster(prefix: "openpush-delivery-outage")
+        let cluster = database.cluster
+        defer { withExtendedLifetime(database) {} }
         var settings = DeliveryHarness.quickSettings()
         settings.batchSize = 200
-        let harness = try await DeliveryHarness.make(settings: settings, conninfo: cluster.conninfo)
+        let harness = try await DeliveryHarness.make(settings: settings, conninfo: database.conninfo)
         defer { Task { await harness.shutdown() } }
         let total = 3000
         try await Self.queueStarts(total, harness: harness)
