@@ -132,7 +132,10 @@ import Postgres
     }
 
     @Test func passingFailuresAreRetriedWithBackoffThenGiveUp() async throws {
-        let harness = try await DeliveryHarness.make()
+        // Retries come back after 0.5–1 s: long enough to see the row waiting, short enough to wait out.
+        var settings = DeliveryHarness.quickSettings()
+        settings.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 1, maxDelay: 1)
+        let harness = try await DeliveryHarness.make(settings: settings)
         defer { Task { await harness.shutdown() } }
         _ = try await Self.startableDevice(harness, pts: "5000" + String(repeating: "2", count: 60))
         _ = await Self.start(harness)
@@ -144,8 +147,8 @@ import Postgres
         #expect(try first.decode("attempts", as: Int.self) == 1)
         #expect(try first.decode("error_reason", as: String?.self) == "InternalServerError")
         #expect(try first.decode("later", as: Bool.self))
-        // Three attempts at most (quick settings), then the row ends in error.
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Three attempts at most, then the row ends in error.
+        let deadline = ContinuousClock.now + .seconds(20)
         while try await Self.states(harness)["error"] == nil, ContinuousClock.now < deadline {
             try await harness.drain()
             try await Task.sleep(for: .milliseconds(100))
