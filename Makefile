@@ -23,6 +23,7 @@ bench: deps release
 	@dpkg -s $(BENCH_PACKAGES) >/dev/null 2>&1 || $(SUDO) apt-get install -y -q $(BENCH_PACKAGES)
 	bench/http.sh
 	bench/delivery.sh
+	bench/apns-client.sh
 
 # Installs the Debian packages only when one is missing, so repeated runs stay fast and offline.
 deps:

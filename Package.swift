@@ -46,6 +46,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "openpush", dependencies: ["OpenPushServer"], swiftSettings: swiftSettings),
+        // `bench/apns-client.sh`: the APNs client alone against the simulator.
+        .executableTarget(name: "apns-client-bench", dependencies: ["APNs", "Crypto", "OpenPushCore"],
+                          path: "bench/apns-client", swiftSettings: swiftSettings),
 
         // Shared test harness: temporary PostgreSQL, in-process requests, manual clock.
         .target(

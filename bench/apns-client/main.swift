@@ -1,0 +1,47 @@
+// The APNs client alone: N pushes of a 247-byte alert payload to an APNs-compatible server
+// (normally `openpush apns-sim --accept-any-token`), in batches of 2,000 in flight.
+// Usage: apns-client-bench URL [count] [connections]       (see bench/apns-client.sh)
+import APNs
+import Crypto
+import Foundation
+import OpenPushCore
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+    FileHandle.standardError.write(Data("usage: apns-client-bench URL [count] [connections]\n".utf8))
+    exit(2)
+}
+let url = arguments[1]
+let count = arguments.count > 2 ? Int(arguments[2]) ?? 50_000 : 50_000
+let connections = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
+signal(SIGPIPE, SIG_IGN)
+
+let credential = APNSCredential(keyID: "BENCHKEY01", teamID: "BENCHTEAM1",
+                                signingKey: try P256SigningKey(pem: P256SigningKey.generatePEM()))
+let client = try APNSClient(configuration: APNSClientConfiguration(productionURL: url, sandboxURL: url,
+                                                                   connectionsPerKey: connections))
+let body = #"{"aps":{"alert":{"title":"Order 58213","body":"Arriving in about 24 minutes, the courier is two streets away"},"sound":"default","thread-id":"orders"},"order":{"id":"58213","eta":24,"store":"Bridge Road","items":3,"total":"42.90","courier":"Sam"}}"#
+let payload = Array(body.utf8)
+let request = APNSPushRequest(deviceToken: String(repeating: "ab", count: 32), pushType: .alert, topic: "com.example.bench",
+                              priority: 10, payload: payload)
+
+func run(_ total: Int) async -> Int {
+    var accepted = 0
+    var sent = 0
+    while sent < total {
+        let batch = min(2000, total - sent)
+        let results = await client.send(Array(repeating: request, count: batch), credential: credential, environment: .production)
+        accepted += results.filter { (try? $0.get())?.status == 200 }.count
+        sent += batch
+    }
+    return accepted
+}
+
+_ = await run(2000)  // connect and warm up
+let started = ContinuousClock.now
+let accepted = await run(count)
+let elapsed = ContinuousClock.now - started
+let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+print(String(format: "client: %d pushes of %d bytes, %d accepted, %d connection(s): %.2f s, %.0f req/s",
+             count, payload.count, accepted, connections, seconds, Double(count) / seconds))
+await client.shutdown()
