@@ -88,6 +88,19 @@ import Postgres
         #expect(widgets.first?.payloadJSON == ["aps": ["content-changed": true]])
     }
 
+    @Test func aRegisteredWidgetPushTokenGetsWidgetReloads() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let widgetToken = String(repeating: "cd", count: 32)
+        let registered = await harness.app.request(.post, "/v1/apps/\(harness.created.app.id)/subscriptions",
+                                                   headers: .sdkKey(harness.created.sdkKey),
+                                                   json: ["token": .string(Self.token(0)), "widget_push_token": .string(widgetToken)])
+        #expect(registered.status == 200 || registered.status == 201)
+        #expect(await Self.post(harness, ["included_segments": ["Subscribed Users"], "push_type": "widgets"]).status == 200)
+        try await harness.drain()
+        #expect(harness.simulator.accepted().map(\.deviceToken) == [widgetToken])
+    }
+
     @Test func deadTokensAreSkippedAndNobodyIsOneSignalsShape() async throws {
         let harness = try await DeliveryHarness.make()
         defer { Task { await harness.shutdown() } }
