@@ -22,11 +22,13 @@ public struct SubscriptionRegistration: Sendable, Equatable {
     public var enabled: Bool?
     /// The token this device held before; its subscription is superseded.
     public var previousToken: String?
+    /// WidgetKit's push token (lower-cased hex) for widget reloads; kept when not sent.
+    public var widgetPushToken: String?
 
     public init(token: String, platform: String? = nil, environment: String? = nil, externalID: String? = nil,
                 tags: TagChanges = .none, language: String? = nil, country: String? = nil, timezone: String? = nil,
                 appVersion: String? = nil, deviceModel: String? = nil, deviceOS: String? = nil, enabled: Bool? = nil,
-                previousToken: String? = nil) {
+                previousToken: String? = nil, widgetPushToken: String? = nil) {
         self.token = token
         self.platform = platform
         self.environment = environment
@@ -40,6 +42,7 @@ public struct SubscriptionRegistration: Sendable, Equatable {
         self.deviceOS = deviceOS
         self.enabled = enabled
         self.previousToken = previousToken
+        self.widgetPushToken = widgetPushToken
     }
 
     /// Every problem of the body in one `400`.
@@ -59,6 +62,7 @@ public struct SubscriptionRegistration: Sendable, Equatable {
         deviceOS = reader.string("device_os", maxLength: limit)
         enabled = reader.bool("enabled")
         previousToken = reader.deviceToken("previous_token")
+        widgetPushToken = reader.deviceToken("widget_push_token")
         reader.rejectUnknownFields()
         try reader.finish()
         self.token = token ?? ""  // finish() threw if it was missing or malformed

@@ -7,10 +7,15 @@ struct DeliveryContext: Sendable {
     struct Message: Sendable {
         var id: String
         var send: LiveActivitySend?
+        /// A notification's validated request (kind `notification`).
+        var notification: NotificationSend?
         var activityType: String?
         /// Parsed once per batch, rendered per recipient.
         var headings: LocalizedTemplates
         var contents: LocalizedTemplates
+        var subtitle = LocalizedTemplates(nil)
+        /// When the message became due: its `send_after`, else its creation.
+        var sendTime: Double = 0
     }
 
     struct App: Sendable {
@@ -48,14 +53,22 @@ struct DeliveryContext: Sendable {
     var activities: [String: Activity] = [:]
     /// external id → the user's aliases, for Liquid's `user`.
     var aliases: [String: [String: String]] = [:]
+    /// delivery id → the badge number it carries (notifications with a badge only).
+    var badges: [Int64: Int] = [:]
 
     static func load(for deliveries: [ClaimedDelivery], in connection: PostgresConnection) throws -> DeliveryContext {
         var context = DeliveryContext()
         let messageIDs = Array(Set(deliveries.map(\.messageID)))
         for row in try connection.query("""
-            SELECT id, kind, event, activity_type, activity_id, request::text AS request FROM messages WHERE id = ANY(\(messageIDs)::text[])
+            SELECT id, kind, event, activity_type, activity_id, request::text AS request,
+                   extract(epoch FROM COALESCE(send_after, created_at))::float8 AS send_time
+            FROM messages WHERE id = ANY(\(messageIDs)::text[])
             """) {
             let id: String = try row.decode("id")
+            if try row.decode("kind", as: String.self) == "notification" {
+                context.messages[id] = try notificationMessage(row)
+                continue
+            }
             let event: String? = try row.decode("event")
             let request = (try? JSONValue.parse(try row.decode("request", as: String.self)))?.objectValue ?? [:]
             var send: LiveActivitySend?
@@ -115,6 +128,21 @@ struct DeliveryContext: Sendable {
                 context.aliases[try row.decode("external_id"), default: [:]][try row.decode("label")] = try row.decode("value")
             }
         }
+        if context.messages.values.contains(where: { ($0.notification?.badge ?? .none) != .none }) {
+            for row in try connection.query("""
+                SELECT id, badge FROM deliveries WHERE id = ANY(\(deliveries.map(\.id))::bigint[]) AND badge IS NOT NULL
+                """) {
+                context.badges[try row.decode("id")] = try row.decode("badge")
+            }
+        }
         return context
+    }
+
+    private static func notificationMessage(_ row: PostgresRow) throws -> Message {
+        let request = (try? JSONValue.parse(try row.decode("request", as: String.self)))?.objectValue ?? [:]
+        let send = try? NotificationSendParser.parse(request).get()
+        return Message(id: try row.decode("id"), send: nil, notification: send, activityType: nil,
+                       headings: LocalizedTemplates(send?.headings), contents: LocalizedTemplates(send?.contents),
+                       subtitle: LocalizedTemplates(send?.subtitle), sendTime: try row.decode("send_time"))
     }
 }

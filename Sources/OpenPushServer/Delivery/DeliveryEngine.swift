@@ -16,6 +16,8 @@ public final class DeliveryEngine: Sendable {
         public var retryPolicy = RetryPolicy()
         /// How long a claim holds rows before another worker may take them (renewed while in flight).
         public var leaseSeconds = DeliveryQueue.defaultLeaseSeconds
+        /// Subscriptions one notification expansion step turns into delivery rows.
+        public var expansionPageSize = 5000
 
         public init() {}
     }
@@ -80,7 +82,8 @@ public final class DeliveryEngine: Sendable {
         }
     }
 
-    /// Claims and sends one batch; returns how many deliveries it handled.
+    /// Expands one page of a due notification, then claims and sends one batch; returns how
+    /// many deliveries it handled, plus one when it expanded a page (0: nothing to do now).
     @discardableResult
     public func runOnce() async throws -> Int {
         let database = services.database
@@ -88,12 +91,17 @@ public final class DeliveryEngine: Sendable {
         let worker = self.worker
         let batchSize = settings.batchSize
         let lease = settings.leaseSeconds
+        let pageSize = settings.expansionPageSize
+        let step = try await database.transaction {
+            try NotificationExpansion.expandNextPage(now: now, pageSize: pageSize, in: $0)
+        }
+        let expanded = step == .idle ? 0 : 1
         let (claimed, context) = try await database.withConnection { connection -> ([ClaimedDelivery], DeliveryContext) in
             let claimed = try DeliveryQueue.claim(limit: batchSize, worker: worker, now: now, leaseSeconds: lease, in: connection)
             guard !claimed.isEmpty else { return ([], DeliveryContext()) }
             return (claimed, try DeliveryContext.load(for: claimed, in: connection))
         }
-        guard !claimed.isEmpty else { return 0 }
+        guard !claimed.isEmpty else { return expanded }
         let batch = plan(claimed, context: context, now: now)
         try await database.withConnection {
             try DeliveryQueue.markSent(batch.sendIDs, worker: worker, now: now, leaseSeconds: lease, in: $0)
@@ -102,7 +110,7 @@ public final class DeliveryEngine: Sendable {
         let results = await send(batch)
         renewal.cancel()
         try await record(batch, results: results)
-        return claimed.count
+        return claimed.count + expanded
     }
 
     // MARK: planning
@@ -230,6 +238,8 @@ public final class DeliveryEngine: Sendable {
             try DeliveryQueue.apply(finalUpdates, worker: worker, now: now, in: connection)
             for effect in finalEffects {
                 switch effect {
+                case .deadToken(let delivery) where delivery.tokenKind == "widget":
+                    try WidgetTokens.forget(delivery, in: connection)
                 case .deadToken(let delivery):
                     try TokenDeath.record(delivery, now: now, in: connection)
                 case .pauseApp(let appID, let reason):

@@ -22,6 +22,9 @@ enum DeliveryPlanner {
 
     static func plan(_ delivery: ClaimedDelivery, context: DeliveryContext, now: Double,
                      lastTimestamps: [String: Int]) -> Result<Plan, Refusal> {
+        if let message = context.messages[delivery.messageID], message.notification != nil {
+            return planNotification(delivery, message: message, context: context, now: now)
+        }
         guard now - delivery.createdAt < maximumAge else { return .failure(.permanent("Expired")) }
         guard let message = context.messages[delivery.messageID], let send = message.send,
               let app = context.apps[delivery.appID], let subscription = context.subscriptions[delivery.subscriptionID]
@@ -30,12 +33,7 @@ enum DeliveryPlanner {
         let activity = delivery.liveActivityID.flatMap { context.activities[$0] }
         let previous = activity.map { lastTimestamps[$0.id] ?? $0.lastPushTimestamp } ?? nil
         let timestamp = LiveActivityPayload.nextTimestamp(now: now, previous: previous)
-        let liquid = LocalizedText.context(
-            tags: subscription.tags,
-            subscription: ["id": .string(subscription.id), "language": subscription.language.map(JSONValue.string) ?? .null,
-                           "country": subscription.country.map(JSONValue.string) ?? .null,
-                           "app_version": subscription.appVersion.map(JSONValue.string) ?? .null],
-            user: userContext(subscription.externalID, aliases: context.aliases))
+        let liquid = liquidContext(subscription, context: context)
         let input = LiveActivityPushInput(
             event: send.event, messageID: message.id, activityID: send.activityID,
             activityType: message.activityType ?? "", attributes: send.attributes, contentState: send.contentState,
@@ -53,6 +51,43 @@ enum DeliveryPlanner {
         case .failure(let problem):
             return .failure(.permanent(problem.reason.rawValue))
         }
+    }
+
+    /// An ordinary notification: alert, background or widget reload. It lives as long as its
+    /// `ttl` says (APNs would drop it after that too), not the Live Activity day.
+    static func planNotification(_ delivery: ClaimedDelivery, message: DeliveryContext.Message, context: DeliveryContext,
+                                 now: Double) -> Result<Plan, Refusal> {
+        guard let send = message.notification, let app = context.apps[delivery.appID],
+              let subscription = context.subscriptions[delivery.subscriptionID]
+        else { return .failure(.permanent("MissingContext")) }
+        let expiration = NotificationPayload.expiration(sendTime: message.sendTime, ttl: send.ttl)
+        guard expiration == 0 || now < Double(expiration) else { return .failure(.permanent("Expired")) }
+        guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }
+        let liquid = liquidContext(subscription, context: context)
+        let language = subscription.language
+        let input = NotificationPushInput(
+            send: send,
+            title: message.headings.render(language: language, context: liquid, limit: LocalizedText.titleLimit),
+            subtitle: message.subtitle.render(language: language, context: liquid, limit: LocalizedText.titleLimit),
+            body: message.contents.render(language: language, context: liquid, limit: LocalizedText.bodyLimit),
+            badge: context.badges[delivery.id], bundleID: bundleID, watchBundleID: app.watchBundleID,
+            platform: subscription.platform, apnsID: delivery.apnsID, expiration: expiration)
+        switch NotificationPayload.build(input) {
+        case .success(let request):
+            return .success(Plan(request: request, environment: subscription.environment, activityTimestamp: nil))
+        case .failure(let problem):
+            return .failure(.permanent(problem.reason.rawValue))
+        }
+    }
+
+    /// The Liquid context of one recipient: its tags, `subscription` and `user`.
+    static func liquidContext(_ subscription: DeliveryContext.Subscription, context: DeliveryContext) -> JSONObject {
+        LocalizedText.context(
+            tags: subscription.tags,
+            subscription: ["id": .string(subscription.id), "language": subscription.language.map(JSONValue.string) ?? .null,
+                           "country": subscription.country.map(JSONValue.string) ?? .null,
+                           "app_version": subscription.appVersion.map(JSONValue.string) ?? .null],
+            user: userContext(subscription.externalID, aliases: context.aliases))
     }
 
     static func userContext(_ externalID: String?, aliases: [String: [String: String]]) -> JSONObject {

@@ -44,12 +44,12 @@ extension SubscriptionStore {
                                in connection: PostgresConnection) throws -> RegisteredSubscription {
         let rows = try connection.query("""
             INSERT INTO subscriptions (id, app_id, token, platform, environment, external_id, tags, language, country,
-                                       timezone, app_version, device_model, device_os, enabled, session_count,
-                                       first_session_at, last_session_at, created_at, updated_at)
+                                       timezone, app_version, device_model, device_os, enabled, widget_push_token,
+                                       session_count, first_session_at, last_session_at, created_at, updated_at)
             VALUES (\(id), \(appID), \(r.token), COALESCE(\(r.platform)::text, 'ios'),
                     COALESCE(\(r.environment)::text, 'production'), NULLIF(\(r.externalID)::text, ''),
                     \(r.tags.setJSON)::jsonb, \(r.language), \(r.country), \(r.timezone), \(r.appVersion), \(r.deviceModel),
-                    \(r.deviceOS), COALESCE(\(r.enabled)::boolean, true), 1,
+                    \(r.deviceOS), COALESCE(\(r.enabled)::boolean, true), \(r.widgetPushToken), 1,
                     to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)))
             ON CONFLICT (app_id, token) DO UPDATE SET
                 platform = COALESCE(\(r.platform)::text, subscriptions.platform),
@@ -64,6 +64,9 @@ extension SubscriptionStore {
                 device_model = COALESCE(\(r.deviceModel)::text, subscriptions.device_model),
                 device_os = COALESCE(\(r.deviceOS)::text, subscriptions.device_os),
                 enabled = COALESCE(\(r.enabled)::boolean, subscriptions.enabled),
+                widget_push_token = COALESCE(\(r.widgetPushToken)::text, subscriptions.widget_push_token),
+                -- The device says this token is current again: ordinary pushes may reach it.
+                token_invalid_at = NULL,
                 session_count = subscriptions.session_count + 1,
                 last_session_at = to_timestamp(\(now)),
                 retired_at = NULL,

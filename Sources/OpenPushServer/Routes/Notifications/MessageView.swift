@@ -10,7 +10,8 @@ public enum MessageView {
     public static func find(messageID: String, appID: String, in connection: PostgresConnection) throws -> JSONValue? {
         guard let message = try connection.query("""
             SELECT id, app_id, kind, event, name, activity_type, activity_id, request::text AS request, audience_total,
-                   truncated, clicks, extract(epoch FROM created_at)::float8 AS created_at
+                   truncated, clicks, extract(epoch FROM created_at)::float8 AS created_at,
+                   extract(epoch FROM send_after)::float8 AS send_after, cancelled_at IS NOT NULL AS cancelled
             FROM messages WHERE id = \(messageID) AND app_id = \(appID)
             """).first else { return nil }
         let counts = try connection.query("""
@@ -48,9 +49,9 @@ public enum MessageView {
             "converted": .int(Int64(try counts.decode("converted", as: Int.self))),
             "remaining": .int(Int64(remaining)),
             "queued_at": .int(Int64(createdAt)),
-            "send_after": .int(Int64(createdAt)),
+            "send_after": .int(Int64(try message.decode("send_after", as: Double?.self) ?? createdAt)),
             "completed_at": remaining == 0 ? .int(Int64(lastFinished ?? createdAt)) : .null,
-            "canceled": .bool(try counts.decode("cancelled", as: Int.self) > 0),
+            "canceled": .bool(try message.decode("cancelled", as: Bool.self) || (try counts.decode("cancelled", as: Int.self)) > 0),
             "clicks_total": .int(Int64(try message.decode("clicks", as: Int.self))),
             "audience_total": .int(Int64(try message.decode("audience_total", as: Int.self))),
             "truncated": .bool(try message.decode("truncated")),

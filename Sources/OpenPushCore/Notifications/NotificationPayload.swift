@@ -1,0 +1,83 @@
+/// Builds the APNs request for one notification push (alert, background or widget reload).
+/// Pure. The rules are issue 7's and the app-side contract's ("Push types", "Task notifications").
+public enum NotificationPayload {
+    /// OneSignal's default time to live: three days.
+    public static let defaultTTL = 3 * 24 * 3600
+
+    public static func build(_ input: NotificationPushInput) -> Result<APNSRequest, PayloadProblem> {
+        let send = input.send
+        let pushType: APNSPushType = switch send.kind {
+        case .alert: .alert
+        case .background: .background
+        case .widgets: .widgets
+        }
+        let headers = APNSHeaders(
+            pushType: pushType,
+            topic: pushType.topic(bundleID: input.bundleID, watchBundleID: input.watchBundleID, platform: input.platform),
+            priority: priority(send),
+            expiration: input.expiration,
+            apnsID: input.apnsID,
+            collapseID: send.kind == .widgets ? nil : send.collapseID)
+        let request = APNSRequest(headers: headers, payload: .object(payload(input)))
+        guard request.payloadBytes.count <= APNSRequest.maxPayloadBytes else {
+            return .failure(.tooLarge(bytes: request.payloadBytes.count))
+        }
+        return .success(request)
+    }
+
+    /// Background pushes must go at 5 (APNs refuses 10); a widget reload is never urgent; an
+    /// alert goes at 10 unless the request asks for 5.
+    public static func priority(_ send: NotificationSend) -> Int {
+        switch send.kind {
+        case .background, .widgets: 5
+        case .alert: send.priority ?? 10
+        }
+    }
+
+    /// `apns-expiration` for a push whose message became due at `sendTime`.
+    public static func expiration(sendTime: Double, ttl: Int?) -> Int {
+        if ttl == 0 { return 0 }
+        return Int(sendTime.rounded(.down)) + (ttl ?? defaultTTL)
+    }
+
+    /// `data`'s keys beside `aps` (never inside it); a widget reload carries nothing but its flag.
+    static func payload(_ input: NotificationPushInput) -> JSONObject {
+        switch input.send.kind {
+        case .widgets:
+            return ["aps": ["content-changed": true]]
+        case .background:
+            var payload: JSONObject = ["aps": ["content-available": 1]]
+            for (key, value) in input.send.data ?? [:] { payload[key] = value }
+            return payload
+        case .alert:
+            var payload: JSONObject = ["aps": .object(alertAPS(input))]
+            for (key, value) in input.send.data ?? [:] { payload[key] = value }
+            return payload
+        }
+    }
+
+    static func alertAPS(_ input: NotificationPushInput) -> JSONObject {
+        let send = input.send
+        var aps: JSONObject = [:]
+        var alert: JSONObject = [:]
+        if let title = visible(input.title) { alert["title"] = .string(title) }
+        if let subtitle = visible(input.subtitle) { alert["subtitle"] = .string(subtitle) }
+        if let body = visible(input.body) { alert["body"] = .string(body) }
+        if !alert.isEmpty { aps["alert"] = .object(alert) }
+        if let badge = input.badge { aps["badge"] = .int(Int64(badge)) }
+        if let sound = send.sound { aps["sound"] = .string(sound) }
+        if let threadID = send.threadID { aps["thread-id"] = .string(threadID) }
+        if let category = send.category { aps["category"] = .string(category) }
+        if send.contentAvailable { aps["content-available"] = 1 }
+        if send.mutableContent { aps["mutable-content"] = 1 }
+        if let level = send.interruptionLevel { aps["interruption-level"] = .string(level.apnsValue) }
+        if let score = send.relevanceScore { aps["relevance-score"] = .double(score) }
+        if let target = send.targetContentIdentifier { aps["target-content-id"] = .string(target) }
+        return aps
+    }
+
+    static func visible(_ text: String?) -> String? {
+        guard let text, !text.allSatisfy(\.isWhitespace) else { return nil }
+        return text
+    }
+}

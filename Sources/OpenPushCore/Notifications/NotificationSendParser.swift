@@ -1,0 +1,156 @@
+/// Validation of a `POST /notifications` body. Every problem is reported in one `400`: field
+/// problems in the order below, then conflicts between fields, then unknown fields in body order.
+/// `app_id` is read here (so it is a known field) but checked by the route.
+public enum NotificationSendParser {
+    public static let maximumCollapseIDBytes = 64
+    /// APNs keeps a push at most this long anyway (28 days).
+    public static let maximumTTL: Int64 = 28 * 24 * 3600
+
+    public enum Messages {
+        public static let nothingToShow =
+            "contents is required unless content_available is true or push_type is \"widgets\""
+        public static let silentWithSoundOrBadge =
+            "a background notification (content_available without contents) cannot have ios_sound or a badge"
+        public static let widgetsOnlyReload =
+            #"push_type "widgets" sends a widget reload only: remove "#
+        public static let pushType = #"push_type must be "widgets""#
+        public static let collapseIDTooLong = "collapse_id must be at most 64 bytes"
+        public static let badgeType = "ios_badgeType must be one of: None, SetTo, Increase"
+        public static let badgeCountRequired = "ios_badgeCount is required with ios_badgeType SetTo or Increase"
+        public static let badgeCountNegative = "ios_badgeCount must be 0 or more with ios_badgeType SetTo"
+        public static let dataHoldsAPS = "data cannot contain the key 'aps'"
+        public static let interruptionLevel = "ios_interruption_level must be one of: passive, active, time_sensitive, critical"
+    }
+
+    /// The body fields a widget reload refuses: it carries no content of its own.
+    static let contentFields = ["contents", "headings", "subtitle", "ios_sound", "ios_badgeType", "data",
+                                "content_available", "mutable_content", "ios_category", "thread_id",
+                                "target_content_identifier", "ios_interruption_level", "ios_relevance_score"]
+
+    public static func parse(_ body: JSONObject) -> Result<NotificationSend, APIError> {
+        var reader = FieldReader(body)
+        _ = reader.value("app_id")
+        let name = reader.string("name", maxLength: 128)
+        let contents = LiveActivitySendParser.languageMap("contents", required: false, &reader)
+        let headings = LiveActivitySendParser.languageMap("headings", required: false, &reader)
+        let subtitle = LiveActivitySendParser.languageMap("subtitle", required: false, &reader)
+        let data = readData(&reader)
+        let badge = readBadge(&reader)
+        let sound = nonBlank(reader.string("ios_sound"))
+        let category = nonBlank(reader.string("ios_category"))
+        let threadID = nonBlank(reader.string("thread_id"))
+        let collapseID = readCollapseID(&reader)
+        let contentAvailable = reader.bool("content_available") ?? false
+        let mutableContent = reader.bool("mutable_content") ?? false
+        let interruptionLevel = readInterruptionLevel(&reader)
+        let relevance = LiveActivitySendParser.readRelevance(&reader)
+        let priority = LiveActivitySendParser.readPriority(&reader)
+        let ttl = reader.integer("ttl", in: 0...maximumTTL).map(Int.init)
+        let sendAfter = LiveActivitySendParser.seconds("send_after", &reader)
+        let targetContentIdentifier = nonBlank(reader.string("target_content_identifier"))
+        let widgets = readPushType(&reader)
+        let targeting = AudienceTargeting.read(&reader)
+
+        let visible = contents != nil || headings != nil || subtitle != nil
+        let kind: NotificationKind
+        if widgets {
+            kind = .widgets
+            let conflicting = contentFields.filter { body.isPresent($0) }
+            if !conflicting.isEmpty { reader.problem(Messages.widgetsOnlyReload + conflicting.joined(separator: ", ")) }
+        } else if visible {
+            kind = .alert
+        } else if contentAvailable {
+            kind = .background
+            if sound != nil || badge != .none { reader.problem(Messages.silentWithSoundOrBadge) }
+        } else {
+            kind = .alert
+            if !reader.problems.contains(where: { $0.hasPrefix("contents") || $0.hasPrefix("headings") || $0.hasPrefix("subtitle") }) {
+                reader.problem(Messages.nothingToShow)
+            }
+        }
+        reader.rejectUnknownFields()
+        guard reader.problems.isEmpty, let targeting else { return .failure(APIError(status: 400, messages: reader.problems)) }
+        return .success(NotificationSend(
+            kind: kind, name: name, headings: headings, subtitle: subtitle, contents: contents, targeting: targeting,
+            data: data, badge: badge, sound: sound, category: category, threadID: threadID, collapseID: collapseID,
+            contentAvailable: contentAvailable, mutableContent: mutableContent, interruptionLevel: interruptionLevel,
+            relevanceScore: relevance, priority: priority, ttl: ttl, sendAfter: sendAfter,
+            targetContentIdentifier: targetContentIdentifier))
+    }
+
+    // MARK: fields
+
+    static func nonBlank(_ text: String?) -> String? {
+        guard let text, !text.allSatisfy(\.isWhitespace) else { return nil }
+        return text
+    }
+
+    static func readData(_ reader: inout FieldReader) -> JSONObject? {
+        guard let value = reader.value("data"), value != .null else { return nil }
+        guard case .object(let object) = value else {
+            reader.problem("data must be an object, got \(value.typeName)")
+            return nil
+        }
+        guard object["aps"] == nil else {
+            reader.problem(Messages.dataHoldsAPS)
+            return nil
+        }
+        return object
+    }
+
+    static func readBadge(_ reader: inout FieldReader) -> NotificationBadge {
+        let type = reader.string("ios_badgeType")
+        let count = reader.integer("ios_badgeCount", in: -100_000...100_000)
+        switch type {
+        case nil, "None"?:
+            return .none
+        case "SetTo"?:
+            guard let count else {
+                if !reader.problems.contains(where: { $0.hasPrefix("ios_badgeCount") }) { reader.problem(Messages.badgeCountRequired) }
+                return .none
+            }
+            guard count >= 0 else {
+                reader.problem(Messages.badgeCountNegative)
+                return .none
+            }
+            return .setTo(Int(count))
+        case "Increase"?:
+            guard let count else {
+                if !reader.problems.contains(where: { $0.hasPrefix("ios_badgeCount") }) { reader.problem(Messages.badgeCountRequired) }
+                return .none
+            }
+            return .increase(Int(count))
+        default:
+            reader.problem(Messages.badgeType)
+            return .none
+        }
+    }
+
+    static func readCollapseID(_ reader: inout FieldReader) -> String? {
+        guard let id = nonBlank(reader.string("collapse_id")) else { return nil }
+        guard id.utf8.count <= maximumCollapseIDBytes else {
+            reader.problem(Messages.collapseIDTooLong)
+            return nil
+        }
+        return id
+    }
+
+    static func readInterruptionLevel(_ reader: inout FieldReader) -> InterruptionLevel? {
+        guard let text = reader.string("ios_interruption_level") else { return nil }
+        guard let level = InterruptionLevel(rawValue: text) else {
+            reader.problem(Messages.interruptionLevel)
+            return nil
+        }
+        return level
+    }
+
+    /// Only `widgets` is OpenPush's own; alert and background follow from the content.
+    static func readPushType(_ reader: inout FieldReader) -> Bool {
+        guard let value = reader.value("push_type"), value != .null else { return false }
+        guard value == .string("widgets") else {
+            reader.problem(Messages.pushType)
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,24 @@
+import OpenPushCore
+import Postgres
+
+/// Who a notification reaches: the targeted subscriptions (reachable and the tenant's own, see
+/// `AudienceResolver`) that hold a live token of the kind it needs: the device token, unless
+/// APNs called it dead, or the widget push token for a widget reload.
+enum NotificationAudience {
+    /// A query yielding `id` and `token`, with ids above `after` only, in id order.
+    static func recipients(targeted: PostgresQuery, appID: String, kind: NotificationKind, after cursor: String?) -> PostgresQuery {
+        let token: PostgresQuery = kind == .widgets ? "s.widget_push_token" : "s.token"
+        let live: PostgresQuery = kind == .widgets ? "s.widget_push_token IS NOT NULL" : "s.token_invalid_at IS NULL"
+        return """
+            SELECT s.id, \(token) AS token FROM subscriptions s
+            WHERE s.app_id = \(appID) AND s.id IN (\(targeted)) AND \(live) AND s.id > \(cursor ?? "")
+            ORDER BY s.id
+            """
+    }
+
+    static func isEmpty(targeted: PostgresQuery, appID: String, kind: NotificationKind,
+                        in connection: PostgresConnection) throws -> Bool {
+        let audience = recipients(targeted: targeted, appID: appID, kind: kind, after: nil)
+        return try connection.query("SELECT EXISTS (\(audience) LIMIT 1) AS any")[0].decode("any", as: Bool.self) == false
+    }
+}

@@ -1,0 +1,57 @@
+import OpenPushCore
+import Postgres
+
+/// Notification messages from the request side: created with their audience definition,
+/// listed, and cancelled. Expansion into deliveries is `NotificationExpansion`'s.
+enum NotificationStore {
+    static let idempotencyScope = "notifications"
+    /// OneSignal's retry window for `Idempotency-Key`.
+    static let idempotencyRetention: Double = 24 * 3600
+
+    /// Stores the validated request as the audience definition; workers expand it from `sendAfter`.
+    static func insert(appID: String, tenantID: String?, send: NotificationSend, request: JSONObject, now: Double,
+                       in connection: PostgresConnection) throws -> String {
+        let id = Identifier.make(prefix: "msg", now: now, random: KeyMaterial.identifierEntropy())
+        try connection.query("""
+            INSERT INTO messages (id, app_id, kind, name, request, tenant_id, send_after, expansion, created_at)
+            VALUES (\(id), \(appID), 'notification', \(send.name), \(JSONValue.object(request).serialized)::jsonb, \(tenantID),
+                    to_timestamp(\(max(send.sendAfter ?? now, now))), 'pending', to_timestamp(\(now)))
+            """)
+        return id
+    }
+
+    /// Newest first; a shared demo tenant sees only its own messages.
+    static func list(appID: String, tenantID: String?, page: PageRequest,
+                     in connection: PostgresConnection) throws -> (total: Int, ids: [String]) {
+        let tenant: PostgresQuery = tenantID.map { "AND tenant_id = \($0)" } ?? ""
+        let total: Int = try connection.query("""
+            SELECT count(*)::int AS n FROM messages WHERE app_id = \(appID) \(tenant)
+            """)[0].decode("n")
+        let ids = try connection.query("""
+            SELECT id FROM messages WHERE app_id = \(appID) \(tenant)
+            ORDER BY created_at DESC, id DESC LIMIT \(page.limit) OFFSET \(page.offset)
+            """).map { try $0.decode("id", as: String.self) }
+        return (total, ids)
+    }
+
+    /// Stops the expansion and cancels the rows no worker holds yet. Rows already handed to a
+    /// worker finish as they are. Returns false when the app has no such message.
+    static func cancel(messageID: String, appID: String, tenantID: String?, now: Double,
+                       in connection: PostgresConnection) throws -> Bool {
+        let tenant: PostgresQuery = tenantID.map { "AND tenant_id = \($0)" } ?? ""
+        // Locks the message row: an expansion page in flight commits first, and none follows.
+        let found = try connection.query("""
+            UPDATE messages SET cancelled_at = COALESCE(cancelled_at, to_timestamp(\(now))),
+                   expansion = CASE WHEN expansion = 'pending' THEN 'cancelled' ELSE expansion END
+            WHERE id = \(messageID) AND app_id = \(appID) \(tenant)
+            RETURNING id
+            """)
+        guard !found.isEmpty else { return false }
+        try connection.query("""
+            UPDATE deliveries SET state = 'cancelled', finished_at = to_timestamp(\(now))
+            WHERE message_id = \(messageID) AND state = 'queued'
+              AND (claimed_until IS NULL OR claimed_until < to_timestamp(\(now)))
+            """)
+        return true
+    }
+}

@@ -1,0 +1,102 @@
+import Crypto
+import HTTPServer
+import OpenPushCore
+import Postgres
+
+/// `POST /notifications`, `GET /notifications` and `DELETE /notifications/{id}`: OneSignal's
+/// notification routes. A create stores the message and its audience definition and returns;
+/// the delivery workers expand the audience and send (no fan-out cap).
+enum NotificationRoutes {
+    static let noRecipients = "All included players are not subscribed"
+    static let idempotencyConflict = "Idempotency-Key was already used with a different request body"
+    static let idempotencyKeyLength = "Idempotency-Key must be 1 to 255 characters"
+    static let listLimit = 50
+
+    static func register(on router: inout Router<RouteHandler>) {
+        router.add(.post, "/notifications", create)
+        router.add(.get, "/notifications", list)
+        router.add(.delete, "/notifications/{notification_id}", cancel)
+    }
+
+    @Sendable static func create(_ context: RouteContext) async throws -> HTTPResponse {
+        let body = try context.jsonObject()
+        guard case .string(let requestedAppID)? = body["app_id"], !requestedAppID.isEmpty else {
+            throw APIError.badRequest("app_id is required")
+        }
+        let principal = try await Authentication.requireRESTKey(appID: requestedAppID, context)
+        let appID = principal.app.id
+        let send = try NotificationSendParser.parse(body).get()
+        let key = try idempotencyKey(context)
+        let digest = SHA256.hash(JSONValue.object(body).serializedBytes)
+        let now = context.services.now()
+        let outcome = try await context.services.database.transaction { connection -> (JSONValue, replayed: Bool) in
+            if let key {
+                // Concurrent repeats of one key queue here; the first to commit wins.
+                try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(appID + "/notifications/" + key), 0))")
+                if let first = try IdempotencyStore.find(appID: appID, scope: NotificationStore.idempotencyScope, key: key,
+                                                         notBefore: now - NotificationStore.idempotencyRetention, in: connection) {
+                    guard first.requestDigest == digest else { throw APIError(status: 409, idempotencyConflict) }
+                    return (first.body, true)
+                }
+            }
+            let targeted = try AudienceResolver.targeted(send.targeting, appID: appID, tenantID: principal.tenantID,
+                                                          now: now, in: connection)
+            var messageID: String?
+            let response: JSONValue
+            if try NotificationAudience.isEmpty(targeted: targeted, appID: appID, kind: send.kind, in: connection) {
+                response = ["id": "", "errors": [.string(noRecipients)]]
+            } else {
+                let id = try NotificationStore.insert(appID: appID, tenantID: principal.tenantID, send: send, request: body,
+                                                      now: now, in: connection)
+                try MessageStore.notifyWorkers(appID: appID, in: connection)
+                messageID = id
+                response = ["id": .string(id)]
+            }
+            if let key {
+                try IdempotencyStore.save(appID: appID, scope: NotificationStore.idempotencyScope, key: key,
+                                          response: IdempotentResponse(status: 200, body: response, requestDigest: digest,
+                                                                       messageID: messageID),
+                                          now: now, in: connection)
+            }
+            return (response, false)
+        }
+        return .json(outcome.0, headers: outcome.replayed ? ["Idempotent-Replayed": "true"] : [:])
+    }
+
+    @Sendable static func list(_ context: RouteContext) async throws -> HTTPResponse {
+        let principal = try await Authentication.requireRESTKey(appID: try appIDParameter(context), context)
+        let page = try PageRequest.read(context.request.query, maxLimit: listLimit)
+        let appID = principal.app.id
+        let views = try await context.services.database.withConnection { connection -> (Int, [JSONValue]) in
+            let (total, ids) = try NotificationStore.list(appID: appID, tenantID: principal.tenantID, page: page, in: connection)
+            return (total, try ids.compactMap { try MessageView.find(messageID: $0, appID: appID, in: connection) })
+        }
+        return .json([
+            "total_count": .int(Int64(views.0)), "offset": .int(Int64(page.offset)), "limit": .int(Int64(page.limit)),
+            "notifications": .array(views.1),
+        ])
+    }
+
+    @Sendable static func cancel(_ context: RouteContext) async throws -> HTTPResponse {
+        let principal = try await Authentication.requireRESTKey(appID: try appIDParameter(context), context)
+        let messageID = context.pathParameter("notification_id")
+        let now = context.services.now()
+        let found = try await context.services.database.transaction {
+            try NotificationStore.cancel(messageID: messageID, appID: principal.app.id, tenantID: principal.tenantID,
+                                         now: now, in: $0)
+        }
+        guard found else { throw APIError.notFound("notification '\(messageID)' not found") }
+        return .json(["success": true])
+    }
+
+    static func appIDParameter(_ context: RouteContext) throws(APIError) -> String {
+        guard let appID = context.request.query["app_id"], !appID.isEmpty else { throw APIError.badRequest("app_id is required") }
+        return appID
+    }
+
+    static func idempotencyKey(_ context: RouteContext) throws(APIError) -> String? {
+        guard let key = context.request.headers["Idempotency-Key"] else { return nil }
+        guard (1...255).contains(key.count) else { throw APIError.badRequest(idempotencyKeyLength) }
+        return key
+    }
+}
