@@ -14,12 +14,15 @@ import OpenPushTestSupport
                                           response: IdempotentResponse(status: 201, body: [:], messageID: nil),
                                           now: now - age, in: connection)
             }
+            try IdempotencyStore.save(appID: appID, scope: "notifications", key: "day-old",
+                                      response: IdempotentResponse(status: 200, body: [:], messageID: nil),
+                                      now: now - 25 * 3600, in: connection)
             // A bucket nobody sends to any more: only maintenance removes its rows.
             _ = try RateLimiter.admit(appID: appID, RateLimit(bucket: "retired", limit: 1, window: 60), now: now - 7200, in: connection)
             _ = try RateLimiter.admit(appID: appID, .liveActivitySends, now: now - 10, in: connection)
         }
         let removed = try await Maintenance.runOnce(app.services, now: now)
-        #expect(removed.idempotencyKeys == 1)
+        #expect(removed.idempotencyKeys == 2)
         #expect(removed.rateLimitEvents == 1)
         let left = try await app.services.database.query("SELECT key FROM idempotency_keys")
         #expect(try left.map { try $0.decode("key", as: String.self) } == ["fresh"])

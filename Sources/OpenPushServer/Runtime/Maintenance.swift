@@ -1,7 +1,8 @@
 public import OpenPushCore
 import Postgres
 
-/// Periodic housekeeping every serving process runs: expired idempotency keys and rate-limit
+/// Periodic housekeeping every serving process runs: expired idempotency keys (30 days for
+/// Live Activity starts, 24 hours for notifications) and rate-limit
 /// rows of apps that stopped sending. Running it in many processes at once is harmless.
 public enum Maintenance {
     public static let interval: Duration = .seconds(600)
@@ -12,6 +13,8 @@ public enum Maintenance {
         let keys = try await IdempotencyStore.prune(scope: IdempotencyStore.liveActivityStart,
                                                     olderThan: now - IdempotencyStore.liveActivityRetention,
                                                     in: services.database)
+            + IdempotencyStore.prune(scope: NotificationStore.idempotencyScope,
+                                     olderThan: now - NotificationStore.idempotencyRetention, in: services.database)
         let events = try await services.database.query("""
             DELETE FROM rate_limit_events WHERE at <= to_timestamp(\(now - 3600))
             """).affectedRows
