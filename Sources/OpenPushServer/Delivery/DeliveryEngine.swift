@@ -103,9 +103,6 @@ public final class DeliveryEngine: Sendable {
         }
         guard !claimed.isEmpty else { return expanded }
         let batch = plan(claimed, context: context, now: now)
-        try await database.withConnection {
-            try DeliveryQueue.markSent(batch.sendIDs, worker: worker, now: now, leaseSeconds: lease, in: $0)
-        }
         let renewal = Task { await self.renewLeases(batch.sendIDs) }
         let results = await send(batch)
         renewal.cancel()

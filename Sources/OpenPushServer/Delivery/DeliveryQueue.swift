@@ -45,7 +45,8 @@ public enum DeliveryQueue {
     public static let defaultLeaseSeconds: Double = 30
 
     /// Claims up to `limit` rows due now: queued, or sent by a worker whose lease ran out. Rows
-    /// of apps whose credentials were rejected wait until the credentials are fixed.
+    /// of apps whose credentials were rejected wait until the credentials are fixed. A claimed
+    /// row is `sent` at once: it goes to APNs in this batch (one statement fewer per batch).
     public static func claim(limit: Int, worker: String, now: Double, leaseSeconds: Double = defaultLeaseSeconds,
                              in connection: PostgresConnection) throws -> [ClaimedDelivery] {
         let rows = try connection.query("""
@@ -59,7 +60,8 @@ public enum DeliveryQueue {
                 FOR UPDATE OF d SKIP LOCKED
             )
             UPDATE deliveries d
-            SET claimed_until = to_timestamp(\(now + leaseSeconds)), claimed_by = \(worker), attempts = d.attempts + 1
+            SET state = 'sent', sent_at = to_timestamp(\(now)),
+                claimed_until = to_timestamp(\(now + leaseSeconds)), claimed_by = \(worker), attempts = d.attempts + 1
             FROM due WHERE d.id = due.id
             RETURNING d.id, d.apns_id::text AS apns_id, d.message_id, d.app_id, d.subscription_id, d.live_activity_id,
                       d.token_kind, d.token, d.attempts, extract(epoch FROM d.created_at)::float8 AS created_at
@@ -71,16 +73,6 @@ public enum DeliveryQueue {
                             token: try row.decode("token"), attempts: try row.decode("attempts"),
                             createdAt: try row.decode("created_at"))
         }.sorted { $0.id < $1.id }
-    }
-
-    /// `sent`: handed to APNs, answer pending. Extends the lease too.
-    public static func markSent(_ ids: [Int64], worker: String, now: Double, leaseSeconds: Double = defaultLeaseSeconds,
-                                in connection: PostgresConnection) throws {
-        guard !ids.isEmpty else { return }
-        try connection.query("""
-            UPDATE deliveries SET state = 'sent', sent_at = to_timestamp(\(now)), claimed_until = to_timestamp(\(now + leaseSeconds))
-            WHERE id = ANY(\(ids)::bigint[]) AND claimed_by = \(worker)
-            """)
     }
 
     /// Keeps a slow batch's rows from being claimed by someone else.
