@@ -24,6 +24,7 @@ bench: deps release
 	bench/http.sh
 	bench/delivery.sh
 	bench/apns-client.sh
+	bench/fanout.sh
 
 # Installs the Debian packages only when one is missing, so repeated runs stay fast and offline.
 deps:
