@@ -20,7 +20,7 @@ public struct DeliveryHarness: Sendable {
     public static func make(settings: DeliveryEngine.Settings = quickSettings(), conninfo: String? = nil) async throws -> DeliveryHarness {
         let pem = try P256SigningKey.generatePEM()
         let key = try P256SigningKey(pem: pem)
-        let simulator = try APNSSimulator(.init(port: 0, providerKeys: ["KEYID00001": key.publicKeyDER]))
+        let simulator = try APNSSimulator(.init(port: 0, providerKeys: ["KEYID00001": key.publicKeyDER], recordLimit: 200_000))
         try simulator.start()
         let pointAtSimulator: (inout Configuration) -> Void = {
             $0.apnsProductionURL = simulator.endpoint

@@ -99,4 +99,40 @@ import Postgres
         #expect(finished, "accepted \(acceptedAtEnd) of \(total)")
         #expect(Set(harness.simulator.accepted().map(\.deviceToken)).count == total)
     }
+
+    @Test func aNotificationFanOutSurvivesAKilledWorker() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let total = 50_000
+        let appID = harness.created.app.id
+        try await harness.app.services.database.query("""
+            INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
+            SELECT 'sub_n' || lpad(i::text, 6, '0'), \(appID), 'aa' || md5('n' || i) || md5('m' || i), now(), now()
+            FROM generate_series(1, \(total)) AS i
+            """)
+        let sent = await harness.app.request(.post, "/notifications", headers: .restKey(harness.created.restKey), json: [
+            "app_id": .string(appID), "contents": ["en": "Hello"], "included_segments": ["Subscribed Users"],
+        ])
+        #expect(sent.status == 200)
+        let environment = ["OPENPUSH_DATABASE_URL": harness.app.conninfo, "OPENPUSH_APNS_PRODUCTION_URL": harness.simulator.endpoint,
+                           "OPENPUSH_APNS_DEVELOPMENT_URL": harness.simulator.endpoint]
+        let first = try OpenPushProcess(["worker"], environment: environment)
+        #expect(try await Self.waitUntil(.seconds(90)) { harness.simulator.acceptedCount >= total / 2 })
+        first.signal(SIGKILL)
+        _ = try await first.waitForExit()
+        #expect(try await Self.accepted(harness) < total, "the worker finished before it could be killed")
+
+        let second = try OpenPushProcess(["worker"], environment: environment)
+        let finished = try await Self.waitUntil(.seconds(120)) { try await Self.accepted(harness) == total }
+        second.signal(SIGTERM)
+        _ = try await second.waitForExit()
+        #expect(finished)
+        // The audience was expanded exactly once: one delivery row per device, however the crash fell.
+        let rows = try await harness.app.services.database.query("""
+            SELECT count(*)::int AS n, count(DISTINCT subscription_id)::int AS devices FROM deliveries
+            """)[0]
+        #expect(try rows.decode("n", as: Int.self) == total)
+        #expect(try rows.decode("devices", as: Int.self) == total)
+        #expect(Set(harness.simulator.accepted().map(\.deviceToken)).count == total)
+    }
 }
