@@ -9,32 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 requests=${1:-50}
-binary=$PWD/.build/release/openpush
-[ -x "$binary" ] || { echo "build first: swift build -c release" >&2; exit 1; }
-for tool in h2load python3 psql; do command -v $tool >/dev/null || { echo "$tool is missing (make bench installs it)" >&2; exit 1; }; done
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-api_port=$(free_port); sim_port=$(free_port); control_port=$(free_port)
-state=$(mktemp -d); chmod 755 "$state"
-cleanup() {
-  kill -TERM "${server:-}" "${simulator:-}" 2>/dev/null || true
-  wait 2>/dev/null || true
-  rm -rf "$state"
-}
-trap cleanup EXIT
-
-"$binary" apns-sim --accept-any-token --port "$sim_port" --control-port "$control_port" >"$state/sim.log" 2>&1 &
-simulator=$!
-(cd "$state" && OPENPUSH_LISTEN=127.0.0.1:$api_port OPENPUSH_LOG_LEVEL=warning OPENPUSH_RESOURCES_DIR="$OLDPWD" \
-  OPENPUSH_APNS_PRODUCTION_URL=http://127.0.0.1:$sim_port OPENPUSH_APNS_DEVELOPMENT_URL=http://127.0.0.1:$sim_port \
-  OPENPUSH_DB_POOL_SIZE=16 OPENPUSH_DELIVERY_LOOPS=0 exec "$binary" dev >"$state/dev.log" 2>&1) &
-server=$!
-for _ in $(seq 1 150); do
-  [ -f "$state/.openpush/demo_app.json" ] && curl -fs "http://127.0.0.1:$api_port/ready" >/dev/null 2>&1 && break
-  sleep 0.2
-done
-curl -fs "http://127.0.0.1:$api_port/ready" >/dev/null || { echo "openpush did not start:" >&2; cat "$state/dev.log" >&2; exit 1; }
-conninfo="host=$state/.openpush/postgres/socket port=$(cat "$state/.openpush/postgres/port") user=postgres dbname=openpush"
+source bench/lib.sh
+bench_require h2load python3 psql
+bench_start 0
 
 BENCH_STATE="$state" API_PORT=$api_port CONTROL_PORT=$control_port REQUESTS=$requests BINARY="$binary" CONNINFO="$conninfo" \
   SIM_PORT=$sim_port python3 - <<'PY'
@@ -114,11 +91,4 @@ PY
 live_since=$(cat "$state/live_since")
 psql "$conninfo" -Atc "SELECT 'queue→accepted latency while live (20,000 pushes): p50 ' || round((percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM accepted_at - created_at)) * 1000)::numeric, 1) || ' ms, p99 ' || round((percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM accepted_at - created_at)) * 1000)::numeric, 1) || ' ms' FROM deliveries WHERE state = 'accepted' AND created_at > to_timestamp($live_since)" | sed 's/^/   /'
 
-echo "== h2load against the same simulator, same payload (-c 2 -m 100)"
-h2load -n 100000 -c 2 -m 100 -d "$state/payload.json" -H 'apns-push-type: liveactivity' \
-  -H 'apns-topic: com.example.openpush.demo.push-type.liveactivity' -H 'apns-priority: 10' \
-  "http://127.0.0.1:$sim_port/3/device/aa0000000000000000000000000000000000000000000000000000000000000001" >"$state/h2load.txt" 2>&1
-grep -E "finished in|requests:" "$state/h2load.txt" | sed 's/^/   /'
-h2load_rate=$(grep -o 'finished in [^,]*, [0-9.]* req/s' "$state/h2load.txt" | grep -o '[0-9.]* req/s' | cut -d' ' -f1)
-ours=$(cat "$state/pushes_per_second")
-python3 -c "print('== ratio: openpush %s pushes/s vs h2load %.0f req/s = %.2fx' % ('$ours', float('$h2load_rate'), float('$ours') / float('$h2load_rate')))"
+bench_h2load_ratio "$(cat "$state/pushes_per_second")" liveactivity com.example.openpush.demo.push-type.liveactivity

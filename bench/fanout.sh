@@ -7,34 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 total=${1:-1000000}
-binary=$PWD/.build/release/openpush
-[ -x "$binary" ] || { echo "build first: swift build -c release" >&2; exit 1; }
-for tool in h2load python3 psql; do command -v $tool >/dev/null || { echo "$tool is missing (make bench installs it)" >&2; exit 1; }; done
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-api_port=$(free_port); sim_port=$(free_port); control_port=$(free_port)
-state=$(mktemp -d); chmod 755 "$state"
-cleanup() {
-  kill -TERM "${server:-}" "${simulator:-}" 2>/dev/null || true
-  wait 2>/dev/null || true
-  rm -rf "$state"
-}
-trap cleanup EXIT
-
-"$binary" apns-sim --accept-any-token --port "$sim_port" --control-port "$control_port" >"$state/sim.log" 2>&1 &
-simulator=$!
-(cd "$state" && OPENPUSH_LISTEN=127.0.0.1:$api_port OPENPUSH_LOG_LEVEL=warning OPENPUSH_RESOURCES_DIR="$OLDPWD" \
-  OPENPUSH_APNS_PRODUCTION_URL=http://127.0.0.1:$sim_port OPENPUSH_APNS_DEVELOPMENT_URL=http://127.0.0.1:$sim_port \
-  OPENPUSH_DB_POOL_SIZE=16 OPENPUSH_DELIVERY_LOOPS=${LOOPS:-4} exec "$binary" dev >"$state/dev.log" 2>&1) &
-server=$!
-for _ in $(seq 1 150); do
-  [ -f "$state/.openpush/demo_app.json" ] && curl -fs "http://127.0.0.1:$api_port/ready" >/dev/null 2>&1 && break
-  sleep 0.2
-done
-curl -fs "http://127.0.0.1:$api_port/ready" >/dev/null || { echo "openpush did not start:" >&2; cat "$state/dev.log" >&2; exit 1; }
-conninfo="host=$state/.openpush/postgres/socket port=$(cat "$state/.openpush/postgres/port") user=postgres dbname=openpush"
-app=$(python3 -c "import json; print(json.load(open('$state/.openpush/demo_app.json'))['id'])")
-rest=$(python3 -c "import json; print(json.load(open('$state/.openpush/demo_app.json'))['rest_key'])")
+source bench/lib.sh
+bench_require h2load python3 psql
+bench_start ${LOOPS:-4}
 
 seed_started=$(date +%s.%N)
 psql "$conninfo" -q -c "INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
@@ -82,10 +57,4 @@ print(f"   first push accepted after {first:.2f} s, last after {last:.1f} s")
 print(f"   sustained: {total / (last - first):,.0f} pushes/s; peak RSS of openpush: {rss_peak_mib():.0f} MiB")
 PY
 
-echo "== h2load against the same simulator, same payload (-c 2 -m 100)"
-h2load -n 100000 -c 2 -m 100 -d "$state/payload.json" -H 'apns-push-type: alert' -H 'apns-topic: com.example.openpush.demo' \
-  -H 'apns-priority: 10' "http://127.0.0.1:$sim_port/3/device/aa0000000000000000000000000000000000000000000000000000000000000001" \
-  >"$state/h2load.txt" 2>&1
-grep -E "finished in" "$state/h2load.txt" | sed 's/^/   /'
-theirs=$(grep -o 'finished in [^,]*, [0-9.]* req/s' "$state/h2load.txt" | grep -o '[0-9.]* req/s' | cut -d' ' -f1)
-python3 -c "print('== ratio: openpush %s pushes/s vs h2load %.0f req/s = %.2fx' % ('$(cat "$state/rate")', float('$theirs'), float('$(cat "$state/rate")') / float('$theirs')))"
+bench_h2load_ratio "$(cat "$state/rate")" alert com.example.openpush.demo

@@ -1,0 +1,52 @@
+# Shared by the benchmarks: sourced, not run. Starts the local APNs simulator and `openpush dev`
+# pointed at it, in a private state directory that is removed on exit.
+# After `bench_start LOOPS`: $binary, $state, $api_port, $sim_port, $control_port, $conninfo,
+# $app, $rest, $sdk (the demo app and its keys).
+
+bench_require() {
+  binary=$PWD/.build/release/openpush
+  [ -x "$binary" ] || { echo "build first: swift build -c release" >&2; exit 1; }
+  for tool in "$@"; do command -v "$tool" >/dev/null || { echo "$tool is missing (make bench installs it)" >&2; exit 1; }; done
+}
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+bench_cleanup() {
+  kill -TERM "${server:-}" "${simulator:-}" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$state"
+}
+
+# $1: delivery loops in the `dev` process (0: it only answers HTTP).
+bench_start() {
+  api_port=$(free_port); sim_port=$(free_port); control_port=$(free_port)
+  state=$(mktemp -d); chmod 755 "$state"
+  trap bench_cleanup EXIT
+  "$binary" apns-sim --accept-any-token --port "$sim_port" --control-port "$control_port" >"$state/sim.log" 2>&1 &
+  simulator=$!
+  (cd "$state" && OPENPUSH_LISTEN=127.0.0.1:$api_port OPENPUSH_LOG_LEVEL=warning OPENPUSH_RESOURCES_DIR="$OLDPWD" \
+    OPENPUSH_APNS_PRODUCTION_URL=http://127.0.0.1:$sim_port OPENPUSH_APNS_DEVELOPMENT_URL=http://127.0.0.1:$sim_port \
+    OPENPUSH_DB_POOL_SIZE=16 OPENPUSH_DELIVERY_LOOPS=$1 exec "$binary" dev >"$state/dev.log" 2>&1) &
+  server=$!
+  for _ in $(seq 1 150); do
+    [ -f "$state/.openpush/demo_app.json" ] && curl -fs "http://127.0.0.1:$api_port/ready" >/dev/null 2>&1 && break
+    sleep 0.2
+  done
+  curl -fs "http://127.0.0.1:$api_port/ready" >/dev/null || { echo "openpush did not start:" >&2; cat "$state/dev.log" >&2; exit 1; }
+  conninfo="host=$state/.openpush/postgres/socket port=$(cat "$state/.openpush/postgres/port") user=postgres dbname=openpush"
+  app=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['id'])" "$state/.openpush/demo_app.json")
+  rest=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rest_key'])" "$state/.openpush/demo_app.json")
+  sdk=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['sdk_key'])" "$state/.openpush/demo_app.json")
+}
+
+# h2load against the simulator with $state/payload.json; prints its rate and the ratio to $1.
+# $2: push type, $3: topic.
+bench_h2load_ratio() {
+  echo "== h2load against the same simulator, same payload (-c 2 -m 100)"
+  h2load -n 100000 -c 2 -m 100 -d "$state/payload.json" -H "apns-push-type: $2" -H "apns-topic: $3" -H 'apns-priority: 10' \
+    "http://127.0.0.1:$sim_port/3/device/aa0000000000000000000000000000000000000000000000000000000000000001" >"$state/h2load.txt" 2>&1
+  grep -E "finished in|requests:" "$state/h2load.txt" | sed 's/^/   /'
+  local theirs
+  theirs=$(grep -o 'finished in [^,]*, [0-9.]* req/s' "$state/h2load.txt" | grep -o '[0-9.]* req/s' | cut -d' ' -f1)
+  python3 -c "import sys; ours, theirs = float(sys.argv[1]), float(sys.argv[2]); print('== ratio: openpush %.0f pushes/s vs h2load %.0f req/s = %.2fx' % (ours, theirs, ours / theirs))" "$1" "$theirs"
+}
