@@ -20,7 +20,7 @@ public struct Configuration: Sendable, Equatable {
     public var apnsCAFile: String?
     /// Delivery batches in flight at once in this process; 0 runs no workers (`serve` only
     /// answers HTTP, and `openpush worker` processes deliver).
-    public var deliveryLoops: Int = 2
+    public var deliveryLoops: Int = 4
 
     public init() {}
 }
@@ -46,7 +46,7 @@ extension Configuration {
         ("OPENPUSH_APNS_PRODUCTION_URL", "APNs for production devices (default https://api.push.apple.com; http:// = h2c, simulator only)"),
         ("OPENPUSH_APNS_DEVELOPMENT_URL", "APNs for sandbox devices (default https://api.sandbox.push.apple.com)"),
         ("OPENPUSH_APNS_CA_FILE", "extra PEM CA certificates to trust for APNs (e.g. the simulator's)"),
-        ("OPENPUSH_DELIVERY_LOOPS", "delivery batches in flight per process, 0-16 (default 2; 0 = no workers in serve)"),
+        ("OPENPUSH_DELIVERY_LOOPS", "delivery batches in flight per process, 0-16 (default 4; 0 = no workers in serve)"),
     ]
 
     /// Reads the configuration from environment variables. Unset or empty variables keep defaults.

@@ -11,7 +11,7 @@ public final class DeliveryEngine: Sendable {
     public struct Settings: Sendable {
         public var batchSize: Int = 1000
         /// Batches in flight at once per process.
-        public var loops: Int = 2
+        public var loops: Int = 4
         public var pollInterval: Duration = .milliseconds(500)
         public var retryPolicy = RetryPolicy()
         /// How long a claim holds rows before another worker may take them (renewed while in flight).
