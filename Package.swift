@@ -42,7 +42,7 @@ let package = Package(
         // Route handlers, stores, config, metrics: wires the adapters to the domain.
         .target(
             name: "OpenPushServer",
-            dependencies: ["OpenPushCore", "Postgres", "HTTPServer", "HTTP2", "Crypto", "APNs"],
+            dependencies: ["OpenPushCore", "Postgres", "HTTPServer", "HTTP2", "Crypto", "APNs", "Subprocess"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "openpush", dependencies: ["OpenPushServer"], swiftSettings: swiftSettings),

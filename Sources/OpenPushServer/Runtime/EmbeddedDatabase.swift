@@ -1,5 +1,7 @@
+import Crypto
 import Foundation
 public import Postgres
+import Subprocess
 
 /// The private PostgreSQL cluster of `openpush dev`: created under `.openpush/` on first use,
 /// started (or reused when already running), holding one `openpush` database.
@@ -8,7 +10,28 @@ public struct EmbeddedDatabase: Sendable {
     public let cluster: PostgresCluster
 
     public init(stateDirectory: String) {
-        cluster = PostgresCluster(directory: stateDirectory + "/postgres")
+        cluster = PostgresCluster(directory: Self.clusterDirectory(stateDirectory: stateDirectory))
+    }
+
+    /// `<state>/postgres`, unless the server could not reach it: as root, PostgreSQL runs as the
+    /// `postgres` user, who cannot enter a checkout under `/root` (mode 700). Then the cluster
+    /// lives in a directory of its own under `/var/tmp`, one per checkout, and `<state>/postgres`
+    /// points at it.
+    static func clusterDirectory(stateDirectory: String) -> String {
+        let preferred = stateDirectory + "/postgres"
+        guard getuid() == 0, !postgresUserCanReach(stateDirectory) else { return preferred }
+        let fallback = "/var/tmp/openpush-dev-" + SHA256.hash(Array(stateDirectory.utf8)).prefix(8).hexString
+        try? FileManager.default.createDirectory(atPath: fallback, withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o755])
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: preferred)) == nil,
+           !FileManager.default.fileExists(atPath: preferred) {
+            try? FileManager.default.createSymbolicLink(atPath: preferred, withDestinationPath: fallback)
+        }
+        return fallback
+    }
+
+    static func postgresUserCanReach(_ path: String) -> Bool {
+        (try? Subprocess.run("/usr/sbin/runuser", ["-u", "postgres", "--", "test", "-x", path]))?.status == 0
     }
 
     /// Starts the cluster and returns the conninfo of the `openpush` database.
