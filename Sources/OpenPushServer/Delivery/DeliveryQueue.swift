@@ -52,7 +52,7 @@ public enum DeliveryQueue {
         let rows = try connection.query("""
             WITH due AS (
                 SELECT d.id FROM deliveries d
-                WHERE d.state IN ('queued', 'sent') AND d.next_attempt_at <= to_timestamp(\(now))
+                WHERE d.finished_at IS NULL AND d.next_attempt_at <= to_timestamp(\(now))
                   AND (d.claimed_until IS NULL OR d.claimed_until < to_timestamp(\(now)))
                   AND NOT EXISTS (SELECT 1 FROM apps a WHERE a.id = d.app_id AND a.apns_paused_at IS NOT NULL)
                 ORDER BY d.next_attempt_at, d.id
