@@ -1,6 +1,6 @@
 # The two commands: `make run` and `make test`. Both install what they need first.
 SHELL := /bin/bash
-DEBIAN_PACKAGES := libpq-dev libssl-dev libnghttp2-dev libmicrohttpd-dev postgresql-15 pkg-config curl
+DEBIAN_PACKAGES := libpq-dev libssl-dev libnghttp2-dev libmicrohttpd-dev postgresql-15 pkg-config curl openssl ca-certificates
 BENCH_PACKAGES := wrk nghttp2-client python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
