@@ -49,12 +49,18 @@ public enum DeliveryQueue {
     /// row is `sent` at once: it goes to APNs in this batch (one statement fewer per batch).
     public static func claim(limit: Int, worker: String, now: Double, leaseSeconds: Double = defaultLeaseSeconds,
                              in connection: PostgresConnection) throws -> [ClaimedDelivery] {
+        // The paused apps (a handful at most) as a list rather than a NOT EXISTS: an anti-join there
+        // made PostgreSQL sort every due row on each claim (100 ms at 200k rows) instead of
+        // reading the first batch off the index (15 ms).
+        let paused = try connection.query("SELECT id FROM apps WHERE apns_paused_at IS NOT NULL").map {
+            try $0.decode("id", as: String.self)
+        }
         let rows = try connection.query("""
             WITH due AS (
                 SELECT d.id FROM deliveries d
                 WHERE d.finished_at IS NULL AND d.next_attempt_at <= to_timestamp(\(now))
                   AND (d.claimed_until IS NULL OR d.claimed_until < to_timestamp(\(now)))
-                  AND NOT EXISTS (SELECT 1 FROM apps a WHERE a.id = d.app_id AND a.apns_paused_at IS NOT NULL)
+                  AND d.app_id <> ALL(\(paused)::text[])
                 ORDER BY d.next_attempt_at, d.id
                 LIMIT \(limit)
                 FOR UPDATE OF d SKIP LOCKED
