@@ -29,6 +29,9 @@ public final class DeliveryEngine: Sendable {
     private let worker: String
     private let credentials = CredentialCache()
     private let wake = WakeSignal()
+    /// Where claims start scanning the queue, and when that was learned (see `DeliveryQueue.claim`).
+    private let claimHint = Mutex<(dueFrom: Double, learnedAt: Double)?>(nil)
+    static let claimHintLifetime: Double = 5
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let listener: PostgresListener
 
@@ -96,10 +99,25 @@ public final class DeliveryEngine: Sendable {
             try NotificationExpansion.expandNextPage(now: now, pageSize: pageSize, in: $0)
         }
         let expanded = step == .idle ? 0 : 1
+        let dueFrom = claimHint.withLock { hint -> Double? in
+            guard let current = hint, now - current.learnedAt < Self.claimHintLifetime else {
+                hint = nil
+                return nil
+            }
+            return current.dueFrom
+        }
         let (claimed, context) = try await database.withConnection { connection -> ([ClaimedDelivery], DeliveryContext) in
-            let claimed = try DeliveryQueue.claim(limit: batchSize, worker: worker, now: now, leaseSeconds: lease, in: connection)
+            let claimed = try DeliveryQueue.claim(limit: batchSize, worker: worker, now: now, leaseSeconds: lease,
+                                                  dueFrom: dueFrom, in: connection)
             guard !claimed.isEmpty else { return ([], DeliveryContext()) }
             return (claimed, try DeliveryContext.load(for: claimed, in: connection))
+        }
+        claimHint.withLock { hint in
+            guard let first = claimed.map(\.nextAttemptAt).min() else {
+                hint = nil
+                return
+            }
+            hint = (first, hint?.learnedAt ?? now)
         }
         guard !claimed.isEmpty else { return expanded }
         let batch = plan(claimed, context: context, now: now)
