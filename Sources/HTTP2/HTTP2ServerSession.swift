@@ -55,15 +55,7 @@ public final class HTTP2ServerSession {
 
     /// Everything nghttp2 wants to write now; empty when there is nothing.
     public func pendingOutput() throws -> [UInt8] {
-        var output: [UInt8] = []
-        while true {
-            var chunk: UnsafePointer<UInt8>?
-            let count = nghttp2_session_mem_send(session, &chunk)
-            if count < 0 { throw HTTP2Error.nghttp2(count, "nghttp2_session_mem_send") }
-            guard count > 0, let chunk else { return output }
-            // The chunk is valid only until the next mem_send call: copy it now.
-            output.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
-        }
+        try drainOutput(of: session)
     }
 
     /// Queues the response to a request. Returns false, and does nothing, when the stream is
