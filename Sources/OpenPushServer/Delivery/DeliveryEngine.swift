@@ -152,7 +152,7 @@ public final class DeliveryEngine: Sendable {
             case .failure(let refusal):
                 batch.refused.append((delivery, refusal))
             case .success(let plan):
-                guard let app = context.apps[delivery.appID], let credential = credentials.credential(for: app) else {
+                guard let app = context.app(for: delivery), let credential = credentials.credential(for: app) else {
                     batch.refused.append((delivery, .credentials(APNSReason.missingProviderToken.rawValue)))
                     continue
                 }

@@ -22,15 +22,15 @@ enum DeliveryPlanner {
 
     static func plan(_ delivery: ClaimedDelivery, context: DeliveryContext, now: Double,
                      lastTimestamps: [String: Int]) -> Result<Plan, Refusal> {
-        if let message = context.messages[delivery.messageID], message.notification != nil {
+        if let message = context.message(for: delivery), message.notification != nil {
             return planNotification(delivery, message: message, context: context, now: now)
         }
         guard now - delivery.createdAt < maximumAge else { return .failure(.permanent("Expired")) }
-        guard let message = context.messages[delivery.messageID], let send = message.send,
-              let app = context.apps[delivery.appID], let subscription = context.subscriptions[delivery.subscriptionID]
+        guard let message = context.message(for: delivery), let send = message.send,
+              let app = context.app(for: delivery), let subscription = context.subscription(for: delivery)
         else { return .failure(.permanent("MissingContext")) }
         guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }
-        let activity = delivery.liveActivityID.flatMap { context.activities[$0] }
+        let activity = context.activity(for: delivery)
         let previous = activity.map { lastTimestamps[$0.id] ?? $0.lastPushTimestamp } ?? nil
         let timestamp = LiveActivityPayload.nextTimestamp(now: now, previous: previous)
         let liquid = liquidContext(subscription, context: context)
@@ -57,8 +57,8 @@ enum DeliveryPlanner {
     /// `ttl` says (APNs would drop it after that too), not the Live Activity day.
     static func planNotification(_ delivery: ClaimedDelivery, message: DeliveryContext.Message, context: DeliveryContext,
                                  now: Double) -> Result<Plan, Refusal> {
-        guard let send = message.notification, let app = context.apps[delivery.appID],
-              let subscription = context.subscriptions[delivery.subscriptionID]
+        guard let send = message.notification, let app = context.app(for: delivery),
+              let subscription = context.subscription(for: delivery)
         else { return .failure(.permanent("MissingContext")) }
         let expiration = NotificationPayload.expiration(sendTime: message.sendTime, ttl: send.ttl)
         guard expiration == 0 || now < Double(expiration) else { return .failure(.permanent("Expired")) }
@@ -70,7 +70,7 @@ enum DeliveryPlanner {
             title: message.headings.render(language: language, context: liquid, limit: LocalizedText.titleLimit),
             subtitle: message.subtitle.render(language: language, context: liquid, limit: LocalizedText.titleLimit),
             body: message.contents.render(language: language, context: liquid, limit: LocalizedText.bodyLimit),
-            badge: context.badges[delivery.id], bundleID: bundleID, watchBundleID: app.watchBundleID,
+            badge: context.badge(for: delivery), bundleID: bundleID, watchBundleID: app.watchBundleID,
             platform: subscription.platform, apnsID: delivery.apnsID, expiration: expiration)
         switch NotificationPayload.build(input) {
         case .success(let request):
@@ -87,13 +87,13 @@ enum DeliveryPlanner {
             subscription: ["id": .string(subscription.id), "language": subscription.language.map(JSONValue.string) ?? .null,
                            "country": subscription.country.map(JSONValue.string) ?? .null,
                            "app_version": subscription.appVersion.map(JSONValue.string) ?? .null],
-            user: userContext(subscription.externalID, aliases: context.aliases))
+            user: userContext(subscription, context: context))
     }
 
-    static func userContext(_ externalID: String?, aliases: [String: [String: String]]) -> JSONObject {
-        guard let externalID else { return [:] }
+    static func userContext(_ subscription: DeliveryContext.Subscription, context: DeliveryContext) -> JSONObject {
+        guard let externalID = subscription.externalID else { return [:] }
         var user: JSONObject = ["external_id": .string(externalID)]
-        let known = aliases[externalID] ?? [:]
+        let known = context.userAliases(appID: subscription.appID, externalID: externalID)
         user["aliases"] = .object(JSONObject(known.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }))
         return user
     }
