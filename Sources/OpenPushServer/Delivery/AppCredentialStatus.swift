@@ -1,3 +1,4 @@
+public import OpenPushCore
 public import Postgres
 
 /// An app whose APNs credentials were rejected stops sending until they are fixed: its
@@ -11,8 +12,26 @@ public enum AppCredentialStatus {
             """)
     }
 
-    /// New credentials resume the app's deliveries.
-    public static func resume(appID: String, in connection: PostgresConnection) throws {
-        try connection.query("UPDATE apps SET apns_paused_at = NULL WHERE id = \(appID) AND apns_paused_at IS NOT NULL")
+    /// Lifts the pause when `changed` holds a setting its reason depends on (see
+    /// `CredentialPause`): the held deliveries are due again at once and the workers are woken
+    /// when the transaction commits. Returns whether the app was resumed.
+    @discardableResult
+    public static func resumeIfFixed(appID: String, changed: Set<CredentialPause.Field>, now: Double,
+                                     in connection: PostgresConnection) throws -> Bool {
+        guard !changed.isEmpty else { return false }
+        let rows = try connection.query("""
+            SELECT apns_status_reason FROM apps WHERE id = \(appID) AND apns_paused_at IS NOT NULL FOR UPDATE
+            """)
+        guard let row = rows.first, CredentialPause.isLifted(reason: try row.decode("apns_status_reason"), changed: changed)
+        else { return false }
+        try connection.query("UPDATE apps SET apns_paused_at = NULL WHERE id = \(appID)")
+        // Held rows kept the due time they were claimed at; bring them to now, ahead of any
+        // worker's scan position, so they go out with the next claim rather than a rescan later.
+        try connection.query("""
+            UPDATE deliveries SET next_attempt_at = to_timestamp(\(now))
+            WHERE app_id = \(appID) AND finished_at IS NULL AND claimed_by IS NULL AND next_attempt_at < to_timestamp(\(now))
+            """)
+        try MessageStore.notifyWorkers(appID: appID, in: connection)
+        return true
     }
 }

@@ -23,14 +23,12 @@ extension AppStore {
         change("apns_bundle_id", fields.apnsBundleID)
         change("apns_watch_bundle_id", fields.apnsWatchBundleID)
         change("live_activity_auto_end_minutes", fields.liveActivityAutoEndMinutes)
-        // New credentials resume deliveries that APNs' rejection of the old ones paused.
-        if !fields.apnsP8.isKeep || !fields.apnsKeyID.isKeep || !fields.apnsTeamID.isKeep || fields.apnsEnv != nil {
-            assignments.append("apns_paused_at = NULL")
-        }
         assignments.append("updated_at = to_timestamp(\(now))")
         let update: PostgresQuery = "UPDATE apps SET \(assignments.joined(separator: ", ")) WHERE id = \(id)"
         return try await database.transaction { connection in
             guard try connection.query(update).affectedRows == 1 else { return nil }
+            // A change to what paused the app's deliveries resumes them.
+            try AppCredentialStatus.resumeIfFixed(appID: id, changed: fields.changedCredentialFields, now: now, in: connection)
             return try find(id, in: connection)
         }
     }
