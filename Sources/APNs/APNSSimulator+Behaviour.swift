@@ -7,11 +7,14 @@ extension APNSSimulator {
         public var reason: String?
         /// How long the answer waits; the connection keeps serving other streams meanwhile.
         public var delay: Duration
+        /// On 410: how long before the answer APNs learned the token was invalid (its `timestamp`).
+        public var invalidFor: Duration
 
-        public init(status: Int, reason: String? = nil, delay: Duration = .zero) {
+        public init(status: Int, reason: String? = nil, delay: Duration = .zero, invalidFor: Duration = .zero) {
             self.status = status
             self.reason = reason
             self.delay = delay
+            self.invalidFor = invalidFor
         }
 
         public static let accept = Behaviour(status: 200)
@@ -22,6 +25,10 @@ extension APNSSimulator {
         public static let internalServerError = Behaviour(status: 500, reason: "InternalServerError")
         public static let serviceUnavailable = Behaviour(status: 503, reason: "ServiceUnavailable")
         public static func slow(_ delay: Duration) -> Behaviour { Behaviour(status: 200, delay: delay) }
+        /// 410 Unregistered whose `timestamp` lies `age` in the past.
+        public static func unregistered(since age: Duration) -> Behaviour {
+            Behaviour(status: 410, reason: "Unregistered", invalidFor: age)
+        }
 
         /// The built-in table, by lower-case hex token prefix (tokens are hex, so the
         /// prefixes are hex words):

@@ -184,7 +184,8 @@ final class APNSSimulatorConnection {
         var body: JSONObject = ["reason": .string(behaviour.reason ?? "")]
         if behaviour.status == 410 {
             // Milliseconds since the epoch: when APNs learned the token was no longer valid.
-            body["timestamp"] = .int(Int64((now.timeIntervalSince1970 * 1000).rounded()))
+            let age = Double(behaviour.invalidFor.components.seconds) + Double(behaviour.invalidFor.components.attoseconds) / 1e18
+            body["timestamp"] = .int(Int64(((now.timeIntervalSince1970 - age) * 1000).rounded()))
         }
         headers.append(HTTP2Header(name: "content-type", value: "application/json"))
         return Answer(status: behaviour.status, headers: headers, body: JSONValue.object(body).serializedBytes, push: nil)

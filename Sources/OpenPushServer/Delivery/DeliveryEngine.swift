@@ -230,8 +230,9 @@ public final class DeliveryEngine: Sendable {
             switch results[delivery.id] {
             case .success(let response)?:
                 let verdict = APNSResponseClassifier.classify(status: response.status, reason: response.reason?.rawValue)
-                let (decided, effect) = DeliveryOutcome.decide(delivery, verdict: verdict, policy: policy, now: now,
-                                                               jitter: Double.random(in: 0..<1))
+                let (decided, effect) = DeliveryOutcome.decide(delivery, verdict: verdict,
+                                                               invalidSince: response.timestamp.map { Double($0) / 1000 },
+                                                               policy: policy, now: now, jitter: Double.random(in: 0..<1))
                 update = decided
                 if let effect { effects.append(effect) }
                 if verdict == .accepted, let stamp = outgoing.plan.activityTimestamp { stamps.append(stamp) }
@@ -253,10 +254,10 @@ public final class DeliveryEngine: Sendable {
             try DeliveryQueue.apply(finalUpdates, worker: worker, now: now, in: connection)
             for effect in finalEffects {
                 switch effect {
-                case .deadToken(let delivery) where delivery.tokenKind == "widget":
-                    try WidgetTokens.forget(delivery, in: connection)
-                case .deadToken(let delivery):
-                    try TokenDeath.record(delivery, now: now, in: connection)
+                case .deadToken(let delivery, let invalidSince) where delivery.tokenKind == "widget":
+                    try WidgetTokens.forget(delivery, invalidSince: invalidSince, in: connection)
+                case .deadToken(let delivery, let invalidSince):
+                    try TokenDeath.record(delivery, invalidSince: invalidSince, now: now, in: connection)
                 case .pauseApp(let appID, let reason):
                     try AppCredentialStatus.pause(appID: appID, reason: reason, now: now, in: connection)
                 }

@@ -4,18 +4,19 @@ import OpenPushCore
 enum DeliveryOutcome {
     enum SideEffect: Sendable, Equatable {
         /// APNs says the token is dead: what dies depends on the token's kind (see `TokenDeath`).
-        case deadToken(ClaimedDelivery)
+        /// `invalidSince` is Apple's 410 `timestamp` (unix seconds), when it gave one.
+        case deadToken(ClaimedDelivery, invalidSince: Double?)
         /// The app's credentials were rejected: its deliveries wait until they are fixed.
         case pauseApp(appID: String, reason: String)
     }
 
-    static func decide(_ delivery: ClaimedDelivery, verdict: DeliveryVerdict, policy: RetryPolicy, now: Double,
-                       jitter: Double) -> (DeliveryUpdate, SideEffect?) {
+    static func decide(_ delivery: ClaimedDelivery, verdict: DeliveryVerdict, invalidSince: Double? = nil,
+                       policy: RetryPolicy, now: Double, jitter: Double) -> (DeliveryUpdate, SideEffect?) {
         switch verdict {
         case .accepted:
             return (DeliveryUpdate(id: delivery.id, state: .accepted), nil)
         case .deadToken(let reason):
-            return (DeliveryUpdate(id: delivery.id, state: .error, reason: reason.rawValue), .deadToken(delivery))
+            return (DeliveryUpdate(id: delivery.id, state: .error, reason: reason.rawValue), .deadToken(delivery, invalidSince: invalidSince))
         case .credentials(let reason):
             return (paused(delivery, reason: reason.rawValue), .pauseApp(appID: delivery.appID, reason: reason.rawValue))
         case .permanent(let reason):

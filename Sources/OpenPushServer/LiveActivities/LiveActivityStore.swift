@@ -69,12 +69,13 @@ public enum LiveActivityStore {
 
     /// APNs rejected this row's update token: the activity ends, the device stays reachable.
     @discardableResult
-    public static func endForDeadToken(rowID: String, now: Double, in connection: PostgresConnection) throws -> Bool {
+    public static func endForDeadToken(rowID: String, registeredBefore invalidSince: Double? = nil, now: Double,
+                                       in connection: PostgresConnection) throws -> Bool {
         try connection.query("""
             UPDATE live_activities
             SET ended_at = to_timestamp(\(now)), ended_reason = \(LiveActivityEndReason.deadToken.rawValue),
                 updated_at = to_timestamp(\(now))
-            WHERE id = \(rowID) AND ended_at IS NULL
+            WHERE id = \(rowID) AND ended_at IS NULL AND \(TokenDeath.registeredBefore("updated_at", invalidSince))
             """).affectedRows > 0
     }
 
