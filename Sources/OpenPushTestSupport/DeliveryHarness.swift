@@ -42,7 +42,7 @@ public struct DeliveryHarness: Sendable {
     /// Short leases and retries so that tests of expiry and backoff take seconds.
     public static func quickSettings() -> DeliveryEngine.Settings {
         var settings = DeliveryEngine.Settings()
-        settings.batchSize = 500
+        settings.jobSize = 500
         settings.loops = 1
         settings.leaseSeconds = 3
         settings.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.2, maxDelay: 1)

@@ -1,58 +1,160 @@
 import Foundation
 import Testing
-import OpenPushServer
+import OpenPushCore
+@testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres
 
-/// Claims: exclusive, leased, oldest first, and able to start past the front of the queue.
+/// The job queue: claims are exclusive and leased on PostgreSQL's clock, the urgent lane goes
+/// first, apps take turns and are capped, and a completion writes each record once.
 @Suite struct DeliveryQueueTests {
-    /// Three due rows, due at `base`, `base + 10`, `base + 20`.
-    static func queue(_ app: TestApp, base: Double) async throws {
-        let appID = try await app.createApp().app.id
-        try await app.insertSubscription(appID: appID, token: "aa01")
+    /// A message of `app` with `jobs` jobs of `size` recipients in `lane`.
+    @discardableResult
+    static func queue(_ app: TestApp, appID: String, lane: DeliveryLane, jobs: Int = 1, size: Int = 2,
+                      message: String = "msg_\(UUID().uuidString.prefix(8))") async throws -> String {
         try await app.services.database.transaction { connection in
             try connection.query("""
-                INSERT INTO messages (id, app_id, kind, request) VALUES ('msg_q', \(appID), 'notification', '{}')
+                INSERT INTO messages (id, app_id, kind, request) VALUES (\(message), \(appID), 'notification', '{}')
                 """)
-            try connection.query("""
-                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, token, next_attempt_at)
-                SELECT gen_random_uuid(), 'msg_q', \(appID), s.id, 'device', 'aa01', to_timestamp(\(base)::float8 + 10 * i)
-                FROM subscriptions s, generate_series(0, 2) AS i WHERE s.app_id = \(appID)
-                """)
+            try DeliveryQueue.enqueue(messageID: message, appID: appID, lane: lane, tokenKind: "device", recipients: """
+                SELECT 'sub_' || g AS subscription_id, lpad(to_hex(g), 64, '0') AS token, NULL::text AS live_activity_id,
+                       NULL::int AS badge
+                FROM generate_series(1, \(jobs * size)) AS g
+                """, jobSize: size, in: connection)
         }
+        return message
     }
 
-    @Test func claimsOldestFirstAndNeverTwice() async throws {
-        let app = try await TestApp.make()
-        let base = 1_800_000_000.0
-        try await Self.queue(app, base: base)
-        let now = base + 100
-        let first = try await app.services.database.withConnection {
-            try DeliveryQueue.claim(limit: 2, worker: "a", now: now, in: $0)
-        }
-        #expect(first.map(\.nextAttemptAt) == [base, base + 10])
-        let second = try await app.services.database.withConnection {
-            try DeliveryQueue.claim(limit: 5, worker: "b", now: now, in: $0)
-        }
-        #expect(second.map(\.nextAttemptAt) == [base + 20])
-        // Once the leases run out, the rows come back.
-        let later = try await app.services.database.withConnection {
-            try DeliveryQueue.claim(limit: 5, worker: "c", now: now + DeliveryQueue.defaultLeaseSeconds + 1, in: $0)
-        }
-        #expect(later.count == 3)
+    static func claim(_ app: TestApp, worker: String = "w", cap: Int = 10) async throws -> DeliveryJob? {
+        try await app.services.database.transaction { try DeliveryQueue.claim(worker: worker, appCap: cap, in: $0) }
     }
 
-    @Test func aClaimCanStartPastTheFrontOfTheQueue() async throws {
+    @Test func aSendWritesAHandfulOfJobsNotARowPerDevice() async throws {
         let app = try await TestApp.make()
-        let base = 1_800_000_000.0
-        try await Self.queue(app, base: base)
-        let skipping = try await app.services.database.withConnection {
-            try DeliveryQueue.claim(limit: 5, worker: "a", now: base + 100, dueFrom: base + 10, in: $0)
+        let appID = try await app.createApp().app.id
+        try await Self.queue(app, appID: appID, lane: .bulk, jobs: 3, size: 1000)
+        let jobs = try await app.services.database.query("""
+            SELECT cardinality(subscription_ids) AS n FROM delivery_jobs ORDER BY id
+            """).map { try $0.decode("n", as: Int.self) }
+        #expect(jobs == [1000, 1000, 1000])
+        #expect(try await DeliveryQueue.depth(in: app.services.database) == 3000)
+    }
+
+    @Test func claimsAreExclusiveAndComeBackWhenTheLeaseRunsOut() async throws {
+        let app = try await TestApp.make()
+        let appID = try await app.createApp().app.id
+        try await Self.queue(app, appID: appID, lane: .bulk, jobs: 2)
+        let first = try #require(try await Self.claim(app, worker: "a"))
+        let second = try #require(try await Self.claim(app, worker: "b"))
+        #expect(first.id != second.id)
+        #expect(try await Self.claim(app, worker: "c") == nil)
+        // A worker that died: its lease runs out on PostgreSQL's clock and the job comes back.
+        try await app.services.database.query("UPDATE delivery_jobs SET leased_until = now() - interval '1 second' WHERE id = \(first.id)")
+        let again = try #require(try await Self.claim(app, worker: "c"))
+        #expect(again.id == first.id)
+        #expect(again.recipients == first.recipients)
+    }
+
+    @Test func theUrgentLaneGoesFirstAndAppsTakeTurns() async throws {
+        let app = try await TestApp.make()
+        let big = try await app.createApp().app.id
+        let other = try await app.createApp().app.id
+        // The big app's fan-out was queued first; the other app's jobs come later.
+        try await Self.queue(app, appID: big, lane: .bulk, jobs: 4)
+        try await Self.queue(app, appID: other, lane: .bulk, jobs: 2)
+        try await Self.queue(app, appID: other, lane: .urgent, jobs: 1)
+        var order: [(String, DeliveryLane)] = []
+        while let job = try await Self.claim(app) { order.append((job.appID, job.lane)) }
+        #expect(order.first! == (other, .urgent))
+        // Then the bulk lane, the app with fewer jobs in flight first.
+        let bulk = order.dropFirst().map(\.0)
+        #expect(Array(bulk.prefix(4)) == [big, other, big, other], "\(bulk)")
+        #expect(bulk.count == 6)
+    }
+
+    @Test func oneAppsJobsInFlightAreCapped() async throws {
+        let app = try await TestApp.make()
+        let big = try await app.createApp().app.id
+        let other = try await app.createApp().app.id
+        try await Self.queue(app, appID: big, lane: .urgent, jobs: 5)
+        #expect(try await Self.claim(app, cap: 2)?.appID == big)
+        #expect(try await Self.claim(app, cap: 2)?.appID == big)
+        #expect(try await Self.claim(app, cap: 2) == nil, "the big app holds its cap")
+        try await Self.queue(app, appID: other, lane: .bulk, jobs: 1)
+        #expect(try await Self.claim(app, cap: 2)?.appID == other)
+    }
+
+    @Test func pausedAppsWait() async throws {
+        let app = try await TestApp.make()
+        let appID = try await app.createApp().app.id
+        try await Self.queue(app, appID: appID, lane: .urgent)
+        try await app.services.database.query("UPDATE apps SET apns_paused_at = now() WHERE id = \(appID)")
+        #expect(try await Self.claim(app) == nil)
+    }
+
+    @Test func aCompletionWritesEachRecordOnceAndQueuesTheRetries() async throws {
+        let app = try await TestApp.make()
+        let appID = try await app.createApp().app.id
+        let message = try await Self.queue(app, appID: appID, lane: .bulk, jobs: 1, size: 3)
+        let job = try #require(try await Self.claim(app, worker: "a"))
+        var completion = DeliveryQueue.Completion()
+        completion.records = [DeliveryRecord(job: job, recipient: job.recipients[0], state: .accepted),
+                              DeliveryRecord(job: job, recipient: job.recipients[1], state: .error, reason: "BadDeviceToken")]
+        completion.retry = [job.recipients[2]]
+        completion.retryDelay = 60
+        let outcome = completion
+        // Another worker that lost the lease writes nothing.
+        let stale = try await app.services.database.transaction {
+            try DeliveryQueue.complete(job, worker: "b", with: outcome, in: $0)
         }
-        #expect(skipping.map(\.nextAttemptAt) == [base + 10, base + 20])
-        let everything = try await app.services.database.withConnection {
-            try DeliveryQueue.claim(limit: 5, worker: "b", now: base + 100, in: $0)
+        #expect(!stale)
+        let done = try await app.services.database.transaction {
+            try DeliveryQueue.complete(job, worker: "a", with: outcome, in: $0)
         }
-        #expect(everything.map(\.nextAttemptAt) == [base])
+        #expect(done)
+        let records = try await app.services.database.query("""
+            SELECT state, apns_id::text AS apns_id FROM deliveries WHERE message_id = \(message) ORDER BY id
+            """)
+        #expect(try records.map { try $0.decode("state", as: String.self) } == ["accepted", "error"])
+        #expect(try records[0].decode("apns_id", as: String.self)
+                == APNSIdentifier.derive(messageID: message, subscriptionID: job.recipients[0].subscriptionID, tokenKind: "device"))
+        let retry = try await app.services.database.query("""
+            SELECT attempt, subscription_ids, due_at > now() + interval '50 seconds' AS later FROM delivery_jobs
+            """)
+        #expect(retry.count == 1)
+        #expect(try retry[0].decode("attempt", as: Int.self) == 2)
+        #expect(try retry[0].decode("subscription_ids", as: [String].self) == [job.recipients[2].subscriptionID])
+        #expect(try retry[0].decode("later", as: Bool.self))
+    }
+
+    @Test func cancelRecordsTheWaitingRecipientsAndDropsRetriesOfJobsInFlight() async throws {
+        let app = try await TestApp.make()
+        let appID = try await app.createApp().app.id
+        let message = try await Self.queue(app, appID: appID, lane: .bulk, jobs: 2, size: 2)
+        let inFlight = try #require(try await Self.claim(app, worker: "a"))
+        try await app.services.database.transaction { connection in
+            try connection.query("UPDATE messages SET cancelled_at = now() WHERE id = \(message)")
+            try DeliveryQueue.cancel(messageID: message, in: connection)
+        }
+        var completion = DeliveryQueue.Completion()
+        completion.records = [DeliveryRecord(job: inFlight, recipient: inFlight.recipients[0], state: .accepted)]
+        completion.retry = [inFlight.recipients[1]]
+        let outcome = completion
+        _ = try await app.services.database.transaction { try DeliveryQueue.complete(inFlight, worker: "a", with: outcome, in: $0) }
+        let states = try await app.services.database.query("""
+            SELECT state, count(*)::int AS n FROM deliveries WHERE message_id = \(message) GROUP BY state ORDER BY state
+            """).map { (try $0.decode("state", as: String.self), try $0.decode("n", as: Int.self)) }
+        #expect(states.map(\.0) == ["accepted", "cancelled"])
+        #expect(states.map(\.1) == [1, 3])
+        #expect(try await DeliveryQueue.depth(in: app.services.database) == 0)
+    }
+
+    @Test func postgresAndSwiftDeriveTheSameAPNSID() async throws {
+        let app = try await TestApp.make()
+        let fromSQL: String = try await app.services.database.query("""
+            SELECT openpush_apns_id('msg_1', 'sub_2', 'device')::text AS id
+            """)[0].decode("id")
+        #expect(fromSQL == APNSIdentifier.derive(messageID: "msg_1", subscriptionID: "sub_2", tokenKind: "device"))
+        #expect(UUID(uuidString: fromSQL) != nil)
     }
 }

@@ -84,7 +84,7 @@ import Postgres
         let cluster = database.cluster
         defer { withExtendedLifetime(database) {} }
         var settings = DeliveryHarness.quickSettings()
-        settings.batchSize = 200
+        settings.jobSize = 200
         let harness = try await DeliveryHarness.make(settings: settings, conninfo: database.conninfo)
         defer { Task { await harness.shutdown() } }
         let total = 3000

@@ -156,7 +156,7 @@ import Postgres
     @Test func cancelStopsAFanOutMidway() async throws {
         var settings = DeliveryHarness.quickSettings()
         settings.expansionPageSize = 100
-        settings.batchSize = 50
+        settings.jobSize = 50
         let harness = try await DeliveryHarness.make(settings: settings)
         defer { Task { await harness.shutdown() } }
         try await Self.seed(harness, 1000)
@@ -201,7 +201,7 @@ import Postgres
 
     @Test func aFanOutOf20000IsExpandedInPagesWithOneRowPerDevice() async throws {
         var settings = DeliveryHarness.quickSettings()
-        settings.batchSize = 2000
+        settings.jobSize = 2000
         let harness = try await DeliveryHarness.make(settings: settings)
         defer { Task { await harness.shutdown() } }
         try await Self.seed(harness, 20_000)

@@ -13,10 +13,10 @@ public enum AppCredentialStatus {
     }
 
     /// Lifts the pause when `changed` holds a setting its reason depends on (see
-    /// `CredentialPause`): the held deliveries are due again at once and the workers are woken
+    /// `CredentialPause`): the held jobs go out with the next claims, and the workers are woken
     /// when the transaction commits. Returns whether the app was resumed.
     @discardableResult
-    public static func resumeIfFixed(appID: String, changed: Set<CredentialPause.Field>, now: Double,
+    public static func resumeIfFixed(appID: String, changed: Set<CredentialPause.Field>,
                                      in connection: PostgresConnection) throws -> Bool {
         guard !changed.isEmpty else { return false }
         let rows = try connection.query("""
@@ -24,13 +24,8 @@ public enum AppCredentialStatus {
             """)
         guard let row = rows.first, CredentialPause.isLifted(reason: try row.decode("apns_status_reason"), changed: changed)
         else { return false }
+        // Its held jobs are due already; claims skipped them while the app was paused.
         try connection.query("UPDATE apps SET apns_paused_at = NULL WHERE id = \(appID)")
-        // Held rows kept the due time they were claimed at; bring them to now, ahead of any
-        // worker's scan position, so they go out with the next claim rather than a rescan later.
-        try connection.query("""
-            UPDATE deliveries SET next_attempt_at = to_timestamp(\(now))
-            WHERE app_id = \(appID) AND finished_at IS NULL AND claimed_by IS NULL AND next_attempt_at < to_timestamp(\(now))
-            """)
         try MessageStore.notifyWorkers(appID: appID, in: connection)
         return true
     }

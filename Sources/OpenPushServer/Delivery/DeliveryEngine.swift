@@ -4,20 +4,26 @@ public import OpenPushCore
 import Postgres
 import Synchronization
 
-/// The worker pool: claims queued deliveries in batches, turns them into pushes, streams them to
-/// APNs over the client's long-lived HTTP/2 connections, and records each outcome. Woken by
-/// `NOTIFY` on the delivery channel, and polls besides (retries come due without a notify).
+/// The worker pool: leases delivery jobs fairly (urgent lane first, apps taking turns, one app's
+/// jobs in flight capped), turns each job into pushes, streams them to APNs over the client's
+/// long-lived HTTP/2 connections, and completes the job in one transaction that appends every
+/// recipient's record once. Woken by `NOTIFY`; idle, it sleeps until the next job is due.
 public final class DeliveryEngine: Sendable {
     public struct Settings: Sendable {
-        public var batchSize: Int = 1000
-        /// Batches in flight at once per process.
+        /// Recipients per job written by notification expansion.
+        public var jobSize: Int = DeliveryQueue.defaultJobSize
+        /// Jobs in flight at once per process.
         public var loops: Int = 4
-        public var pollInterval: Duration = .milliseconds(500)
+        /// Jobs of one app in flight at once, across processes: the rest wait, so another app's
+        /// job always finds a free worker.
+        public var appJobsInFlight: Int = 3
+        /// The longest an idle loop sleeps without a NOTIFY: a safety net, not a poll.
+        public var idleWake: Duration = .seconds(30)
         public var retryPolicy = RetryPolicy()
-        /// How long a claim holds rows before another worker may take them (renewed while in flight).
+        /// How long a lease holds a job before another worker may take it (renewed while in flight).
         public var leaseSeconds = DeliveryQueue.defaultLeaseSeconds
-        /// Subscriptions one notification expansion step turns into delivery rows.
-        public var expansionPageSize = 5000
+        /// Subscriptions one notification expansion step turns into jobs.
+        public var expansionPageSize = NotificationExpansion.defaultPageSize
 
         public init() {}
     }
@@ -29,9 +35,7 @@ public final class DeliveryEngine: Sendable {
     private let worker: String
     private let credentials = CredentialCache()
     private let wake = WakeSignal()
-    /// Where claims start scanning the queue, and when that was learned (see `DeliveryQueue.claim`).
-    private let claimHint = Mutex<(dueFrom: Double, learnedAt: Double)?>(nil)
-    static let claimHintLifetime: Double = 5
+    private let stopping = Atomic<Bool>(false)
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let listener: PostgresListener
 
@@ -54,78 +58,94 @@ public final class DeliveryEngine: Sendable {
         }
         let wake = self.wake
         let notifications = listener.notifications
-        var started = [Task { for await _ in notifications { wake.signal() } }]
+        var started = [Task { for await _ in notifications { wake.signalAll() } }]
         for _ in 0..<max(1, settings.loops) {
             started.append(Task { await self.loop() })
         }
         tasks.withLock { $0 = started }
     }
 
-    /// Stops claiming; batches in flight finish and record their outcomes first.
+    /// Takes no new job; jobs in flight finish, record their outcomes, and then the loops end.
+    /// Nothing is cancelled, so a deploy sends nothing twice.
     public func stop() async {
+        stopping.store(true, ordering: .sequentiallyConsistent)
         listener.stop()
         let running = tasks.withLock { tasks -> [Task<Void, Never>] in
             defer { tasks = [] }
             return tasks
         }
-        running.forEach { $0.cancel() }
-        wake.signal()
+        wake.signalAll()
+        // The first task relays NOTIFYs; it ends when the listener stops.
         for task in running { await task.value }
     }
 
+    private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
+
     private func loop() async {
-        while !Task.isCancelled {
+        while !isStopping {
             do {
-                let processed = try await runOnce()
-                if processed > 0 { continue }
+                if try await runOnce() > 0 {
+                    // Work is flowing: let another loop help with the next job.
+                    wake.signal()
+                    continue
+                }
             } catch {
-                logger.warning("delivery batch failed", ["error": String(describing: error)])
+                logger.warning("delivery job failed", ["error": String(describing: error)])
             }
-            await wake.wait(timeout: settings.pollInterval)
+            guard !isStopping else { return }
+            await wake.wait(timeout: await idleWait())
         }
     }
 
-    /// Expands one page of a due notification, then claims and sends one batch; returns how
-    /// many deliveries it handled, plus one when it expanded a page (0: nothing to do now).
+    /// Until the next job is due (at least a moment: a due job another app's cap holds back
+    /// is retried shortly), at most `idleWake`.
+    private func idleWait() async -> Duration {
+        let seconds = (try? await services.database.withConnection { try DeliveryQueue.secondsUntilNextDue(in: $0) }) ?? nil
+        guard let seconds else { return settings.idleWake }
+        return min(settings.idleWake, .milliseconds(Int64(max(0.05, seconds) * 1000)))
+    }
+
+    /// Expands one page of a due notification, then leases and runs one job; returns how many
+    /// recipients it handled, plus one when it expanded a page (0: nothing to do now).
     @discardableResult
     public func runOnce() async throws -> Int {
-        let database = services.database
-        let now = services.now()
-        let worker = self.worker
-        let batchSize = settings.batchSize
-        let lease = settings.leaseSeconds
+        guard !isStopping else { return 0 }
         let pageSize = settings.expansionPageSize
-        let step = try await database.transaction {
-            try NotificationExpansion.expandNextPage(now: now, pageSize: pageSize, in: $0)
+        let jobSize = settings.jobSize
+        let step = try await services.database.transaction {
+            try NotificationExpansion.expandNextPage(pageSize: pageSize, jobSize: jobSize, in: $0)
         }
         let expanded = step == .idle ? 0 : 1
-        let dueFrom = claimHint.withLock { hint -> Double? in
-            guard let current = hint, now - current.learnedAt < Self.claimHintLifetime else {
-                hint = nil
-                return nil
-            }
-            return current.dueFrom
+        let worker = self.worker
+        let lease = settings.leaseSeconds
+        let cap = settings.appJobsInFlight
+        guard let job = try await services.database.transaction({
+            try DeliveryQueue.claim(worker: worker, leaseSeconds: lease, appCap: cap, in: $0)
+        }) else { return expanded }
+        try await run(job)
+        return job.recipients.count + expanded
+    }
+
+    private func run(_ job: DeliveryJob) async throws {
+        let deliveries = job.deliveries
+        let context: DeliveryContext
+        do {
+            context = try await services.database.withConnection { try DeliveryContext.load(for: deliveries, in: $0) }
+        } catch let undecodable as DeliveryContext.UndecodableMessage {
+            try await fail(job, reason: undecodable.reason)
+            return
         }
-        let (claimed, context) = try await database.withConnection { connection -> ([ClaimedDelivery], DeliveryContext) in
-            let claimed = try DeliveryQueue.claim(limit: batchSize, worker: worker, now: now, leaseSeconds: lease,
-                                                  dueFrom: dueFrom, in: connection)
-            guard !claimed.isEmpty else { return ([], DeliveryContext()) }
-            return (claimed, try DeliveryContext.load(for: claimed, in: connection))
-        }
-        claimHint.withLock { hint in
-            guard let first = claimed.map(\.nextAttemptAt).min() else {
-                hint = nil
-                return
-            }
-            hint = (first, hint?.learnedAt ?? now)
-        }
-        guard !claimed.isEmpty else { return expanded }
-        let batch = plan(claimed, context: context, now: now)
-        let renewal = Task { await self.renewLeases(batch.sendIDs) }
+        let batch = plan(deliveries, context: context, now: services.now())
+        let renewal = Task { await self.renewLease(job.id) }
         let results = await send(batch)
         renewal.cancel()
-        try await record(batch, results: results)
-        return claimed.count + expanded
+        try await record(job, batch: batch, results: results, context: context)
+    }
+
+    private func fail(_ job: DeliveryJob, reason: String) async throws {
+        logger.error("message failed: its stored request does not decode", ["message.id": job.messageID, "reason": reason])
+        try await services.database.transaction { try DeliveryQueue.fail(messageID: job.messageID, reason: reason, in: $0) }
+        for _ in job.recipients { services.metrics.recordPush(kind: job.tokenKind, state: "error", reason: "MessageFailed") }
     }
 
     // MARK: planning
@@ -140,8 +160,6 @@ public final class DeliveryEngine: Sendable {
         var groups: [String: [Outgoing]] = [:]
         var credentials: [String: APNSCredential] = [:]
         var refused: [(ClaimedDelivery, DeliveryPlanner.Refusal)] = []
-
-        var sendIDs: [Int64] { groups.values.flatMap { $0.map(\.delivery.id) } }
     }
 
     private func plan(_ claimed: [ClaimedDelivery], context: DeliveryContext, now: Double) -> Batch {
@@ -193,66 +211,79 @@ public final class DeliveryEngine: Sendable {
                                collapseID: headers.collapseID, payload: outgoing.plan.request.payloadBytes)
     }
 
-    private func renewLeases(_ ids: [Int64]) async {
+    private func renewLease(_ jobID: Int64) async {
         let worker = self.worker
         let lease = settings.leaseSeconds
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(lease / 3))
             guard !Task.isCancelled else { return }
-            let now = services.now()
             try? await services.database.withConnection {
-                try DeliveryQueue.renewLease(ids, worker: worker, now: now, leaseSeconds: lease, in: $0)
+                try DeliveryQueue.renewLease(jobID: jobID, worker: worker, leaseSeconds: lease, in: $0)
             }
         }
     }
 
     // MARK: recording
 
-    private func record(_ batch: Batch, results: [Int64: Result<APNSResponse, APNSTransportError>]) async throws {
-        let now = services.now()
+    private func record(_ job: DeliveryJob, batch: Batch, results: [Int64: Result<APNSResponse, APNSTransportError>],
+                        context: DeliveryContext) async throws {
         let policy = settings.retryPolicy
-        var updates: [DeliveryUpdate] = []
+        let now = services.now()
+        var completion = DeliveryQueue.Completion()
         var effects: [DeliveryOutcome.SideEffect] = []
         var stamps: [(String, Int)] = []
+        func apply(_ delivery: ClaimedDelivery, _ decision: DeliveryOutcome.Decision, status: Int? = nil) {
+            let recipient = job.recipients[Int(delivery.id)]
+            switch decision {
+            case .finished(let state, let reason):
+                completion.records.append(DeliveryRecord(job: job, recipient: recipient, state: state, reason: reason,
+                                                         apnsStatus: status))
+                services.metrics.recordPush(kind: job.tokenKind, state: state.rawValue, reason: reason)
+                if state == .accepted { services.metrics.recordDeliveryLatency(now - job.createdAt) }
+            case .retry(let reason):
+                completion.retry.append(recipient)
+                services.metrics.recordPush(kind: job.tokenKind, state: "queued", reason: reason)
+            case .held(let reason):
+                completion.held.append(recipient)
+                services.metrics.recordPush(kind: job.tokenKind, state: "queued", reason: reason)
+            }
+        }
         for (delivery, refusal) in batch.refused {
             switch refusal {
-            case .permanent(let reason):
-                updates.append(DeliveryUpdate(id: delivery.id, state: .error, reason: reason))
+            case .permanent(let reason): apply(delivery, .finished(.error, reason: reason))
+            case .cancelled: apply(delivery, .finished(.cancelled, reason: nil))
+            case .superseded: apply(delivery, .finished(.superseded, reason: nil))
             case .credentials(let reason):
-                updates.append(DeliveryOutcome.paused(delivery, reason: reason))
+                apply(delivery, .held(reason: reason))
                 effects.append(.pauseApp(appID: delivery.appID, reason: reason))
             }
-            services.metrics.recordPush(kind: delivery.tokenKind, state: "error", reason: refusal.reason)
         }
         for outgoing in batch.groups.values.flatMap({ $0 }) {
             let delivery = outgoing.delivery
-            let update: DeliveryUpdate
+            // `ttl: 0` is now or never: a passing failure is final.
+            let retryable = context.message(for: delivery)?.notification?.ttl != 0
             switch results[delivery.id] {
             case .success(let response)?:
                 let verdict = APNSResponseClassifier.classify(status: response.status, reason: response.reason?.rawValue)
-                let (decided, effect) = DeliveryOutcome.decide(delivery, verdict: verdict,
-                                                               invalidSince: response.timestamp.map { Double($0) / 1000 },
-                                                               policy: policy, now: now, jitter: Double.random(in: 0..<1))
-                update = decided
+                let (decision, effect) = DeliveryOutcome.decide(delivery, verdict: verdict,
+                                                                invalidSince: response.timestamp.map { Double($0) / 1000 },
+                                                                policy: policy, retryable: retryable)
+                apply(delivery, decision, status: response.status)
                 if let effect { effects.append(effect) }
                 if verdict == .accepted, let stamp = outgoing.plan.activityTimestamp { stamps.append(stamp) }
             case .failure(let error)?:
-                update = DeliveryOutcome.retry(delivery, reason: "Transport: \(error.kind.rawValue)", policy: policy, now: now,
-                                               jitter: Double.random(in: 0..<1))
+                apply(delivery, DeliveryOutcome.retry(delivery, reason: "Transport: \(error.kind.rawValue)", policy: policy,
+                                                      retryable: retryable))
             case nil:
-                update = DeliveryOutcome.retry(delivery, reason: "Transport: no result", policy: policy, now: now, jitter: 0.5)
+                apply(delivery, DeliveryOutcome.retry(delivery, reason: "Transport: no result", policy: policy, retryable: retryable))
             }
-            updates.append(update)
-            services.metrics.recordPush(kind: delivery.tokenKind, state: update.state.rawValue, reason: update.reason)
-            if update.state == .accepted { services.metrics.recordDeliveryLatency(now - delivery.createdAt) }
         }
+        completion.retryDelay = policy.delay(afterAttempt: job.attempt, jitter: Double.random(in: 0..<1)) ?? 0
         let worker = self.worker
-        let finalUpdates = updates
-        let finalEffects = effects
-        let finalStamps = stamps
-        try await services.database.transaction { connection in
-            try DeliveryQueue.apply(finalUpdates, worker: worker, now: now, in: connection)
-            for effect in finalEffects {
+        let final = (completion, effects, stamps)
+        let completed = try await services.database.transaction { connection -> Bool in
+            guard try DeliveryQueue.complete(job, worker: worker, with: final.0, in: connection) else { return false }
+            for effect in final.1 {
                 switch effect {
                 case .deadToken(let delivery, let invalidSince) where delivery.tokenKind == "widget":
                     try WidgetTokens.forget(delivery, invalidSince: invalidSince, in: connection)
@@ -262,23 +293,20 @@ public final class DeliveryEngine: Sendable {
                     try AppCredentialStatus.pause(appID: appID, reason: reason, now: now, in: connection)
                 }
             }
-            for (activityID, timestamp) in finalStamps {
+            for (activityID, timestamp) in final.2 {
                 try connection.query("""
                     UPDATE live_activities SET last_push_timestamp = GREATEST(COALESCE(last_push_timestamp, 0), \(Int64(timestamp)))
                     WHERE id = \(activityID)
                     """)
             }
+            return true
+        }
+        guard completed else {
+            logger.warning("a job's lease ran out before it completed: another worker runs it again", ["job.id": String(job.id)])
+            return
         }
         for case .pauseApp(let appID, let reason) in effects {
             logger.warning("APNs rejected the app's credentials: deliveries paused", ["app.id": appID, "apns.reason": reason])
-        }
-    }
-}
-
-extension DeliveryPlanner.Refusal {
-    var reason: String {
-        switch self {
-        case .permanent(let reason), .credentials(let reason): reason
         }
     }
 }

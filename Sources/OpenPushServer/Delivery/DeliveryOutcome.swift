@@ -1,6 +1,6 @@
 import OpenPushCore
 
-/// What an attempt's result means for its row, and for the tokens and app behind it. Pure.
+/// What an attempt's result means for its recipient, and for the token and app behind it. Pure.
 enum DeliveryOutcome {
     enum SideEffect: Sendable, Equatable {
         /// APNs says the token is dead: what dies depends on the token's kind (see `TokenDeath`).
@@ -10,35 +10,38 @@ enum DeliveryOutcome {
         case pauseApp(appID: String, reason: String)
     }
 
+    enum Decision: Sendable, Equatable {
+        /// Final: recorded now, never tried again.
+        case finished(DeliveryRecord.State, reason: String?)
+        /// A passing failure: into the retry job.
+        case retry(reason: String)
+        /// Never really tried (the app got paused): back into the queue without using an attempt.
+        case held(reason: String)
+    }
+
+    /// `retryable` is false for pushes that must not be tried twice (`ttl: 0`).
     static func decide(_ delivery: ClaimedDelivery, verdict: DeliveryVerdict, invalidSince: Double? = nil,
-                       policy: RetryPolicy, now: Double, jitter: Double) -> (DeliveryUpdate, SideEffect?) {
+                       policy: RetryPolicy, retryable: Bool = true) -> (Decision, SideEffect?) {
         switch verdict {
         case .accepted:
-            return (DeliveryUpdate(id: delivery.id, state: .accepted), nil)
+            return (.finished(.accepted, reason: nil), nil)
         case .deadToken(let reason):
-            return (DeliveryUpdate(id: delivery.id, state: .error, reason: reason.rawValue), .deadToken(delivery, invalidSince: invalidSince))
+            return (.finished(.error, reason: reason.rawValue), .deadToken(delivery, invalidSince: invalidSince))
         case .credentials(let reason):
-            return (paused(delivery, reason: reason.rawValue), .pauseApp(appID: delivery.appID, reason: reason.rawValue))
+            return (.held(reason: reason.rawValue), .pauseApp(appID: delivery.appID, reason: reason.rawValue))
         case .permanent(let reason):
-            return (DeliveryUpdate(id: delivery.id, state: .error, reason: reason.rawValue), nil)
+            return (.finished(.error, reason: reason.rawValue), nil)
         case .retry(let reason):
-            return (retry(delivery, reason: reason.rawValue, policy: policy, now: now, jitter: jitter), nil)
+            return (retry(delivery, reason: reason.rawValue, policy: policy, retryable: retryable), nil)
         case .refreshTokenAndRetry:
             // The client already refreshed its token and retried once; try again later.
-            return (retry(delivery, reason: APNSReason.expiredProviderToken.rawValue, policy: policy, now: now, jitter: jitter), nil)
+            return (retry(delivery, reason: APNSReason.expiredProviderToken.rawValue, policy: policy, retryable: retryable), nil)
         }
     }
 
-    /// A transport failure (no answer): always worth another try, until attempts run out.
-    static func retry(_ delivery: ClaimedDelivery, reason: String, policy: RetryPolicy, now: Double, jitter: Double) -> DeliveryUpdate {
-        guard let delay = policy.delay(afterAttempt: delivery.attempts, jitter: jitter) else {
-            return DeliveryUpdate(id: delivery.id, state: .error, reason: reason)
-        }
-        return DeliveryUpdate(id: delivery.id, state: .queued, reason: reason, nextAttemptAt: now + delay)
-    }
-
-    /// Back in the queue, untried: it goes out when the app is resumed.
-    static func paused(_ delivery: ClaimedDelivery, reason: String) -> DeliveryUpdate {
-        DeliveryUpdate(id: delivery.id, state: .queued, reason: reason, refundAttempt: true)
+    /// A passing failure (or no answer at all): worth another try, until attempts run out.
+    static func retry(_ delivery: ClaimedDelivery, reason: String, policy: RetryPolicy, retryable: Bool = true) -> Decision {
+        guard retryable, delivery.attempts < policy.maxAttempts else { return .finished(.error, reason: reason) }
+        return .retry(reason: reason)
     }
 }

@@ -5,6 +5,9 @@ import OpenPushCore
 enum DeliveryPlanner {
     /// A Live Activity push not sent within a day is worthless: APNs would drop it too.
     static let maximumAge: Double = 24 * 3600
+    /// How long a `ttl: 0` notification ("now or never") may wait in a backlog or behind a
+    /// paused app before it is no longer "now".
+    static let nowOrNeverGrace: Double = 5
 
     struct Plan: Sendable {
         var request: APNSRequest
@@ -18,10 +21,16 @@ enum DeliveryPlanner {
         case permanent(String)
         /// The app has no usable APNs credentials: pause it.
         case credentials(String)
+        /// The message was cancelled before this push went out.
+        case cancelled
+        /// A newer push to this Live Activity was accepted already: this one would roll it back.
+        case superseded
     }
 
     static func plan(_ delivery: ClaimedDelivery, context: DeliveryContext, now: Double,
                      lastTimestamps: [String: Int]) -> Result<Plan, Refusal> {
+        if let message = context.message(for: delivery), message.cancelled { return .failure(.cancelled) }
+        if let stop = stopped(delivery, context: context) { return .failure(.permanent(stop)) }
         if let message = context.message(for: delivery), message.notification != nil {
             return planNotification(delivery, message: message, context: context, now: now)
         }
@@ -32,7 +41,15 @@ enum DeliveryPlanner {
         guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }
         let activity = context.activity(for: delivery)
         let previous = activity.map { lastTimestamps[$0.id] ?? $0.lastPushTimestamp } ?? nil
-        let timestamp = LiveActivityPayload.nextTimestamp(now: now, previous: previous)
+        let timestamp: Int
+        if let fixed = message.pushTimestamp {
+            // Fixed at enqueue: an older push retried after a newer one was accepted must not
+            // overwrite it on the device.
+            if let previous, previous >= fixed { return .failure(.superseded) }
+            timestamp = fixed
+        } else {
+            timestamp = LiveActivityPayload.nextTimestamp(now: now, previous: previous)
+        }
         let liquid = liquidContext(subscription, context: context)
         let input = LiveActivityPushInput(
             event: send.event, messageID: message.id, activityID: send.activityID,
@@ -62,6 +79,10 @@ enum DeliveryPlanner {
         else { return .failure(.permanent("MissingContext")) }
         let expiration = NotificationPayload.expiration(sendTime: message.sendTime, ttl: send.ttl)
         guard expiration == 0 || now < Double(expiration) else { return .failure(.permanent("Expired")) }
+        // `ttl: 0` is now or never: one attempt, and only while it is still "now".
+        if send.ttl == 0, delivery.attempts > 1 || now - message.sendTime > nowOrNeverGrace {
+            return .failure(.permanent("Expired"))
+        }
         guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }
         let liquid = liquidContext(subscription, context: context)
         let language = subscription.language
@@ -70,7 +91,7 @@ enum DeliveryPlanner {
             title: message.headings.render(language: language, context: liquid, limit: LocalizedText.titleLimit),
             subtitle: message.subtitle.render(language: language, context: liquid, limit: LocalizedText.titleLimit),
             body: message.contents.render(language: language, context: liquid, limit: LocalizedText.bodyLimit),
-            badge: context.badge(for: delivery), bundleID: bundleID, watchBundleID: app.watchBundleID,
+            badge: delivery.badge, bundleID: bundleID, watchBundleID: app.watchBundleID,
             platform: subscription.platform, apnsID: delivery.apnsID, expiration: expiration)
         switch NotificationPayload.build(input) {
         case .success(let request):
@@ -81,6 +102,28 @@ enum DeliveryPlanner {
     }
 
     /// The Liquid context of one recipient: its tags, `subscription` and `user`.
+    /// Why nothing more may go to this recipient, if something stopped it after it was queued:
+    /// the device was disabled or retired, or its token died. Stops stick, retries included.
+    static func stopped(_ delivery: ClaimedDelivery, context: DeliveryContext) -> String? {
+        guard let subscription = context.subscription(for: delivery) else { return nil }
+        guard subscription.reachable else { return "Unsubscribed" }
+        switch delivery.tokenKind {
+        case "device":
+            if subscription.tokenInvalid || subscription.token != delivery.token { return "Unregistered" }
+        case "widget":
+            if subscription.widgetToken != delivery.token { return "Unregistered" }
+        case "push_to_start":
+            if !context.holdsPushToStartToken(delivery) { return "Unregistered" }
+        case "update":
+            // Ended by the device, by a dead token or with its subscription; an `end` push
+            // (`remote`) leaves the pushes before it to the timestamp rule.
+            if let reason = context.activity(for: delivery)?.endedReason, reason != "remote" { return "ActivityEnded" }
+        default:
+            break
+        }
+        return nil
+    }
+
     static func liquidContext(_ subscription: DeliveryContext.Subscription, context: DeliveryContext) -> JSONObject {
         LocalizedText.context(
             tags: subscription.tags,

@@ -1,21 +1,84 @@
 import Synchronization
 
-/// Wakes a waiting delivery loop early (a NOTIFY arrived); one signal wakes one loop, and the
-/// others find the work on their next poll.
+/// Wakes waiting delivery loops early: a NOTIFY arrived (all of them), or work is flowing and
+/// another loop could help (one). A signal with nobody waiting is kept for the next wait, so
+/// none is lost between a loop's last claim and its wait. Waiters park on continuations: an
+/// idle loop costs nothing until its timeout.
 final class WakeSignal: Sendable {
-    private let pending = Mutex(false)
-
-    func signal() {
-        pending.withLock { $0 = true }
+    private struct State {
+        var pending = false
+        var nextID = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// Waits whose timeout fired before they parked.
+        var expired: Set<Int> = []
     }
 
-    /// Returns at the next signal, or after `timeout`. Checks a flag every few milliseconds:
-    /// cheaper and simpler than parking continuations that cancellation cannot reach.
-    func wait(timeout: Duration) async {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline, !Task.isCancelled {
-            if pending.withLock({ flag in defer { flag = false }; return flag }) { return }
-            try? await Task.sleep(for: .milliseconds(5))
+    private let state = Mutex(State())
+
+    /// Wakes one waiting loop, or the next one to wait.
+    func signal() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let id = state.waiters.keys.min() else {
+                state.pending = true
+                return nil
+            }
+            return state.waiters.removeValue(forKey: id)
         }
+        waiter?.resume()
+    }
+
+    /// Wakes every waiting loop, and the next one to wait.
+    func signalAll() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer { state.waiters = [:] }
+            state.pending = true
+            return Array(state.waiters.values)
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    /// Returns at the next signal, or after `timeout`.
+    func wait(timeout: Duration) async {
+        let id = state.withLock { state -> Int? in
+            if state.pending {
+                state.pending = false
+                return nil
+            }
+            state.nextID += 1
+            return state.nextID
+        }
+        guard let id else { return }
+        let timer = Task { [weak self] in
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            self?.resume(id)
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state -> Bool in
+                // A signal or the timeout may have come before we parked: then do not park.
+                if state.expired.remove(id) != nil { return true }
+                if state.pending {
+                    state.pending = false
+                    return true
+                }
+                state.waiters[id] = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+        timer.cancel()
+        await timer.value
+        // A timeout that fired after a signal woke us leaves its mark: forget it.
+        state.withLock { _ = $0.expired.remove(id) }
+    }
+
+    private func resume(_ id: Int) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiters.removeValue(forKey: id) else {
+                state.expired.insert(id)
+                return nil
+            }
+            return waiter
+        }
+        waiter?.resume()
     }
 }

@@ -1,61 +1,74 @@
 import OpenPushCore
 import Postgres
 
-/// Turns a due notification's audience definition into delivery rows, one page per call:
-/// keyset pagination over subscription ids, one multi-row `INSERT … SELECT` per page, and the
-/// cursor saved in the same transaction, so a crash loses nothing and duplicates nothing.
-/// The message row is locked (`SKIP LOCKED`) while its page is written, so two workers never
-/// expand the same message at once, and a cancel waits for the page in flight.
+/// Turns a due notification's audience definition into delivery jobs, one page per call:
+/// keyset pagination over subscription ids, one statement per page, and the cursor saved in the
+/// same transaction, so a crash loses nothing and duplicates nothing. The message row is locked
+/// (`SKIP LOCKED`) while its page is written, so two workers never expand the same message at
+/// once, and a cancel waits for the page in flight.
+///
+/// Failure is per message: a page that throws is rolled back to a savepoint and the message
+/// tried again later, then failed with its reason; no other message waits for it.
 enum NotificationExpansion {
     static let defaultPageSize = 5000
+    /// Tries of a page that throws before its message is failed.
+    static let maximumAttempts = 3
 
     enum Step: Equatable {
         /// No message is due for expansion.
         case idle
         /// One page of a message was written (`rows` may be 0 on its last page).
         case expanded(messageID: String, rows: Int)
+        /// The page failed; the message is retried later or, after `maximumAttempts`, failed.
+        case failed(messageID: String)
     }
 
     /// Call inside a transaction.
-    static func expandNextPage(now: Double, pageSize: Int = defaultPageSize, in connection: PostgresConnection) throws -> Step {
+    static func expandNextPage(pageSize: Int = defaultPageSize, jobSize: Int = DeliveryQueue.defaultJobSize,
+                               in connection: PostgresConnection) throws -> Step {
         guard let row = try connection.query("""
-            SELECT id, app_id, tenant_id, expanded_through, request::text AS request FROM messages
-            WHERE expansion = 'pending' AND send_after <= to_timestamp(\(now))
+            SELECT id, app_id, tenant_id, expanded_through, expansion_attempts, request::text AS request FROM messages
+            WHERE expansion = 'pending' AND send_after <= now() AND (expansion_retry_at IS NULL OR expansion_retry_at <= now())
             ORDER BY send_after, id LIMIT 1
             FOR UPDATE SKIP LOCKED
             """).first else { return .idle }
         let messageID: String = try row.decode("id")
-        let appID: String = try row.decode("app_id")
-        let request = (try? JSONValue.parse(try row.decode("request", as: String.self)))?.objectValue ?? [:]
-        let send: NotificationSend
-        let targeted: PostgresQuery
+        try connection.query("SAVEPOINT expansion")
         do {
-            send = try NotificationSendParser.parse(request).get()
-            targeted = try AudienceResolver.targeted(send.targeting, appID: appID, tenantID: try row.decode("tenant_id"),
-                                                     now: now, in: connection)
-        } catch let error as APIError {
-            // A segment deleted since the request, say: stop, and say why on the message.
-            try connection.query("""
-                UPDATE messages SET expansion = 'failed', expansion_error = \(error.messages.joined(separator: "; "))
-                WHERE id = \(messageID)
-                """)
-            return .expanded(messageID: messageID, rows: 0)
+            let rows = try expand(row, messageID: messageID, pageSize: pageSize, jobSize: jobSize, in: connection)
+            try connection.query("RELEASE SAVEPOINT expansion")
+            return .expanded(messageID: messageID, rows: rows)
+        } catch {
+            try connection.query("ROLLBACK TO SAVEPOINT expansion")
+            try recordFailure(messageID: messageID, attempts: try row.decode("expansion_attempts") + 1, error: error, in: connection)
+            return .failed(messageID: messageID)
         }
+    }
+
+    private static func expand(_ row: PostgresRow, messageID: String, pageSize: Int, jobSize: Int,
+                               in connection: PostgresConnection) throws -> Int {
+        let appID: String = try row.decode("app_id")
+        guard let request = (try? JSONValue.parse(try row.decode("request", as: String.self)))?.objectValue else {
+            throw APIError.badRequest("the stored request is not a JSON object")
+        }
+        let send = try NotificationSendParser.parse(request).get()
+        let targeted = try AudienceResolver.targeted(send.targeting, appID: appID, tenantID: try row.decode("tenant_id"),
+                                                     now: try now(in: connection), in: connection)
         let page = NotificationAudience.recipients(targeted: targeted, appID: appID, kind: send.kind,
                                                    after: try row.decode("expanded_through"))
+        let lane = DeliveryLane.forNotification(interruptionLevel: send.interruptionLevel)
+        let insert = DeliveryQueue.jobsInsert(from: "r", messageID: messageID, appID: appID, lane: lane,
+                                              tokenKind: send.kind.tokenKind, jobSize: jobSize)
         let written = try connection.query("""
             WITH page AS (\(page) LIMIT \(pageSize)),
             badges AS (\(badgeUpdate(send.badge))),
-            queued AS (
-                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, token, badge, state,
-                                        next_attempt_at, created_at)
-                SELECT gen_random_uuid(), \(messageID), \(appID), page.id, \(send.kind.tokenKind), page.token, badges.badge,
-                       'queued', to_timestamp(\(now)), to_timestamp(\(now))
+            r AS (
+                SELECT page.id AS subscription_id, page.token, NULL::text AS live_activity_id, badges.badge,
+                       row_number() OVER (ORDER BY page.id) AS ord
                 FROM page LEFT JOIN badges ON badges.id = page.id
-                ORDER BY page.id
-                RETURNING 1
-            )
-            SELECT (SELECT count(*) FROM queued)::int AS n, (SELECT max(id) FROM page) AS last
+            ),
+            jobs AS (\(insert))
+            SELECT (SELECT COALESCE(sum(n), 0) FROM jobs)::int AS n, (SELECT max(id) FROM page) AS last
             """)[0]
         let rows: Int = try written.decode("n")
         let last: String? = try written.decode("last")
@@ -63,11 +76,33 @@ enum NotificationExpansion {
             UPDATE messages SET
                 expanded_through = COALESCE(\(last), expanded_through),
                 audience_total = audience_total + \(rows),
-                expansion = \(rows < pageSize ? "done" : "pending")
+                expansion = \(rows < pageSize ? "done" : "pending"),
+                expansion_retry_at = NULL
             WHERE id = \(messageID)
             """)
         if rows > 0 { try MessageStore.notifyWorkers(appID: appID, in: connection) }
-        return .expanded(messageID: messageID, rows: rows)
+        return rows
+    }
+
+    /// A request error (a segment deleted since the send, say) will not pass: the message fails
+    /// at once. Anything else is tried again after a backoff, `maximumAttempts` times in all.
+    private static func recordFailure(messageID: String, attempts: Int, error: any Error, in connection: PostgresConnection) throws {
+        let reason = (error as? APIError)?.messages.joined(separator: "; ") ?? String(describing: error)
+        let final = error is APIError || attempts >= maximumAttempts
+        try connection.query("""
+            UPDATE messages SET
+                expansion_attempts = \(attempts),
+                expansion_retry_at = now() + make_interval(secs => \(Double(1 << min(attempts, 10)))),
+                expansion = CASE WHEN \(final) THEN 'failed' ELSE expansion END,
+                expansion_error = CASE WHEN \(final) THEN \(reason) ELSE expansion_error END,
+                failed_reason = CASE WHEN \(final) THEN \(reason) ELSE failed_reason END
+            WHERE id = \(messageID)
+            """)
+    }
+
+    /// PostgreSQL's clock, the one every worker shares.
+    private static func now(in connection: PostgresConnection) throws -> Double {
+        try connection.query("SELECT extract(epoch FROM now())::float8 AS now")[0].decode("now")
     }
 
     /// The page's new badge numbers (`id`, `badge`): the per-subscription counter set or

@@ -34,8 +34,8 @@ enum NotificationStore {
         return (total, ids)
     }
 
-    /// Stops the expansion and cancels the rows no worker holds yet. Rows already handed to a
-    /// worker finish as they are. Returns false when the app has no such message.
+    /// Stops the expansion and cancels the jobs no worker holds yet. A job already in flight
+    /// finishes its pushes but queues no retry. Returns false when the app has no such message.
     static func cancel(messageID: String, appID: String, tenantID: String?, now: Double,
                        in connection: PostgresConnection) throws -> Bool {
         let tenant: PostgresQuery = tenantID.map { "AND tenant_id = \($0)" } ?? ""
@@ -47,11 +47,7 @@ enum NotificationStore {
             RETURNING id
             """)
         guard !found.isEmpty else { return false }
-        try connection.query("""
-            UPDATE deliveries SET state = 'cancelled', finished_at = to_timestamp(\(now))
-            WHERE message_id = \(messageID) AND state = 'queued'
-              AND (claimed_until IS NULL OR claimed_until < to_timestamp(\(now)))
-            """)
+        try DeliveryQueue.cancel(messageID: messageID, in: connection)
         return true
     }
 }

@@ -31,12 +31,13 @@ enum LiveActivitySendRoutes {
             let audience = LiveActivityAudience.startable(targeted: targeted, appID: appID, activityType: activityType)
             let total = try LiveActivityAudience.count(audience, in: connection)
             guard total > 0 else { throw APIError.badRequest(SendMessages.nobodyStartable(activityType)) }
+            let timestamp = try MessageStore.nextActivityTimestamp(appID: appID, activityID: send.activityID, now: now, in: connection)
             let messageID = try MessageStore.insert(.init(
                 appID: appID, kind: "live_activity", event: .start, name: send.name, activityType: activityType,
                 activityID: send.activityID, request: (try? body.get()) ?? [:], audienceTotal: total,
-                truncated: total > MessageStore.liveActivityFanOutCap), now: now, in: connection)
-            let sent = try MessageStore.queueDeliveries(messageID: messageID, appID: appID, tokenKind: "push_to_start",
-                                                        recipients: LiveActivityAudience.capped(audience), now: now, in: connection)
+                truncated: total > MessageStore.liveActivityFanOutCap, pushTimestamp: timestamp), now: now, in: connection)
+            let sent = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: "push_to_start",
+                                                          recipients: LiveActivityAudience.capped(audience), in: connection)
             try MessageStore.notifyWorkers(appID: appID, in: connection)
             let response: JSONValue = ["notification_id": .string(messageID)]
             if let key = send.idempotencyKey {
@@ -70,19 +71,21 @@ enum LiveActivitySendRoutes {
                                                            in: connection)
                 throw APIError.notFound(SendMessages.nothingOpen)
             }
+            let timestamp = try MessageStore.nextActivityTimestamp(appID: appID, activityID: activityID, now: now, in: connection)
             let messageID = try MessageStore.insert(.init(
                 appID: appID, kind: "live_activity", event: send.event, name: send.name,
                 activityType: try types.first?.decode("activity_type", as: String.self), activityID: activityID,
                 request: (try? body.get()) ?? [:], audienceTotal: total,
-                truncated: total > MessageStore.liveActivityFanOutCap), now: now, in: connection)
-            let sent = try MessageStore.queueDeliveries(messageID: messageID, appID: appID, tokenKind: "update",
-                                                        recipients: LiveActivityAudience.capped(holders), now: now, in: connection)
+                truncated: total > MessageStore.liveActivityFanOutCap, pushTimestamp: timestamp), now: now, in: connection)
+            let sent = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: "update",
+                                                          recipients: LiveActivityAudience.capped(holders), in: connection)
             if send.event == .end {
                 // An accepted end closes the rows it goes to: nothing can update them again.
                 try connection.query("""
                     UPDATE live_activities
                     SET ended_at = to_timestamp(\(now)), ended_reason = 'remote', updated_at = to_timestamp(\(now))
-                    WHERE id IN (SELECT live_activity_id FROM deliveries WHERE message_id = \(messageID)) AND ended_at IS NULL
+                    WHERE id IN (SELECT unnest(live_activity_ids) FROM delivery_jobs WHERE message_id = \(messageID))
+                      AND ended_at IS NULL
                     """)
             }
             try MessageStore.notifyWorkers(appID: appID, in: connection)

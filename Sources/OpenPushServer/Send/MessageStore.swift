@@ -20,9 +20,12 @@ public enum MessageStore {
         public var request: JSONObject
         public var audienceTotal: Int
         public var truncated: Bool
+        /// A Live Activity push's `aps.timestamp` (see `nextActivityTimestamp`).
+        public var pushTimestamp: Int?
 
         public init(appID: String, kind: String, event: LiveActivityEvent?, name: String?, activityType: String?,
-                    activityID: String?, request: JSONObject, audienceTotal: Int, truncated: Bool) {
+                    activityID: String?, request: JSONObject, audienceTotal: Int, truncated: Bool, pushTimestamp: Int? = nil) {
+            self.pushTimestamp = pushTimestamp
             self.appID = appID
             self.kind = kind
             self.event = event
@@ -39,27 +42,38 @@ public enum MessageStore {
         let id = Identifier.make(prefix: "msg", now: now, random: KeyMaterial.identifierEntropy())
         try connection.query("""
             INSERT INTO messages (id, app_id, kind, event, name, activity_type, activity_id, request, audience_total,
-                                  truncated, created_at)
+                                  truncated, push_timestamp, created_at)
             VALUES (\(id), \(message.appID), \(message.kind), \(message.event?.rawValue), \(message.name), \(message.activityType),
                     \(message.activityID), \(JSONValue.object(message.request).serialized)::jsonb, \(message.audienceTotal),
-                    \(message.truncated), to_timestamp(\(now)))
+                    \(message.truncated), \(message.pushTimestamp.map(Int64.init)), to_timestamp(\(now)))
             """)
         return id
     }
 
-    /// Queues one delivery per row of `recipients`, a query yielding `subscription_id`, `token`
-    /// and `live_activity_id` (null where there is none). Each row gets its `apns_id` now, so
-    /// every retry of it carries the same one. Returns how many were queued.
+    /// Queues a Live Activity message's recipients as jobs in the urgent lane: `recipients`
+    /// yields `subscription_id`, `token` and `live_activity_id` (null where there is none), in
+    /// the order to send. Returns how many were queued.
     @discardableResult
-    public static func queueDeliveries(messageID: String, appID: String, tokenKind: String, recipients: PostgresQuery,
-                                       now: Double, in connection: PostgresConnection) throws -> Int {
-        try connection.query("""
-            INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, live_activity_id, token_kind, token,
-                                    state, next_attempt_at, created_at)
-            SELECT gen_random_uuid(), \(messageID), \(appID), r.subscription_id, r.live_activity_id, \(tokenKind), r.token,
-                   'queued', to_timestamp(\(now)), to_timestamp(\(now))
-            FROM (\(recipients)) AS r
-            """).affectedRows
+    public static func queueLiveActivity(messageID: String, appID: String, tokenKind: String, recipients: PostgresQuery,
+                                         in connection: PostgresConnection) throws -> Int {
+        try DeliveryQueue.enqueue(messageID: messageID, appID: appID, lane: .urgent, tokenKind: tokenKind, recipients: """
+            SELECT r.subscription_id, r.token, r.live_activity_id, NULL::int AS badge FROM (\(recipients)) AS r
+            """, in: connection)
+    }
+
+    /// The `aps.timestamp` of a new push to `activityID`: now, or one past the last one handed
+    /// out, so pushes to one activity are strictly increasing in the order they were queued.
+    /// The clock's row stays locked until the send commits, so concurrent sends take turns.
+    public static func nextActivityTimestamp(appID: String, activityID: String, now: Double,
+                                             in connection: PostgresConnection) throws -> Int {
+        let clock = LiveActivityPayload.nextTimestamp(now: now, previous: nil)
+        let value: Int64 = try connection.query("""
+            INSERT INTO live_activity_clocks (app_id, activity_id, last_timestamp) VALUES (\(appID), \(activityID), \(Int64(clock)))
+            ON CONFLICT (app_id, activity_id) DO UPDATE
+            SET last_timestamp = GREATEST(EXCLUDED.last_timestamp, live_activity_clocks.last_timestamp + 1)
+            RETURNING last_timestamp
+            """)[0].decode("last_timestamp")
+        return Int(value)
     }
 
     /// Wakes the delivery workers when the transaction commits.

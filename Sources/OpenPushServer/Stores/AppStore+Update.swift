@@ -28,7 +28,7 @@ extension AppStore {
         return try await database.transaction { connection in
             guard try connection.query(update).affectedRows == 1 else { return nil }
             // A change to what paused the app's deliveries resumes them.
-            try AppCredentialStatus.resumeIfFixed(appID: id, changed: fields.changedCredentialFields, now: now, in: connection)
+            try AppCredentialStatus.resumeIfFixed(appID: id, changed: fields.changedCredentialFields, in: connection)
             return try find(id, in: connection)
         }
     }

@@ -5,20 +5,22 @@ public import Postgres
 public enum MessageView {
     /// Reasons that mean the device can no longer be reached: OneSignal counts these as `failed`
     /// ("unsubscribed"); every other error is `errored`.
-    static let unreachableReasons = ["Unregistered", "BadDeviceToken", "ExpiredToken", "DeviceTokenNotForTopic"]
+    static let unreachableReasons = ["Unregistered", "BadDeviceToken", "ExpiredToken", "DeviceTokenNotForTopic",
+                                     "Unsubscribed", "ActivityEnded"]
 
     public static func find(messageID: String, appID: String, in connection: PostgresConnection) throws -> JSONValue? {
         guard let message = try connection.query("""
             SELECT id, app_id, kind, event, name, activity_type, activity_id, request::text AS request, audience_total,
                    truncated, clicks, extract(epoch FROM created_at)::float8 AS created_at,
-                   extract(epoch FROM send_after)::float8 AS send_after, cancelled_at IS NOT NULL AS cancelled
+                   extract(epoch FROM send_after)::float8 AS send_after, cancelled_at IS NOT NULL AS cancelled, failed_reason
             FROM messages WHERE id = \(messageID) AND app_id = \(appID)
             """).first else { return nil }
         let counts = try connection.query("""
             SELECT count(*) FILTER (WHERE state = 'accepted')::int AS successful,
                    count(*) FILTER (WHERE state = 'error' AND error_reason = ANY(\(unreachableReasons)))::int AS failed,
                    count(*) FILTER (WHERE state = 'error' AND NOT (error_reason = ANY(\(unreachableReasons))))::int AS errored,
-                   count(*) FILTER (WHERE state IN ('queued', 'sent'))::int AS remaining,
+                   (SELECT COALESCE(sum(cardinality(subscription_ids)), 0) FROM delivery_jobs
+                    WHERE message_id = \(messageID))::int AS remaining,
                    count(*) FILTER (WHERE state = 'cancelled')::int AS cancelled,
                    count(*) FILTER (WHERE clicked_at IS NOT NULL)::int AS converted,
                    extract(epoch FROM max(finished_at))::float8 AS last_finished
@@ -55,6 +57,7 @@ public enum MessageView {
             "clicks_total": .int(Int64(try message.decode("clicks", as: Int.self))),
             "audience_total": .int(Int64(try message.decode("audience_total", as: Int.self))),
             "truncated": .bool(try message.decode("truncated")),
+            "failed_reason": try message.decode("failed_reason", as: String?.self).map(JSONValue.string) ?? .null,
         ]
         view["errors_by_reason"] = .object(JSONObject(try reasons.map {
             (try $0.decode("error_reason", as: String.self), JSONValue.int(Int64(try $0.decode("n", as: Int.self))))

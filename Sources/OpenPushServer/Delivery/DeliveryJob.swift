@@ -1,0 +1,59 @@
+public import OpenPushCore
+
+/// One leased unit of work: up to a few thousand recipients of one message, all with the same
+/// token kind and on the same attempt.
+public struct DeliveryJob: Sendable, Equatable {
+    public struct Recipient: Sendable, Equatable {
+        public var subscriptionID: String
+        public var token: String
+        public var liveActivityID: String?
+        /// The absolute badge an alert shows (notifications with a badge only).
+        public var badge: Int?
+
+        public init(subscriptionID: String, token: String, liveActivityID: String? = nil, badge: Int? = nil) {
+            self.subscriptionID = subscriptionID
+            self.token = token
+            self.liveActivityID = liveActivityID
+            self.badge = badge
+        }
+    }
+
+    public var id: Int64
+    public var messageID: String
+    public var appID: String
+    public var lane: DeliveryLane
+    public var tokenKind: String
+    /// The attempt its recipients are on: 1 for a fresh job, more for a retry job.
+    public var attempt: Int
+    public var recipients: [Recipient]
+    /// When the first job of this message's recipients was queued (retry jobs keep it).
+    public var createdAt: Double
+
+    /// Each recipient as the planner sees it; `id` is its index in the job.
+    var deliveries: [ClaimedDelivery] {
+        recipients.enumerated().map { index, recipient in
+            ClaimedDelivery(id: Int64(index), apnsID: APNSIdentifier.derive(messageID: messageID, subscriptionID: recipient.subscriptionID,
+                                                                             tokenKind: tokenKind),
+                            messageID: messageID, appID: appID, subscriptionID: recipient.subscriptionID,
+                            liveActivityID: recipient.liveActivityID, tokenKind: tokenKind, token: recipient.token,
+                            badge: recipient.badge, attempts: attempt, createdAt: createdAt)
+        }
+    }
+}
+
+/// One recipient of a claimed job, as the planner and outcome decisions see it.
+public struct ClaimedDelivery: Sendable, Equatable {
+    /// Its index in the job: unique within a batch.
+    public var id: Int64
+    public var apnsID: String
+    public var messageID: String
+    public var appID: String
+    public var subscriptionID: String
+    public var liveActivityID: String?
+    public var tokenKind: String
+    public var token: String
+    public var badge: Int?
+    /// Including this attempt.
+    public var attempts: Int
+    public var createdAt: Double
+}
