@@ -1,7 +1,7 @@
 import Foundation
 import OpenPushCore
 public import OpenPushServer
-import Postgres
+public import Postgres
 
 /// Rows inserted straight into the database, for tests of routes that read them.
 extension TestApp {
@@ -40,4 +40,15 @@ extension TestApp {
         }
         return id
     }
+}
+
+extension TestApp {
+    /// Every recipient waiting in a delivery job, one row each: `message_id`, `subscription_id`,
+    /// `token_kind`, `token`, `live_activity_id`, `apns_id`. Use as `FROM \(TestApp.queuedRecipients)`.
+    public static let queuedRecipients: PostgresQuery = """
+        (SELECT j.message_id, r.subscription_id, j.token_kind, r.token, r.live_activity_id,
+                openpush_apns_id(j.message_id, r.subscription_id, j.token_kind) AS apns_id
+         FROM delivery_jobs j, unnest(j.subscription_ids, j.tokens, j.live_activity_ids)
+              AS r(subscription_id, token, live_activity_id)) AS q
+        """
 }

@@ -39,8 +39,13 @@ import Postgres
                                          headers: .restKey(harness.created.restKey), json: .object(body))
     }
 
+    /// Recipients by state: each device's record, and `queued` for those still in a job.
     static func states(_ harness: DeliveryHarness) async throws -> [String: Int] {
-        let rows = try await harness.app.services.database.query("SELECT state, count(*)::int AS n FROM deliveries GROUP BY state")
+        let rows = try await harness.app.services.database.query("""
+            SELECT state, count(*)::int AS n FROM deliveries GROUP BY state
+            UNION ALL
+            SELECT 'queued', sum(cardinality(subscription_ids))::int FROM delivery_jobs HAVING count(*) > 0
+            """)
         return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.decode("state", as: String.self), try $0.decode("n", as: Int.self)) })
     }
 
@@ -141,22 +146,44 @@ import Postgres
         _ = try await Self.startableDevice(harness, pts: "5000" + String(repeating: "2", count: 60))
         _ = await Self.start(harness)
         try await harness.drain()
-        let first = try await harness.app.services.database.query("""
-            SELECT state, attempts, error_reason, next_attempt_at >= sent_at + interval '1.5 seconds' AS later FROM deliveries
+        // Nothing is recorded yet: the device waits in a retry job on its second attempt.
+        #expect(try await Self.states(harness) == ["queued": 1])
+        let retry = try await harness.app.services.database.query("""
+            SELECT attempt, due_at >= now() + interval '1 second' AS later FROM delivery_jobs
             """)[0]
-        #expect(try first.decode("state", as: String.self) == "queued")
-        #expect(try first.decode("attempts", as: Int.self) == 1)
-        #expect(try first.decode("error_reason", as: String?.self) == "InternalServerError")
-        #expect(try first.decode("later", as: Bool.self))
-        // Three attempts at most, then the row ends in error.
+        #expect(try retry.decode("attempt", as: Int.self) == 2)
+        #expect(try retry.decode("later", as: Bool.self))
+        // Three attempts at most, then the device is recorded in error with the last reason.
         let deadline = ContinuousClock.now + .seconds(30)
         while try await Self.states(harness)["error"] == nil, ContinuousClock.now < deadline {
             try await harness.drain()
             try await Task.sleep(for: .milliseconds(100))
         }
-        let last = try await harness.app.services.database.query("SELECT state, attempts FROM deliveries")[0]
+        let last = try await harness.app.services.database.query("SELECT state, attempts, error_reason FROM deliveries")[0]
         #expect(try last.decode("state", as: String.self) == "error")
         #expect(try last.decode("attempts", as: Int.self) == 3)
+        #expect(try last.decode("error_reason", as: String?.self) == "InternalServerError")
+    }
+
+    @Test func aRetryCarriesTheSameAPNSID() async throws {
+        var settings = DeliveryHarness.quickSettings()
+        settings.retryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0.1, maxDelay: 0.1)
+        let harness = try await DeliveryHarness.make(settings: settings)
+        defer { Task { await harness.shutdown() } }
+        _ = try await Self.startableDevice(harness, pts: "5030" + String(repeating: "2", count: 60))
+        _ = await Self.start(harness)
+        try await harness.drain()
+        // The simulator answered 503 for this prefix; let the retry through.
+        harness.simulator.setBehaviour(.accept, forTokenPrefix: "5030")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await Self.states(harness)["accepted"] == nil, ContinuousClock.now < deadline {
+            try await harness.drain()
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let record = try await harness.app.services.database.query("SELECT apns_id::text AS id, attempts FROM deliveries")[0]
+        #expect(try record.decode("attempts", as: Int.self) == 2)
+        let accepted = try #require(harness.simulator.accepted().first)
+        #expect(accepted.apnsID.lowercased() == (try record.decode("id", as: String.self)))
     }
 
     @Test func rejectedCredentialsPauseTheAppUntilTheyAreFixed() async throws {
@@ -217,7 +244,7 @@ import Postgres
         defer { Task { await harness.shutdown() } }
         _ = try await Self.startableDevice(harness, pts: String(repeating: "5f", count: 32))
         _ = await Self.start(harness)
-        try await harness.app.services.database.query("UPDATE deliveries SET created_at = now() - interval '25 hours'")
+        try await harness.app.services.database.query("UPDATE delivery_jobs SET created_at = now() - interval '25 hours'")
         try await harness.drain()
         let row = try await harness.app.services.database.query("SELECT state, error_reason FROM deliveries")[0]
         #expect(try row.decode("error_reason", as: String?.self) == "Expired")

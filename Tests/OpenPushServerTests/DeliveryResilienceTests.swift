@@ -27,10 +27,15 @@ import Postgres
                 VALUES ('msg_crash', \(appID), 'live_activity', 'start', 'n', 'T', 'crash-1', \(request.serialized)::jsonb, \(count))
                 """)
             try connection.query("""
-                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, token)
-                SELECT gen_random_uuid(), 'msg_crash', \(appID), 'sub_c' || i, 'push_to_start', 'aa' || md5('e' || i) || md5('f' || i)
+                INSERT INTO push_to_start_tokens (id, app_id, subscription_id, activity_type, token)
+                SELECT 'pts_c' || i, \(appID), 'sub_c' || i, 'T', 'aa' || md5('e' || i) || md5('f' || i)
                 FROM generate_series(1, \(count)) AS i
                 """)
+            try DeliveryQueue.enqueue(messageID: "msg_crash", appID: appID, lane: .urgent, tokenKind: "push_to_start", recipients: """
+                SELECT 'sub_c' || i AS subscription_id, 'aa' || md5('e' || i) || md5('f' || i) AS token,
+                       NULL::text AS live_activity_id, NULL::int AS badge
+                FROM generate_series(1, \(count)) AS i
+                """, in: connection)
         }
     }
 
@@ -69,13 +74,14 @@ import Postgres
         let acceptedAtEnd = try await Self.accepted(harness)
         #expect(finished, "accepted \(acceptedAtEnd) of \(total)")
         let leftovers = try await harness.app.services.database.query("""
-            SELECT state, attempts, error_reason, claimed_by IS NOT NULL AS claimed FROM deliveries WHERE state <> 'accepted' LIMIT 5
+            SELECT state, attempts, error_reason FROM deliveries WHERE state <> 'accepted' LIMIT 5
             """)
         let described = try leftovers.map {
             "\(try $0.decode("state", as: String.self)) attempts=\(try $0.decode("attempts", as: Int.self)) "
-                + "reason=\(try $0.decode("error_reason", as: String?.self) ?? "-") claimed=\(try $0.decode("claimed", as: Bool.self))"
+                + "reason=\(try $0.decode("error_reason", as: String?.self) ?? "-")"
         }
         #expect(described.isEmpty, "\(described)")
+        #expect(try await DeliveryQueue.depth(in: harness.app.services.database) == 0)
         #expect(Set(harness.simulator.accepted().map(\.deviceToken)).count == total)
     }
 

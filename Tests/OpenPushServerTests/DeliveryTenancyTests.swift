@@ -2,11 +2,13 @@ import Foundation
 import Testing
 import HTTPServer
 import OpenPushCore
-import OpenPushServer
+@testable import OpenPushServer
 import OpenPushTestSupport
+import Postgres
 
-/// A claimed batch holds rows of several apps: what one app's push renders must come from that
-/// app's rows only, even when two apps use the same `external_id`.
+/// What one app's push renders must come from that app's rows only, even when two apps use the
+/// same `external_id` — in the engine (a job per message) and in a context loaded for several
+/// apps at once.
 @Suite struct DeliveryTenancyTests {
     /// Registers a device of `external_id` `u1` whose user has `email`, holding the Live
     /// Activity `game-1` with `updateToken`.
@@ -41,11 +43,33 @@ import OpenPushTestSupport
                                                         "headings": ["en": "{{ user.aliases.email }}"], "contents": ["en": "x"]])
             try #require(sent.status == 201, "send: \(sent.text)")
         }
-        // Both rows are claimed, built and sent in one batch.
-        #expect(try await harness.engine.runOnce() == 2)
+        #expect(try await harness.drain() == 2)
         let titles = Dictionary(uniqueKeysWithValues: harness.simulator.accepted().map { push in
             (push.deviceToken, push.payloadJSON?.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["title"]?.stringValue)
         })
         #expect(titles == [firstToken: "first@a.example", secondToken: "second@b.example"])
+        // One context loaded for both apps' recipients keeps them apart too.
+        let queued = try await harness.app.services.database.query("""
+            SELECT m.id AS message_id, m.app_id, la.subscription_id, la.id AS live_activity_id, la.update_token, m.push_timestamp
+            FROM messages m JOIN live_activities la ON la.app_id = m.app_id ORDER BY m.app_id
+            """)
+        let deliveries = try queued.enumerated().map { index, row in
+            ClaimedDelivery(id: Int64(index), apnsID: UUID().uuidString, messageID: try row.decode("message_id"),
+                            appID: try row.decode("app_id"), subscriptionID: try row.decode("subscription_id"),
+                            liveActivityID: try row.decode("live_activity_id"), tokenKind: "update",
+                            token: try row.decode("update_token"), badge: nil, attempts: 1, createdAt: harness.app.services.now())
+        }
+        // Forget what was sent, so the planner builds both pushes again.
+        try await harness.app.services.database.query("UPDATE live_activities SET last_push_timestamp = NULL")
+        let context = try await harness.app.services.database.withConnection { try DeliveryContext.load(for: deliveries, in: $0) }
+        let rendered = try deliveries.map { delivery -> String? in
+            let plan = try DeliveryPlanner.plan(delivery, context: context, now: harness.app.services.now(), lastTimestamps: [:]).get()
+            let payload = try JSONValue.parse(String(decoding: plan.request.payloadBytes, as: UTF8.self))
+            return payload.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["title"]?.stringValue
+        }
+        let expected = try queued.map { row -> String in
+            try row.decode("app_id", as: String.self) == first.app.id ? "first@a.example" : "second@b.example"
+        }
+        #expect(rendered == expected)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import HTTPServer
 import OpenPushCore
-import OpenPushServer
+@testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres
 
@@ -85,14 +85,13 @@ import Postgres
         #expect(response.headers["OpenPush-Audience-Total"] == "2")
         #expect(response.headers["OpenPush-Audience-Sent"] == "2")
         let rows = try await fixture.app.services.database.query("""
-            SELECT d.subscription_id, d.token_kind, d.state, d.token, p.token AS expected, d.apns_id::text AS apns_id
-            FROM deliveries d JOIN push_to_start_tokens p ON p.subscription_id = d.subscription_id
-            WHERE d.message_id = \(messageID) ORDER BY d.subscription_id
+            SELECT q.subscription_id, q.token_kind, q.token, p.token AS expected, q.apns_id::text AS apns_id
+            FROM \(TestApp.queuedRecipients) JOIN push_to_start_tokens p ON p.subscription_id = q.subscription_id
+            WHERE q.message_id = \(messageID) ORDER BY q.subscription_id
             """)
         #expect(try rows.map { try $0.decode("subscription_id", as: String.self) } == ["sub_u_000000", "sub_u_000002"])
         for row in rows {
             #expect(try row.decode("token_kind", as: String.self) == "push_to_start")
-            #expect(try row.decode("state", as: String.self) == "queued")
             #expect(try row.decode("token", as: String.self) == row.decode("expected", as: String.self))
         }
         #expect(Set(try rows.map { try $0.decode("apns_id", as: String.self) }).count == 2)
@@ -204,10 +203,10 @@ import Postgres
         #expect(response.headers["OpenPush-Audience-Total"] == "2500")
         #expect(response.headers["OpenPush-Audience-Sent"] == "2000")
         let messageID = try #require(response.json?.objectValue?["notification_id"]?.stringValue)
-        #expect(try await fixture.count("SELECT count(*)::int AS n FROM deliveries WHERE message_id = \(messageID)") == 2000)
+        #expect(try await fixture.count("SELECT count(*)::int AS n FROM \(TestApp.queuedRecipients) WHERE message_id = \(messageID)") == 2000)
         // Device i was last active i seconds ago: the 2000 most recent are 0…1999.
         #expect(try await fixture.count("""
-            SELECT count(*)::int AS n FROM deliveries WHERE message_id = \(messageID) AND subscription_id >= 'sub_u_002000'
+            SELECT count(*)::int AS n FROM \(TestApp.queuedRecipients) WHERE message_id = \(messageID) AND subscription_id >= 'sub_u_002000'
             """) == 0)
         let truncated = try await fixture.app.services.database.query("SELECT truncated FROM messages WHERE id = \(messageID)")
         #expect(try truncated[0].decode("truncated", as: Bool.self))
@@ -237,7 +236,7 @@ import Postgres
         #expect(second.json == first.json)
         #expect(second.headers["Idempotent-Replayed"] == "true")
         #expect(try await fixture.count("SELECT count(*)::int AS n FROM messages") == 1)
-        #expect(try await fixture.count("SELECT count(*)::int AS n FROM deliveries") == 1)
+        #expect(try await fixture.count("SELECT count(*)::int AS n FROM \(TestApp.queuedRecipients)") == 1)
         body["idempotency_key"] = "not-a-uuid"
         let bad = await fixture.start(body)
         #expect(bad.status == 400)
@@ -335,7 +334,7 @@ import Postgres
         let messageID = try #require(response.json?.objectValue?["id"]?.stringValue)
         #expect(response.json?.objectValue?.keys == ["id"])
         #expect(try await fixture.count("""
-            SELECT count(*)::int AS n FROM deliveries
+            SELECT count(*)::int AS n FROM \(TestApp.queuedRecipients)
             WHERE message_id = \(messageID) AND token_kind = 'update' AND live_activity_id IS NOT NULL
             """) == 3)
     }
@@ -406,14 +405,18 @@ import Postgres
         try await fixture.insertStartableDevices(3)
         let response = await fixture.start(Self.startBody(["included_segments": ["Subscribed Users"]]))
         let messageID = try #require(response.json?.objectValue?["notification_id"]?.stringValue)
-        try await fixture.app.services.database.query("""
-            UPDATE deliveries SET state = 'accepted', finished_at = to_timestamp(\(fixture.clock.now()))
-            WHERE message_id = \(messageID) AND subscription_id = 'sub_u_000000'
-            """)
-        try await fixture.app.services.database.query("""
-            UPDATE deliveries SET state = 'error', error_reason = 'BadDeviceToken', finished_at = to_timestamp(\(fixture.clock.now()))
-            WHERE message_id = \(messageID) AND subscription_id = 'sub_u_000001'
-            """)
+        // A worker's attempt: one accepted, one dead token, one held back (still remaining).
+        let job = try #require(try await fixture.app.services.database.transaction {
+            try DeliveryQueue.claim(worker: "test", appCap: 10, in: $0)
+        })
+        let bySubscription = Dictionary(uniqueKeysWithValues: job.recipients.map { ($0.subscriptionID, $0) })
+        var completion = DeliveryQueue.Completion()
+        completion.records = [DeliveryRecord(job: job, recipient: try #require(bySubscription["sub_u_000000"]), state: .accepted),
+                              DeliveryRecord(job: job, recipient: try #require(bySubscription["sub_u_000001"]), state: .error,
+                                             reason: "BadDeviceToken")]
+        completion.held = [try #require(bySubscription["sub_u_000002"])]
+        let outcome = completion
+        _ = try await fixture.app.services.database.transaction { try DeliveryQueue.complete(job, worker: "test", with: outcome, in: $0) }
         let view = await fixture.app.request(.get, "/notifications/\(messageID)", headers: fixture.headers, query: ["app_id": fixture.appID])
         #expect(view.status == 200)
         let body = try #require(view.json?.objectValue)
