@@ -36,6 +36,7 @@ struct WrongValue: Sendable, CustomStringConvertible {
         WrongValue("fraction", json: "1.5", text: "1.5"),
         WrongValue("1e308", json: "1e308", text: "1e308"),
         WrongValue("-1e308", json: "-1e308", text: "-1e308"),
+        WrongValue("1e400 (beyond a double)", json: "1e400", text: "1e400"),
         WrongValue("-2^63-1", json: "-9223372036854775809", text: "-9223372036854775809"),
         WrongValue("2^63", json: "9223372036854775808", text: "9223372036854775808"),
         WrongValue("NUL", json: #""a\u0000b""#, text: "a\u{0}b", hasNUL: true),
