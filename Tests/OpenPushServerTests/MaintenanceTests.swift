@@ -10,11 +10,11 @@ import OpenPushTestSupport
         let now = 1_800_000_000.0
         try await app.services.database.transaction { connection in
             for (key, age) in [("old", 31.0 * 86400), ("fresh", 29.0 * 86400)] {
-                try IdempotencyStore.save(appID: appID, scope: IdempotencyStore.liveActivityStart, key: key,
+                try IdempotencyStore.save(appID: appID, scope: IdempotencyStore.liveActivityStart, caller: "", key: key,
                                           response: IdempotentResponse(status: 201, body: [:], messageID: nil),
                                           now: now - age, in: connection)
             }
-            try IdempotencyStore.save(appID: appID, scope: "notifications", key: "day-old",
+            try IdempotencyStore.save(appID: appID, scope: "notifications", caller: "", key: "day-old",
                                       response: IdempotentResponse(status: 200, body: [:], messageID: nil),
                                       now: now - 25 * 3600, in: connection)
             // A bucket nobody sends to any more: only maintenance removes its rows.
