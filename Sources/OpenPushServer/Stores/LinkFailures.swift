@@ -21,4 +21,9 @@ enum LinkFailures {
             INSERT INTO link_code_failures (subscription_id, at) VALUES (\(subscriptionID), to_timestamp(\(now)))
             """)
     }
+
+    /// Failures too old to count, of devices that have not tried since; run periodically.
+    static func prune(olderThan cutoff: Double, in database: PostgresPool) async throws -> Int {
+        try await database.query("DELETE FROM link_code_failures WHERE at <= to_timestamp(\(cutoff))").affectedRows
+    }
 }
