@@ -224,11 +224,16 @@ import Postgres
         #expect(harness.simulator.accepted().isEmpty)
     }
 
+    /// The poll is ten minutes here, so a push within the test's seconds can only have been woken
+    /// by the NOTIFY: this fails when the LISTEN connection or the NOTIFY is broken.
     @Test func theRunningEngineDeliversOnNotifyAndReportsMetrics() async throws {
-        let harness = try await DeliveryHarness.make()
+        var settings = DeliveryHarness.quickSettings()
+        settings.pollInterval = .seconds(600)
+        let harness = try await DeliveryHarness.make(settings: settings)
         defer { Task { await harness.shutdown() } }
-        harness.engine.start()
         _ = try await Self.startableDevice(harness, pts: String(repeating: "6a", count: 32))
+        harness.engine.start()
+        try #require(try await Self.waitForListener(harness), "the delivery engine never LISTENed")
         #expect(await Self.start(harness).status == 201)
         let deadline = ContinuousClock.now + .seconds(10)
         while try await Self.states(harness)["accepted"] == nil, ContinuousClock.now < deadline {
@@ -242,5 +247,20 @@ import Postgres
         let connections = metrics.text.split(separator: "\n").first { $0.hasPrefix("openpush_apns_connections_open ") }
         #expect((connections?.split(separator: " ").last).flatMap { Int($0) } ?? 0 >= 1)
         #expect(metrics.text.contains("openpush_apns_streams_in_flight 0"))
+    }
+
+    /// Whether a session of the test's database is LISTENing on the delivery channel (within 10 s).
+    static func waitForListener(_ harness: DeliveryHarness) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let listening = try await harness.app.services.database.query("""
+                SELECT 1 FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid()
+                  AND query = \("LISTEN " + PostgresQuery.quoteIdentifier(MessageStore.deliveryChannel))
+                """)
+            if !listening.isEmpty { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
 }

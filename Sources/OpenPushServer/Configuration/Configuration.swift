@@ -21,6 +21,8 @@ public struct Configuration: Sendable, Equatable {
     /// Delivery batches in flight at once in this process; 0 runs no workers (`serve` only
     /// answers HTTP, and `openpush worker` processes deliver).
     public var deliveryLoops: Int = 4
+    /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
+    public var metricsToken: String?
 
     public init() {}
 }
@@ -47,6 +49,7 @@ extension Configuration {
         ("OPENPUSH_APNS_DEVELOPMENT_URL", "APNs for sandbox devices (default https://api.sandbox.push.apple.com)"),
         ("OPENPUSH_APNS_CA_FILE", "extra PEM CA certificates to trust for APNs (e.g. the simulator's)"),
         ("OPENPUSH_DELIVERY_LOOPS", "delivery batches in flight per process, 0-16 (default 4; 0 = no workers in serve)"),
+        ("OPENPUSH_METRICS_TOKEN", "when set, /metrics requires Authorization: Bearer <token> (default: open)"),
     ]
 
     /// Reads the configuration from environment variables. Unset or empty variables keep defaults.
@@ -106,6 +109,7 @@ extension Configuration {
         if let loops = value("OPENPUSH_DELIVERY_LOOPS") {
             configuration.deliveryLoops = try integer(loops, "OPENPUSH_DELIVERY_LOOPS", 0...16)
         }
+        configuration.metricsToken = value("OPENPUSH_METRICS_TOKEN")
         return configuration
     }
 

@@ -15,8 +15,8 @@ public enum ServerBootstrap {
         let migrations = try Migrator.load(directory: resources + "/migrations")
         let document = try OpenAPIDocument.load(directory: resources + "/openapi")
         let pool = PostgresPool(conninfo: databaseURL, size: configuration.databasePoolSize)
-        return Services(configuration: configuration, database: pool, migrations: migrations, metrics: Metrics(),
-                        openAPIDocument: document.serializedBytes, now: now)
+        return Services(configuration: configuration, database: pool, databaseConninfo: databaseURL, migrations: migrations,
+                        metrics: Metrics(), openAPIDocument: document.serializedBytes, now: now)
     }
 
     /// Applies pending migrations under the advisory lock; safe with many processes starting at once.

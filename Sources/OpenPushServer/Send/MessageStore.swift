@@ -20,9 +20,11 @@ public enum MessageStore {
         public var request: JSONObject
         public var audienceTotal: Int
         public var truncated: Bool
+        /// The shared demo tenant whose key sent it: only that tenant reads or cancels it.
+        public var tenantID: String?
 
         public init(appID: String, kind: String, event: LiveActivityEvent?, name: String?, activityType: String?,
-                    activityID: String?, request: JSONObject, audienceTotal: Int, truncated: Bool) {
+                    activityID: String?, request: JSONObject, audienceTotal: Int, truncated: Bool, tenantID: String? = nil) {
             self.appID = appID
             self.kind = kind
             self.event = event
@@ -32,6 +34,7 @@ public enum MessageStore {
             self.request = request
             self.audienceTotal = audienceTotal
             self.truncated = truncated
+            self.tenantID = tenantID
         }
     }
 
@@ -39,10 +42,10 @@ public enum MessageStore {
         let id = Identifier.make(prefix: "msg", now: now, random: KeyMaterial.identifierEntropy())
         try connection.query("""
             INSERT INTO messages (id, app_id, kind, event, name, activity_type, activity_id, request, audience_total,
-                                  truncated, created_at)
+                                  truncated, tenant_id, created_at)
             VALUES (\(id), \(message.appID), \(message.kind), \(message.event?.rawValue), \(message.name), \(message.activityType),
                     \(message.activityID), \(JSONValue.object(message.request).serialized)::jsonb, \(message.audienceTotal),
-                    \(message.truncated), to_timestamp(\(now)))
+                    \(message.truncated), \(message.tenantID), to_timestamp(\(now)))
             """)
         return id
     }
