@@ -43,7 +43,10 @@ public struct Migrator: Sendable {
     @discardableResult
     public func apply(_ migrations: [Migration]) async throws -> [Int] {
         let migrations = try Self.sorted(migrations)
-        return try await pool.transaction { connection in
+        return try await pool.transaction { connection in try connection.withoutReplyDeadline {
+            // A migration may rewrite a big table, and waits for another process's migrations:
+            // the pool's statement and lock timeouts are for requests, not for this.
+            try connection.execute(script: "SET LOCAL statement_timeout TO 0; SET LOCAL lock_timeout TO 0")
             try connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))")
             // Created after taking the lock so that two first-time runs cannot race on it.
             try connection.execute(script: """
@@ -68,7 +71,7 @@ public struct Migrator: Sendable {
                 applied.append(migration.version)
             }
             return applied
-        }
+        } }
     }
 
     /// True when every given migration is recorded (for `GET /ready`).
