@@ -103,6 +103,18 @@ public final class PostgresConnection {
         }
     }
 
+    /// The value libpq uses for a connection keyword (`tcp_user_timeout`, `keepalives_idle`, …).
+    func connectionOption(_ keyword: String) -> String? {
+        guard let handle, let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let name = option.pointee.keyword {
+            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            option += 1
+        }
+        return nil
+    }
+
     /// Runs `body` with no client-side reply deadline (migrations may run for minutes).
     func withoutReplyDeadline<T>(_ body: () throws -> T) rethrows -> T {
         let saved = replyTimeout
