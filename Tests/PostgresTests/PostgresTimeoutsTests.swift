@@ -76,6 +76,20 @@ import OpenPushTestSupport
         await pool.close()
     }
 
+    @Test func migrationsRunPastTheTimeouts() async throws {
+        let conninfo = try await TestDatabase.create().createEmptySibling()
+        let pool = PostgresPool(conninfo: conninfo, size: 1, timeouts: PostgresTimeouts(statement: .milliseconds(200)))
+        let applied = try await Migrator(pool: pool).apply([Migration(version: 1, name: "slow", sql: "SELECT pg_sleep(2.5)")])
+        #expect(applied == [1])
+        // …and the pool's own timeouts are back for what follows.
+        await #expect {
+            try await pool.query("SELECT pg_sleep(1)")
+        } throws: { error in
+            (error as? PostgresError)?.isTimeout == true
+        }
+        await pool.close()
+    }
+
     /// The proxy keeps the socket open and acknowledged but answers nothing: no server-side
     /// timeout can fire, since the server never saw the query. The reply deadline must.
     @Test func aStalledServerFailsTheQueryAtTheReplyDeadlineAndThePoolRecovers() async throws {
