@@ -50,7 +50,8 @@ public final class PostgresConnection {
         return connection
     }
 
-    /// Runs one statement with `PQexecParams`: parameters and results in text format.
+    /// Runs one statement (`PQsendQueryParams`): parameters and results in text format. Waits
+    /// for the reply no longer than the connection's reply deadline.
     @discardableResult
     public func query(_ query: PostgresQuery) throws -> PostgresRows {
         let handle = try requireHandle()
@@ -63,8 +64,8 @@ public final class PostgresConnection {
         return try rows(from: awaitResult(handle))
     }
 
-    /// Runs a script of several statements with `PQexec` (migrations). Returns nothing:
-    /// libpq only reports the last statement's result.
+    /// Runs a script of several statements in one simple query (migrations). Returns nothing:
+    /// only the last statement's result is kept, as with `PQexec`.
     public func execute(script: String) throws {
         let handle = try requireHandle()
         guard PQsendQuery(handle, script) == 1 else { throw sendFailure(handle) }
