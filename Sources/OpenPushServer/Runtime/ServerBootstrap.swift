@@ -14,7 +14,8 @@ public enum ServerBootstrap {
         let resources = try ResourceLocator.resourcesDirectory(configured: configuration.resourcesDirectory)
         let migrations = try Migrator.load(directory: resources + "/migrations")
         let document = try OpenAPIDocument.load(directory: resources + "/openapi")
-        let pool = PostgresPool(conninfo: databaseURL, size: configuration.databasePoolSize)
+        let pool = PostgresPool(conninfo: databaseURL, size: configuration.databasePoolSize,
+                                timeouts: configuration.databaseTimeouts)
         return Services(configuration: configuration, database: pool, databaseConninfo: databaseURL, migrations: migrations,
                         metrics: Metrics(), openAPIDocument: document.serializedBytes, now: now)
     }
