@@ -24,12 +24,13 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 
 -- The last `aps.timestamp` handed out per (app, activity id), starting above any sent before.
+-- Keyed by a digest of the activity id: ids are the app's own strings, of any length.
 CREATE TABLE live_activity_clocks (
     app_id          text NOT NULL REFERENCES apps (id) ON DELETE CASCADE,
     activity_id     text NOT NULL,
-    last_timestamp  bigint NOT NULL,
-    PRIMARY KEY (app_id, activity_id)
+    last_timestamp  bigint NOT NULL
 );
+CREATE UNIQUE INDEX live_activity_clocks_key ON live_activity_clocks (app_id, md5(activity_id));
 INSERT INTO live_activity_clocks (app_id, activity_id, last_timestamp)
 SELECT app_id, activity_id, max(last_push_timestamp) FROM live_activities
 WHERE last_push_timestamp IS NOT NULL GROUP BY app_id, activity_id;

@@ -44,31 +44,39 @@ public struct Migrator: Sendable {
     public func apply(_ migrations: [Migration]) async throws -> [Int] {
         let migrations = try Self.sorted(migrations)
         return try await pool.transaction { connection in
-            try connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))")
-            // Created after taking the lock so that two first-time runs cannot race on it.
-            try connection.execute(script: """
-                CREATE TABLE IF NOT EXISTS schema_migrations (
-                    version int PRIMARY KEY,
-                    name text NOT NULL,
-                    applied_at timestamptz NOT NULL DEFAULT now()
-                )
-                """)
-            let recorded = try Self.recordedVersions(connection)
-            var applied: [Int] = []
-            for migration in migrations where !recorded.contains(migration.version) {
-                do {
-                    try connection.execute(script: migration.sql)
-                } catch var error as PostgresError {
-                    error.message = "migration \(migration.version)_\(migration.name): \(error.message)"
-                    throw error
-                }
-                try connection.query("""
-                    INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))
-                    """)
-                applied.append(migration.version)
-            }
-            return applied
+            try connection.withoutReplyDeadline { try Self.apply(migrations, in: connection) }
         }
+    }
+
+    /// Inside the transaction: lock, then each migration not yet recorded.
+    private static func apply(_ migrations: [Migration], in connection: PostgresConnection) throws -> [Int] {
+        // A migration may rewrite a big table, and waits for another process's migrations:
+        // the pool's statement and lock timeouts are for requests, not for this.
+        try connection.execute(script: "SET LOCAL statement_timeout TO 0; SET LOCAL lock_timeout TO 0")
+        try connection.query("SELECT pg_advisory_xact_lock(\(lockKey))")
+        // Created after taking the lock so that two first-time runs cannot race on it.
+        try connection.execute(script: """
+            CREATE TABLE IF NOT EXISTS schema_migrations (
+                version int PRIMARY KEY,
+                name text NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            )
+            """)
+        let recorded = try recordedVersions(connection)
+        var applied: [Int] = []
+        for migration in migrations where !recorded.contains(migration.version) {
+            do {
+                try connection.execute(script: migration.sql)
+            } catch var error as PostgresError {
+                error.message = "migration \(migration.version)_\(migration.name): \(error.message)"
+                throw error
+            }
+            try connection.query("""
+                INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))
+                """)
+            applied.append(migration.version)
+        }
+        return applied
     }
 
     /// True when every given migration is recorded (for `GET /ready`).

@@ -8,6 +8,8 @@ import Glibc
 /// use it only on threads you own (the pool and listener do), and from one thread at a time.
 public final class PostgresConnection {
     private var handle: OpaquePointer?
+    /// How long to wait for any reply before closing the connection as dead; nil waits forever.
+    private var replyTimeout: Duration?
 
     private init(handle: OpaquePointer) {
         self.handle = handle
@@ -17,12 +19,14 @@ public final class PostgresConnection {
         close()
     }
 
-    /// Connects (blocking). `connect_timeout=2` applies unless `conninfo` sets its own, so an
-    /// unreachable server fails fast instead of hanging. Accepts `key=value` strings and URIs.
-    public static func connect(_ conninfo: String) throws -> PostgresConnection {
+    /// Connects (blocking), with the TCP bounds of `timeouts` (`connect_timeout=2`, keepalives,
+    /// `tcp_user_timeout`) unless `conninfo` sets its own, so an unreachable server fails fast
+    /// instead of hanging. Accepts `key=value` strings and URIs.
+    public static func connect(_ conninfo: String, timeouts: PostgresTimeouts = PostgresTimeouts()) throws -> PostgresConnection {
         // Later keywords win; `dbname` is expanded from `conninfo`, so it overrides our defaults.
-        let handle = withCStrings(["connect_timeout", "client_encoding", "dbname"]) { keywords in
-            withCStrings(["2", "UTF8", conninfo]) { values in
+        let defaults = timeouts.connectionKeywords + [("client_encoding", "UTF8")]
+        let handle = withCStrings(defaults.map(\.0) + ["dbname"]) { keywords in
+            withCStrings(defaults.map(\.1) + [conninfo]) { values in
                 PQconnectdbParams(keywords, values, 1)
             }
         }
@@ -33,30 +37,39 @@ public final class PostgresConnection {
             throw PostgresError.connectionFailure(message)
         }
         let connection = PostgresConnection(handle: handle)
+        // Non-blocking sends, so that waiting on a server that stopped reading is bounded too.
+        guard PQsetnonblocking(handle, 1) == 0 else {
+            throw PostgresError.connectionFailure(lastErrorMessage(handle))
+        }
+        connection.replyTimeout = timeouts.replyTimeout
         // Pin the output formats the decoders expect, whatever the server's defaults are.
-        try connection.execute(script: """
-            SET DateStyle TO ISO; SET TimeZone TO 'UTC'; SET bytea_output TO hex; SET extra_float_digits TO 3
-            """)
+        let operatorOptions = (try? conninfoValues(conninfo))?.first { $0.key == "options" }?.value
+        let settings = ["SET DateStyle TO ISO", "SET TimeZone TO 'UTC'", "SET bytea_output TO hex", "SET extra_float_digits TO 3"]
+            + timeouts.sessionSettings(operatorOptions: operatorOptions)
+        try connection.execute(script: settings.joined(separator: "; "))
         return connection
     }
 
-    /// Runs one statement with `PQexecParams`: parameters and results in text format.
+    /// Runs one statement (`PQsendQueryParams`): parameters and results in text format. Waits
+    /// for the reply no longer than the connection's reply deadline.
     @discardableResult
     public func query(_ query: PostgresQuery) throws -> PostgresRows {
         let handle = try requireHandle()
         let values: [UnsafeMutablePointer<CChar>?] = query.binds.map { bind in bind.text.map { strdup($0) } }
         defer { values.forEach { free($0) } }
-        let result = values.map { UnsafePointer($0) }.withUnsafeBufferPointer { buffer in
-            PQexecParams(handle, query.sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
+        let sent = values.map { UnsafePointer($0) }.withUnsafeBufferPointer { buffer in
+            PQsendQueryParams(handle, query.sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
         }
-        return try rows(from: result)
+        guard sent == 1 else { throw sendFailure(handle) }
+        return try rows(from: awaitResult(handle))
     }
 
-    /// Runs a script of several statements with `PQexec` (migrations). Returns nothing:
-    /// libpq only reports the last statement's result.
+    /// Runs a script of several statements in one simple query (migrations). Returns nothing:
+    /// only the last statement's result is kept, as with `PQexec`.
     public func execute(script: String) throws {
         let handle = try requireHandle()
-        _ = try rows(from: PQexec(handle, script))
+        guard PQsendQuery(handle, script) == 1 else { throw sendFailure(handle) }
+        _ = try rows(from: awaitResult(handle))
     }
 
     /// What libpq knows without a round trip; a dead peer shows up after the next read.
@@ -91,6 +104,26 @@ public final class PostgresConnection {
         }
     }
 
+    /// The value libpq uses for a connection keyword (`tcp_user_timeout`, `keepalives_idle`, …).
+    func connectionOption(_ keyword: String) -> String? {
+        guard let handle, let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let name = option.pointee.keyword {
+            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            option += 1
+        }
+        return nil
+    }
+
+    /// Runs `body` with no client-side reply deadline (migrations may run for minutes).
+    func withoutReplyDeadline<T>(_ body: () throws -> T) rethrows -> T {
+        let saved = replyTimeout
+        replyTimeout = nil
+        defer { replyTimeout = saved }
+        return try body()
+    }
+
     /// Waits up to `milliseconds` for notifications (after `LISTEN`); throws when the connection drops.
     func waitForNotifications(milliseconds: Int32) throws -> [PostgresNotification] {
         let handle = try requireHandle()
@@ -121,6 +154,72 @@ public final class PostgresConnection {
     private func requireHandle() throws -> OpaquePointer {
         guard let handle else { throw PostgresError.connectionFailure("the connection is closed") }
         return handle
+    }
+
+    /// Sends what libpq has queued and collects the command's results, as `PQexec` would (the
+    /// last result wins), but never waits past the reply deadline: then the connection is closed,
+    /// since its protocol state is unknown, and the caller gets a connection failure.
+    private func awaitResult(_ handle: OpaquePointer) throws -> OpaquePointer? {
+        let deadline = replyTimeout.map { ContinuousClock.now + $0 }
+        while true {
+            let flushed = PQflush(handle)
+            if flushed == 0 { break }
+            guard flushed > 0 else { throw connectionLost(handle) }
+            // libpq asks to read while waiting to write, so a full socket cannot deadlock.
+            if try waitUntil(deadline, handle, events: Int16(POLLIN | POLLOUT)) & Int16(POLLIN) != 0 {
+                guard PQconsumeInput(handle) == 1 else { throw connectionLost(handle) }
+            }
+        }
+        var last: OpaquePointer?
+        while true {
+            while PQisBusy(handle) == 1 {
+                _ = try waitUntil(deadline, handle, events: Int16(POLLIN))
+                guard PQconsumeInput(handle) == 1 else {
+                    PQclear(last)
+                    throw connectionLost(handle)
+                }
+            }
+            guard let result = PQgetResult(handle) else { break }
+            PQclear(last)
+            last = result
+            let status = PQresultStatus(result)
+            if status == PGRES_COPY_IN || status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH
+                || PQstatus(handle) != CONNECTION_OK { break }
+        }
+        return last
+    }
+
+    /// Polls the socket for `events` until `deadline`; past it, closes the connection and throws.
+    private func waitUntil(_ deadline: ContinuousClock.Instant?, _ handle: OpaquePointer, events: Int16) throws -> Int16 {
+        while true {
+            var timeout: Int32 = -1
+            if let deadline {
+                let remaining = PostgresTimeouts.milliseconds(deadline - ContinuousClock.now)
+                guard remaining > 0 else { throw replyTimedOut() }
+                timeout = Int32(clamping: remaining)
+            }
+            var descriptor = pollfd(fd: PQsocket(handle), events: events, revents: 0)
+            let ready = poll(&descriptor, 1, timeout)
+            if ready > 0 { return descriptor.revents }
+            if ready < 0, errno != EINTR { throw connectionLost(handle) }
+        }
+    }
+
+    private func replyTimedOut() -> PostgresError {
+        let waited = replyTimeout.map { " within \(PostgresTimeouts.milliseconds($0)) ms" } ?? ""
+        close()
+        return .connectionFailure("no reply from the server\(waited); the connection was closed")
+    }
+
+    private func connectionLost(_ handle: OpaquePointer) -> PostgresError {
+        .connectionFailure(Self.lastErrorMessage(handle))
+    }
+
+    /// libpq refused to send: a lost connection, or a misuse such as a command still in progress.
+    private func sendFailure(_ handle: OpaquePointer) -> PostgresError {
+        PQstatus(handle) == CONNECTION_OK
+            ? .server(sqlState: "XX000", message: Self.lastErrorMessage(handle))
+            : connectionLost(handle)
     }
 
     private func rows(from result: OpaquePointer?) throws -> PostgresRows {
@@ -200,6 +299,23 @@ public final class PostgresConnection {
 
     /// Rewrites `conninfo` (key=value or URI) with another database, keeping everything else.
     public static func conninfo(_ conninfo: String, database: String) throws -> String {
+        try Self.conninfo(conninfo, replacing: ["dbname": database])
+    }
+
+    /// Rewrites `conninfo` (key=value or URI) with the given keywords replaced or added.
+    public static func conninfo(_ conninfo: String, replacing replacements: [String: String]) throws -> String {
+        var parts: [String] = []
+        for (key, value) in try conninfoValues(conninfo) where replacements[key] == nil {
+            parts.append("\(key)=\(quoteConninfoValue(value))")
+        }
+        for (key, value) in replacements.sorted(by: { $0.key < $1.key }) {
+            parts.append("\(key)=\(quoteConninfoValue(value))")
+        }
+        return parts.joined(separator: " ")
+    }
+
+    /// The keywords `conninfo` (key=value or URI) sets, in libpq's order; unset ones are left out.
+    public static func conninfoValues(_ conninfo: String) throws -> [(key: String, value: String)] {
         var error: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(conninfo, &error) else {
             let message = error.map { String(cString: $0) } ?? "invalid connection string"
@@ -207,17 +323,15 @@ public final class PostgresConnection {
             throw PostgresError.connectionFailure(message.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         defer { PQconninfoFree(options) }
-        var parts: [String] = []
+        var values: [(key: String, value: String)] = []
         var option = options
         while let keyword = option.pointee.keyword {
-            let key = String(cString: keyword)
-            if key != "dbname", let value = option.pointee.val {
-                parts.append("\(key)=\(quoteConninfoValue(String(cString: value)))")
+            if let value = option.pointee.val {
+                values.append((String(cString: keyword), String(cString: value)))
             }
             option += 1
         }
-        parts.append("dbname=\(quoteConninfoValue(database))")
-        return parts.joined(separator: " ")
+        return values
     }
 
     /// Quotes a conninfo value only when needed: `'…'` with `\` and `'` escaped.

@@ -48,6 +48,10 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
     }
 
+    /// 57014 / 55P03: a statement ran past `statement_timeout` (or was cancelled), or waited past
+    /// `lock_timeout` for a lock. The query may be fine; the database is too slow or too busy now.
+    public var isTimeout: Bool { sqlState == "57014" || sqlState == "55P03" }
+
     /// 23505: a unique constraint rejected the row.
     public var isUniqueViolation: Bool { sqlState == "23505" }
 

@@ -7,14 +7,19 @@ public final class PostgresPool: Sendable {
     fileprivate typealias State = PostgresPoolState<ConnectionBox, CheckedContinuation<Lease, any Error>>
 
     private let conninfo: String
+    private let timeouts: PostgresTimeouts
     private let acquireTimeout: Duration
     private let queues: [DispatchQueue]
     private let state: Locked<State>
     private let waiterIDs = Locked(0)
 
-    public init(conninfo: String, size: Int, acquireTimeout: Duration = .seconds(5)) {
+    /// `timeouts` bound every connection the pool opens (see `PostgresTimeouts`); a connection
+    /// whose reply is overdue is closed and its caller gets a connection failure.
+    public init(conninfo: String, size: Int, acquireTimeout: Duration = .seconds(5),
+                timeouts: PostgresTimeouts = PostgresTimeouts()) {
         precondition(size > 0, "a pool needs at least one connection")
         self.conninfo = conninfo
+        self.timeouts = timeouts
         self.acquireTimeout = acquireTimeout
         self.queues = (0..<size).map { DispatchQueue(label: "openpush.postgres.pool.slot\($0)") }
         self.state = Locked(State(size: size))
@@ -134,7 +139,7 @@ public final class PostgresPool: Sendable {
                 connection = idle
             } else {
                 lease.connection?.connection.close()
-                connection = try PostgresConnection.connect(conninfo)
+                connection = try PostgresConnection.connect(conninfo, timeouts: timeouts)
             }
         } catch {
             release(slot: lease.slot, connection: nil)

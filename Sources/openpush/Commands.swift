@@ -55,7 +55,9 @@ enum Commands {
         if configuration.organizationAPIKey == nil {
             configuration.organizationAPIKey = try DevSecrets.organizationKey(stateDirectory: state)
         }
-        logger.info("embedded PostgreSQL ready", ["db.conninfo": databaseURL])
+        // Never the password of OPENPUSH_DATABASE_URL in a log line.
+        logger.info(configuration.databaseURL == nil ? "embedded PostgreSQL ready" : "using OPENPUSH_DATABASE_URL",
+                    ["db.conninfo": RedactedConninfo.redact(databaseURL)])
         defer {
             if configuration.databaseURL == nil {
                 do { try database.stop() } catch { logger.error("stopping PostgreSQL failed", ["error": "\(error)"]) }

@@ -126,6 +126,18 @@ import OpenPushCore
             == ["filters[0]: relation '>' needs a numeric value"])
     }
 
+    /// `now - hours_ago` becomes a PostgreSQL timestamp: past about 58 million hours there is
+    /// none, and the query would fail.
+    @Test func hoursAgoStaysWithinWhatATimestampCanHold() throws {
+        #expect(problems([["field": "last_session", "relation": ">", "hours_ago": 1e300],
+                          ["field": "first_session", "relation": "<", "hours_ago": "9223372036854775808"]]) == [
+            "filters[0]: last_session filters need hours_ago of 10000000 or less",
+            "filters[1]: first_session filters need hours_ago of 10000000 or less",
+        ])
+        #expect(try parsed([["field": "last_session", "relation": ">", "hours_ago": 10_000_000]])
+            == FilterExpression(groups: [[.lastSession(.greaterThan, hoursAgo: 10_000_000)]]))
+    }
+
     @Test func anORMustStandBetweenTwoConditions() {
         let condition: JSONValue = ["field": "language", "relation": "exists"]
         #expect(problems([["operator": "OR"], condition]) == ["filters[0]: an OR must stand between two conditions"])

@@ -49,7 +49,7 @@ import OpenPushCore
         #expect(throws: APIError(status: 400, messages: [
             "token must have an even number of hex characters", "platform must be one of: ios, watchos, macos",
             "tags.a must be a string, got number", "enabled must be a boolean, got string",
-            "previous_token must be hex (0-9, a-f)", "unknown field 'colour'",
+            "previous_token must be hex (0-9, a-f)",
         ])) {
             try SubscriptionRegistration(body: [
                 "token": .string(String(repeating: "a", count: 33)), "platform": "android", "tags": ["a": 1],
@@ -58,6 +58,18 @@ import OpenPushCore
         }
         #expect(throws: APIError(status: 400, messages: ["token is required"])) {
             try SubscriptionRegistration(body: [:])
+        }
+    }
+
+    /// Mobile SDKs add fields over time; an older server must keep registering their devices.
+    @Test func registrationIgnoresUnknownFieldsButNotWrongTypes() throws {
+        let token = String(repeating: "ab", count: 32)
+        let registration = try SubscriptionRegistration(body: [
+            "token": .string(token), "language": "en", "push_provider": "apns", "sdk": ["version": "5.2"],
+        ])
+        #expect(registration == SubscriptionRegistration(token: token, language: "en"))
+        #expect(throws: APIError(status: 400, messages: ["language must be a string, got number"])) {
+            try SubscriptionRegistration(body: ["token": .string(token), "language": 5, "push_provider": "apns"])
         }
     }
 

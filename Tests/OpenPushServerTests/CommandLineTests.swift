@@ -26,6 +26,23 @@ import Postgres
         #expect(lines.first?.contains(variable) == true)
     }
 
+    /// `openpush dev` logs which database it uses, never the password in OPENPUSH_DATABASE_URL.
+    @Test func devNeverLogsTheDatabasePassword() async throws {
+        let database = try await TestDatabase.create()
+        let directory = try TemporaryDirectory.make(prefix: "dev-redact")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let secret = "hunter2-\(Int.random(in: 100_000...999_999))"
+        let dev = try OpenPushProcess(["dev"], environment: [
+            "OPENPUSH_DATABASE_URL": database.conninfo + " password=\(secret)", "OPENPUSH_LISTEN": "127.0.0.1:0",
+        ], workingDirectory: directory)
+        _ = try await dev.waitForLog("try: curl ")
+        dev.signal(SIGTERM)
+        #expect(try await dev.waitForExit() == 0)
+        #expect(dev.log.contains("using OPENPUSH_DATABASE_URL"))
+        #expect(dev.log.contains("password=\(RedactedConninfo.mask)"))
+        #expect(!dev.log.contains(secret))
+    }
+
     @Test func serveWithoutADatabaseURLIsExitCode2() async throws {
         let output = try await OpenPushProcess.run(["serve"])
         #expect(output.status == 2)

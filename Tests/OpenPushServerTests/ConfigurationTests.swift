@@ -12,6 +12,17 @@ import OpenPushCore
         #expect(configuration.logLevel == .info)
         #expect(configuration.maxBodyBytes == 1_048_576)
         #expect(configuration.organizationAPIKey == nil)
+        #expect(configuration.databaseStatementTimeoutMilliseconds == 10_000)
+        #expect(configuration.databaseTimeouts.statement == .seconds(10))
+        #expect(configuration.databaseTimeouts.replyTimeout == .seconds(12))
+    }
+
+    @Test func statementTimeoutIsReadAndZeroTurnsItOff() throws {
+        let set = try Configuration.fromEnvironment(["OPENPUSH_DB_STATEMENT_TIMEOUT_MS": "2500"])
+        #expect(set.databaseTimeouts.statement == .milliseconds(2500))
+        let off = try Configuration.fromEnvironment(["OPENPUSH_DB_STATEMENT_TIMEOUT_MS": "0"])
+        #expect(off.databaseTimeouts.statement == nil)
+        #expect(off.databaseTimeouts.replyTimeout == nil)
     }
 
     @Test func readsEveryVariable() throws {
@@ -52,6 +63,8 @@ import OpenPushCore
         ("OPENPUSH_DATABASE_URL", "mysql://x"),
         ("OPENPUSH_HTTP_THREADS", "-1"),
         ("OPENPUSH_MAX_BODY_BYTES", "1"),
+        ("OPENPUSH_DB_STATEMENT_TIMEOUT_MS", "-5"),
+        ("OPENPUSH_DB_STATEMENT_TIMEOUT_MS", "10s"),
     ])
     func aBadValueNamesItsVariable(_ variable: String, _ value: String) {
         #expect {
@@ -64,7 +77,8 @@ import OpenPushCore
 
     @Test func everyVariableIsDocumented() {
         let names = Set(Configuration.documentation.map(\.name))
-        for required in ["OPENPUSH_DATABASE_URL", "OPENPUSH_LISTEN", "OPENPUSH_ORG_API_KEY", "OPENPUSH_DB_POOL_SIZE", "OPENPUSH_LOG_LEVEL"] {
+        for required in ["OPENPUSH_DATABASE_URL", "OPENPUSH_LISTEN", "OPENPUSH_ORG_API_KEY", "OPENPUSH_DB_POOL_SIZE", "OPENPUSH_LOG_LEVEL",
+                         "OPENPUSH_DB_STATEMENT_TIMEOUT_MS"] {
             #expect(names.contains(required))
         }
     }

@@ -167,7 +167,8 @@ import Postgres
 
     @Test func aRetryCarriesTheSameAPNSID() async throws {
         var settings = DeliveryHarness.quickSettings()
-        settings.retryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0.1, maxDelay: 0.1)
+        // The retry comes back after 1–2 s: after the behaviour below changes, even on a loaded machine.
+        settings.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 2, maxDelay: 2)
         let harness = try await DeliveryHarness.make(settings: settings)
         defer { Task { await harness.shutdown() } }
         _ = try await Self.startableDevice(harness, pts: "5030" + String(repeating: "2", count: 60))
@@ -175,7 +176,7 @@ import Postgres
         try await harness.drain()
         // The simulator answered 503 for this prefix; let the retry through.
         harness.simulator.setBehaviour(.accept, forTokenPrefix: "5030")
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(15)
         while try await Self.states(harness)["accepted"] == nil, ContinuousClock.now < deadline {
             try await harness.drain()
             try await Task.sleep(for: .milliseconds(50))
@@ -251,11 +252,16 @@ import Postgres
         #expect(harness.simulator.accepted().isEmpty)
     }
 
+    /// An idle loop sleeps ten minutes here, so a push within the test's seconds can only have been woken
+    /// by the NOTIFY: this fails when the LISTEN connection or the NOTIFY is broken.
     @Test func theRunningEngineDeliversOnNotifyAndReportsMetrics() async throws {
-        let harness = try await DeliveryHarness.make()
+        var settings = DeliveryHarness.quickSettings()
+        settings.idleWake = .seconds(600)
+        let harness = try await DeliveryHarness.make(settings: settings)
         defer { Task { await harness.shutdown() } }
-        harness.engine.start()
         _ = try await Self.startableDevice(harness, pts: String(repeating: "6a", count: 32))
+        harness.engine.start()
+        try #require(try await Self.waitForListener(harness), "the delivery engine never LISTENed")
         #expect(await Self.start(harness).status == 201)
         let deadline = ContinuousClock.now + .seconds(10)
         while try await Self.states(harness)["accepted"] == nil, ContinuousClock.now < deadline {
@@ -269,5 +275,20 @@ import Postgres
         let connections = metrics.text.split(separator: "\n").first { $0.hasPrefix("openpush_apns_connections_open ") }
         #expect((connections?.split(separator: " ").last).flatMap { Int($0) } ?? 0 >= 1)
         #expect(metrics.text.contains("openpush_apns_streams_in_flight 0"))
+    }
+
+    /// Whether a session of the test's database is LISTENing on the delivery channel (within 10 s).
+    static func waitForListener(_ harness: DeliveryHarness) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let listening = try await harness.app.services.database.query("""
+                SELECT 1 FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid()
+                  AND query = \("LISTEN " + PostgresQuery.quoteIdentifier(MessageStore.deliveryChannel))
+                """)
+            if !listening.isEmpty { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
 }

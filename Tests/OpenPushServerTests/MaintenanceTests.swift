@@ -10,20 +10,27 @@ import OpenPushTestSupport
         let now = 1_800_000_000.0
         try await app.services.database.transaction { connection in
             for (key, age) in [("old", 31.0 * 86400), ("fresh", 29.0 * 86400)] {
-                try IdempotencyStore.save(appID: appID, scope: IdempotencyStore.liveActivityStart, key: key,
+                try IdempotencyStore.save(appID: appID, scope: IdempotencyStore.liveActivityStart, caller: "", key: key,
                                           response: IdempotentResponse(status: 201, body: [:], messageID: nil),
                                           now: now - age, in: connection)
             }
-            try IdempotencyStore.save(appID: appID, scope: "notifications", key: "day-old",
+            try IdempotencyStore.save(appID: appID, scope: "notifications", caller: "", key: "day-old",
                                       response: IdempotentResponse(status: 200, body: [:], messageID: nil),
                                       now: now - 25 * 3600, in: connection)
             // A bucket nobody sends to any more: only maintenance removes its rows.
             _ = try RateLimiter.admit(appID: appID, RateLimit(bucket: "retired", limit: 1, window: 60), now: now - 7200, in: connection)
             _ = try RateLimiter.admit(appID: appID, .liveActivitySends, now: now - 10, in: connection)
         }
+        // Wrong link codes: one past the 10-minute window, one inside it.
+        let device = try await app.insertSubscription(appID: appID, token: String(repeating: "ab", count: 32))
+        try await app.services.database.query("""
+            INSERT INTO link_code_failures (subscription_id, at)
+            VALUES (\(device), to_timestamp(\(now - 601))), (\(device), to_timestamp(\(now - 60)))
+            """)
         let removed = try await Maintenance.runOnce(app.services, now: now)
         #expect(removed.idempotencyKeys == 2)
         #expect(removed.rateLimitEvents == 1)
+        #expect(removed.linkFailures == 1)
         let left = try await app.services.database.query("SELECT key FROM idempotency_keys")
         #expect(try left.map { try $0.decode("key", as: String.self) } == ["fresh"])
     }

@@ -127,6 +127,20 @@ import OpenPushTestSupport
         #expect(bad.json == ["detail": "token must be 16 to 512 hex characters, got 3; unknown field 'extra'"])
     }
 
+    /// SDKs add fields over time, so unknown ones are ignored as on the other `/v1` routes;
+    /// a known field of the wrong type is still a `400`.
+    @Test func registrationIgnoresUnknownFields() async throws {
+        let app = try await TestApp.make()
+        let created = try await app.createApp()
+        let registered = await app.registerDevice(created, [
+            "token": .string(Registry.token(1)), "language": "en", "push_provider": "apns", "sdk": ["version": "5.2"],
+        ])
+        #expect(registered.status == 201, "\(registered.text)")
+        let wrongType = await app.registerDevice(created, ["token": .string(Registry.token(2)), "enabled": "yes", "extra": 1])
+        #expect(wrongType.status == 400)
+        #expect(wrongType.json == ["detail": "enabled must be a boolean, got string"])
+    }
+
     @Test func registrationErrors() async throws {
         let app = try await TestApp.make()
         let created = try await app.createApp()

@@ -14,7 +14,9 @@ import OpenPushTestSupport
         let token = Registry.token(1)
         let subscriptionID = try await demo.app.deviceID(demo.shared, ["token": .string(token)])
         // Typed by a person: lower case, with a dash.
-        let typed = acme.linkCode.prefix(4).lowercased() + "-" + acme.linkCode.suffix(4).lowercased()
+        let typed = stride(from: 0, to: acme.linkCode.count, by: 4)
+            .map { acme.linkCode.dropFirst($0).prefix(4).lowercased() }.joined(separator: "-")
+        #expect(typed.count == 14)
         let linked = await demo.link(token: token.uppercased(), code: typed)
         #expect(linked.status == 200)
         #expect(linked.headers["Cache-Control"] == "no-store")
@@ -140,7 +142,7 @@ import OpenPushTestSupport
         let unknownToken = await demo.link(token: Registry.token(2), code: acme.linkCode)
         #expect(unknownToken.status == 404)
         #expect(unknownToken.json == ["detail": "unknown device token for this app"])
-        for code in ["ZZZZZZZZ", "nonsense", ""] where code != acme.linkCode {
+        for code in ["ZZZZZZZZZZZZ", "ZZZZZZZZ", "nonsense", ""] where code != acme.linkCode {
             let unknownCode = await demo.link(token: token, code: code)
             #expect(unknownCode.status == (code.isEmpty ? 400 : 404))
             #expect(unknownCode.json == (code.isEmpty ? ["detail": "code is required"] : ["detail": "unknown link code"]))

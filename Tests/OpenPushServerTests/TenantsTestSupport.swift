@@ -26,8 +26,8 @@ struct SharedDemo {
         var deviceKey: String
     }
 
-    static func make() async throws -> SharedDemo {
-        let app = try await AppsTestSupport.makeApp()
+    static func make(now: @escaping @Sendable () -> Double = WallClock.now) async throws -> SharedDemo {
+        let app = try await AppsTestSupport.makeApp(now: now)
         let shared = try await app.createApp(AppSettings(name: "Shared demo", apnsBundleID: "com.example.demo", sharedDemo: true))
         return SharedDemo(app: app, shared: shared)
     }

@@ -192,8 +192,16 @@ struct EntryParser {
             problem("\(field.rawValue) filters need hours_ago, a number of 0 or more")
             return nil
         }
+        // `now - hours` becomes a PostgreSQL timestamp, which cannot reach back much further.
+        guard hours <= Self.maximumHoursAgo else {
+            problem("\(field.rawValue) filters need hours_ago of \(Int(Self.maximumHoursAgo)) or less")
+            return nil
+        }
         return hours
     }
+
+    /// About 1,140 years: far past any session, well inside PostgreSQL's timestamps (4713 BC).
+    static let maximumHoursAgo: Double = 10_000_000
 
     /// Strings as they are, numbers as their shortest text (`2.0` is `"2"`).
     static func text(_ value: JSONValue) -> String? {

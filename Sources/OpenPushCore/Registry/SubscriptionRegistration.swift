@@ -63,7 +63,7 @@ public struct SubscriptionRegistration: Sendable, Equatable {
         enabled = reader.bool("enabled")
         previousToken = reader.deviceToken("previous_token")
         widgetPushToken = reader.deviceToken("widget_push_token")
-        reader.rejectUnknownFields()
+        // Unknown fields are ignored, as on the other `/v1` routes: SDKs add fields over time.
         try reader.finish()
         self.token = token ?? ""  // finish() threw if it was missing or malformed
     }

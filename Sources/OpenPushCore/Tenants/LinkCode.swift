@@ -1,9 +1,10 @@
 /// The short code a shared demo app's tenant types into the sample app to link a device to
-/// itself: 8 characters from 32 that cannot be misread for one another (no `0`, `O`, `1`, `I`),
-/// 40 random bits. Unique per app (the database holds the constraint, not this type).
+/// itself: 12 characters from 32 that cannot be misread for one another (no `0`, `O`, `1`, `I`),
+/// 60 random bits — with the link route's limit on wrong codes, far beyond guessing. Shown in
+/// groups of four (`K7QX-M2PA-9RTE`). Unique per app (the database holds the constraint, not this type).
 public enum LinkCode {
     public static let alphabet = Array("23456789ABCDEFGHJKLMNPQRSTUVWXYZ")
-    public static let length = 8
+    public static let length = 12
     /// Longest text `normalized` accepts before refusing it outright (spaces and dashes allowed).
     public static let maximumInputLength = 64
 
@@ -15,7 +16,7 @@ public enum LinkCode {
     }
 
     /// The code as stored, from what a person typed: upper-cased, spaces and dashes dropped
-    /// (`k7qx-m2pa` is `K7QXM2PA`). Text that can never be a code gives nil.
+    /// (`k7qx-m2pa-9rte` is `K7QXM2PA9RTE`). Text that can never be a code gives nil.
     public static func normalized(_ text: String) -> String? {
         guard text.count <= maximumInputLength else { return nil }
         let code = String(text.uppercased().filter { $0 != " " && $0 != "-" })

@@ -1,4 +1,5 @@
 public import OpenPushCore
+public import Postgres
 
 /// Everything `openpush` reads from its environment, validated once at start.
 public struct Configuration: Sendable, Equatable {
@@ -8,6 +9,9 @@ public struct Configuration: Sendable, Equatable {
     /// The organization key that guards `/apps`; with none set, those routes refuse every caller.
     public var organizationAPIKey: String?
     public var databasePoolSize: Int = 10
+    /// `statement_timeout` and `lock_timeout` of request connections; a reply overdue by 2 s
+    /// more closes the connection (a black-holed database). 0 turns both off.
+    public var databaseStatementTimeoutMilliseconds: Int = 10_000
     public var logLevel: Logger.Level = .info
     public var httpThreads: Int = 4
     public var maxBodyBytes: Int = 1 << 20
@@ -21,8 +25,16 @@ public struct Configuration: Sendable, Equatable {
     /// Delivery batches in flight at once in this process; 0 runs no workers (`serve` only
     /// answers HTTP, and `openpush worker` processes deliver).
     public var deliveryLoops: Int = 4
+    /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
+    public var metricsToken: String?
 
     public init() {}
+
+    /// The bounds every pooled connection runs under (see `PostgresTimeouts`).
+    public var databaseTimeouts: PostgresTimeouts {
+        PostgresTimeouts(statement: databaseStatementTimeoutMilliseconds > 0
+                         ? .milliseconds(databaseStatementTimeoutMilliseconds) : nil)
+    }
 }
 
 /// A bad environment value: printed as one line naming the variable, exit code 2.
@@ -39,6 +51,7 @@ extension Configuration {
         ("OPENPUSH_LISTEN", "host:port to listen on (default 127.0.0.1:8080; [::1]:8080 for IPv6)"),
         ("OPENPUSH_ORG_API_KEY", "organization key for the /apps routes (at least 16 characters)"),
         ("OPENPUSH_DB_POOL_SIZE", "PostgreSQL connections per process, 1-500 (default 10)"),
+        ("OPENPUSH_DB_STATEMENT_TIMEOUT_MS", "statement and lock timeout of PostgreSQL queries in ms, 0-3600000 (default 10000; 0 = none)"),
         ("OPENPUSH_LOG_LEVEL", "debug, info, warning or error (default info)"),
         ("OPENPUSH_HTTP_THREADS", "HTTP worker threads, 1-256 (default 4)"),
         ("OPENPUSH_MAX_BODY_BYTES", "largest accepted request body in bytes (default 1048576)"),
@@ -47,6 +60,7 @@ extension Configuration {
         ("OPENPUSH_APNS_DEVELOPMENT_URL", "APNs for sandbox devices (default https://api.sandbox.push.apple.com)"),
         ("OPENPUSH_APNS_CA_FILE", "extra PEM CA certificates to trust for APNs (e.g. the simulator's)"),
         ("OPENPUSH_DELIVERY_LOOPS", "delivery batches in flight per process, 0-16 (default 4; 0 = no workers in serve)"),
+        ("OPENPUSH_METRICS_TOKEN", "when set, /metrics requires Authorization: Bearer <token> (default: open)"),
     ]
 
     /// Reads the configuration from environment variables. Unset or empty variables keep defaults.
@@ -80,6 +94,10 @@ extension Configuration {
         if let size = value("OPENPUSH_DB_POOL_SIZE") {
             configuration.databasePoolSize = try integer(size, "OPENPUSH_DB_POOL_SIZE", 1...500)
         }
+        if let timeout = value("OPENPUSH_DB_STATEMENT_TIMEOUT_MS") {
+            configuration.databaseStatementTimeoutMilliseconds = try integer(timeout, "OPENPUSH_DB_STATEMENT_TIMEOUT_MS",
+                                                                             0...3_600_000)
+        }
         if let level = value("OPENPUSH_LOG_LEVEL") {
             guard let parsed = Logger.Level(name: level) else {
                 throw ConfigurationError(variable: "OPENPUSH_LOG_LEVEL",
@@ -106,6 +124,7 @@ extension Configuration {
         if let loops = value("OPENPUSH_DELIVERY_LOOPS") {
             configuration.deliveryLoops = try integer(loops, "OPENPUSH_DELIVERY_LOOPS", 0...16)
         }
+        configuration.metricsToken = value("OPENPUSH_METRICS_TOKEN")
         return configuration
     }
 

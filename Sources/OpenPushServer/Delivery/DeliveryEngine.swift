@@ -37,7 +37,8 @@ public final class DeliveryEngine: Sendable {
     private let wake = WakeSignal()
     private let stopping = Atomic<Bool>(false)
     private let tasks = Mutex<[Task<Void, Never>]>([])
-    private let listener: PostgresListener
+    /// Opened by `start`: an engine only driven through `runOnce` holds no LISTEN connection.
+    private let listener = Mutex<PostgresListener?>(nil)
 
     public init(services: Services, client: APNSClient, settings: Settings = Settings(), logger: Logger) {
         self.services = services
@@ -45,7 +46,6 @@ public final class DeliveryEngine: Sendable {
         self.settings = settings
         self.logger = logger
         worker = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))"
-        listener = PostgresListener(conninfo: services.configuration.databaseURL ?? "", channels: [MessageStore.deliveryChannel])
     }
 
     public func start() {
@@ -57,6 +57,9 @@ public final class DeliveryEngine: Sendable {
                     ("openpush_apns_requests_waiting", "APNs requests waiting for a free stream.", Double(metrics.queuedRequests))]
         }
         let wake = self.wake
+        // The pool's own conninfo: under `openpush dev` the configuration has no database URL.
+        let listener = PostgresListener(conninfo: services.databaseConninfo, channels: [MessageStore.deliveryChannel])
+        self.listener.withLock { $0 = listener }
         let notifications = listener.notifications
         var started = [Task { for await _ in notifications { wake.signalAll() } }]
         for _ in 0..<max(1, settings.loops) {
@@ -69,7 +72,7 @@ public final class DeliveryEngine: Sendable {
     /// Nothing is cancelled, so a deploy sends nothing twice.
     public func stop() async {
         stopping.store(true, ordering: .sequentiallyConsistent)
-        listener.stop()
+        listener.withLock { $0 }?.stop()
         let running = tasks.withLock { tasks -> [Task<Void, Never>] in
             defer { tasks = [] }
             return tasks

@@ -54,6 +54,11 @@ public final class OpenPushApplication: HTTPResponder {
         case .found(let handler, let template, let parameters):
             var request = request
             request.pathParameters = parameters
+            // The operations routes read nothing a client sends.
+            let nulProblems = family == .operations ? [] : request.nulProblems
+            guard nulProblems.isEmpty else {
+                return (.error(APIError(status: 400, messages: nulProblems), family: family), template)
+            }
             let context = RouteContext(request: request, family: family, services: services, logger: logger)
             do {
                 return (try await handler(context), template)
@@ -91,8 +96,9 @@ public final class OpenPushApplication: HTTPResponder {
 }
 
 extension PostgresError {
-    /// Failures that mean "the database is not there right now" rather than "this query is wrong".
+    /// Failures that mean "the database is not there right now" rather than "this query is wrong":
+    /// lost or unreachable, no connection free in time, or too slow to answer within the timeouts.
     var isUnavailable: Bool {
-        isConnectionFailure || kind == .poolTimeout
+        isConnectionFailure || kind == .poolTimeout || isTimeout
     }
 }

@@ -13,11 +13,14 @@ public struct RouteContext: Sendable {
         request.pathParameters[name] ?? ""
     }
 
-    /// The body as a JSON object: anything else is a `400` in the family's shape.
+    /// The body as a JSON object: anything else is a `400` in the family's shape, and so is a
+    /// NUL character anywhere in it (PostgreSQL can store none), named by where it is.
     public func jsonObject() throws(APIError) -> JSONObject {
         guard let value = try? JSONValue.parse(request.body), let object = value.objectValue else {
             throw APIError.badRequest("the request body must be a JSON object")
         }
+        let nulProblems = NULCharacters.problems(in: object)
+        if !nulProblems.isEmpty { throw APIError(status: 400, messages: nulProblems) }
         return object
     }
 }

@@ -106,7 +106,8 @@ enum NotificationExpansion {
     }
 
     /// The page's new badge numbers (`id`, `badge`): the per-subscription counter set or
-    /// raised (never below 0), or nothing when the notification leaves the badge alone.
+    /// raised (never below 0, and saturating at `integer`'s largest value rather than
+    /// overflowing it), or nothing when the notification leaves the badge alone.
     static func badgeUpdate(_ badge: NotificationBadge) -> PostgresQuery {
         switch badge {
         case .none:
@@ -118,7 +119,7 @@ enum NotificationExpansion {
                 """
         case .increase(let step):
             return """
-                UPDATE subscriptions s SET badge_count = GREATEST(s.badge_count + \(step), 0) FROM page WHERE s.id = page.id
+                UPDATE subscriptions s SET badge_count = LEAST(GREATEST(s.badge_count::bigint + \(step), 0), 2147483647) FROM page WHERE s.id = page.id
                 RETURNING s.id, s.badge_count AS badge
                 """
         }

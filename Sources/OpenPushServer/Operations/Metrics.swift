@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Request counters and latency histograms, rendered in the Prometheus text format.
-/// Routes are recorded by template so that ids in paths cannot blow up the series count.
+/// Routes are recorded by template and methods outside the known set as `OTHER`, so that
+/// neither ids in paths nor invented methods can blow up the series count.
 public final class Metrics: Sendable {
     /// Latency buckets in seconds: fine at the low end, where a healthy API lives.
     public static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -63,7 +64,15 @@ public final class Metrics: Sendable {
 
     public init() {}
 
+    /// Methods recorded under their own name; any other token a client sends is `OTHER`.
+    public static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+    static func methodLabel(_ method: String) -> String {
+        knownMethods.contains(method) ? method : "OTHER"
+    }
+
     public func recordRequest(method: String, route: String, status: Int, seconds: Double) {
+        let method = Self.methodLabel(method)
         state.withLock { state in
             state.requests[RequestKey(method: method, route: route, status: status), default: 0] += 1
             state.latency[route, default: Histogram()].observe(seconds, bounds: Self.latencyBuckets)

@@ -31,7 +31,13 @@ enum OperationsRoutes {
         }
     }
 
+    /// What a scrape costs: counters and gauges this process keeps in memory, plus one query,
+    /// the queue depth. That counts only unfinished deliveries through the claim index (its
+    /// predicate, `finished_at IS NULL`), so it grows with the backlog, never with the history
+    /// of deliveries, messages or subscriptions; nothing else here may count a table per scrape
+    /// (figures like those belong in the maintenance loop, or an estimate from `pg_class`).
     @Sendable static func metrics(_ context: RouteContext) async throws -> HTTPResponse {
+        try MetricsAccess.require(context.request.headers["Authorization"], token: context.services.configuration.metricsToken)
         let pool = context.services.database.statistics
         let queueDepth = (try? await DeliveryQueue.depth(in: context.services.database)).map(Double.init) ?? -1
         let text = context.services.metrics.render(gauges: [

@@ -14,9 +14,10 @@ public enum ServerBootstrap {
         let resources = try ResourceLocator.resourcesDirectory(configured: configuration.resourcesDirectory)
         let migrations = try Migrator.load(directory: resources + "/migrations")
         let document = try OpenAPIDocument.load(directory: resources + "/openapi")
-        let pool = PostgresPool(conninfo: databaseURL, size: configuration.databasePoolSize)
-        return Services(configuration: configuration, database: pool, migrations: migrations, metrics: Metrics(),
-                        openAPIDocument: document.serializedBytes, now: now)
+        let pool = PostgresPool(conninfo: databaseURL, size: configuration.databasePoolSize,
+                                timeouts: configuration.databaseTimeouts)
+        return Services(configuration: configuration, database: pool, databaseConninfo: databaseURL, migrations: migrations,
+                        metrics: Metrics(), openAPIDocument: document.serializedBytes, now: now)
     }
 
     /// Applies pending migrations under the advisory lock; safe with many processes starting at once.

@@ -5,16 +5,20 @@ public import Postgres
 public struct Services: Sendable {
     public var configuration: Configuration
     public var database: PostgresPool
+    /// The conninfo `database` connects with: `OPENPUSH_DATABASE_URL`, or the embedded cluster's
+    /// under `openpush dev`. Connections outside the pool (the workers' LISTEN) use it too.
+    public var databaseConninfo: String
     public var migrations: [Migration]
     public var metrics: Metrics
     public var openAPIDocument: [UInt8]
     /// The wall clock; tests pass a fixed one.
     public var now: @Sendable () -> Double
 
-    public init(configuration: Configuration, database: PostgresPool, migrations: [Migration], metrics: Metrics,
-                openAPIDocument: [UInt8], now: @escaping @Sendable () -> Double) {
+    public init(configuration: Configuration, database: PostgresPool, databaseConninfo: String, migrations: [Migration],
+                metrics: Metrics, openAPIDocument: [UInt8], now: @escaping @Sendable () -> Double) {
         self.configuration = configuration
         self.database = database
+        self.databaseConninfo = databaseConninfo
         self.migrations = migrations
         self.metrics = metrics
         self.openAPIDocument = openAPIDocument

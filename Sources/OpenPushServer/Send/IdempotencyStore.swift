@@ -16,17 +16,25 @@ public struct IdempotentResponse: Sendable, Equatable {
     }
 }
 
-/// Idempotency keys per (app, scope). Callers hold the app's send lock (see `RateLimiter`), so a
-/// lookup followed by a save cannot race with another request for the same key.
+/// Idempotency keys per (app, scope, caller). The caller is who sent the key: the app's own
+/// REST keys are one caller, each shared demo tenant's key another, so tenants that choose the
+/// same key never replay each other's answers. Callers hold the app's send lock (see
+/// `RateLimiter`), so a lookup followed by a save cannot race with another request for the same key.
 public enum IdempotencyStore {
     public static let liveActivityStart = "live_activity_start"
     public static let liveActivityRetention: Double = 30 * 24 * 3600
 
-    public static func find(appID: String, scope: String, key: String, notBefore: Double,
+    /// The caller a REST key stands for: its tenant, or '' for the app's own keys.
+    public static func caller(tenantID: String?) -> String {
+        tenantID ?? ""
+    }
+
+    public static func find(appID: String, scope: String, caller: String, key: String, notBefore: Double,
                             in connection: PostgresConnection) throws -> IdempotentResponse? {
         guard let row = try connection.query("""
             SELECT status, response::text AS response, request_digest, message_id FROM idempotency_keys
-            WHERE app_id = \(appID) AND scope = \(scope) AND key = \(key) AND created_at > to_timestamp(\(notBefore))
+            WHERE app_id = \(appID) AND scope = \(scope) AND caller = \(caller) AND key = \(key)
+              AND created_at > to_timestamp(\(notBefore))
             """).first else { return nil }
         return IdempotentResponse(status: try row.decode("status"),
                                   body: (try? JSONValue.parse(try row.decode("response", as: String.self))) ?? .null,
@@ -34,13 +42,14 @@ public enum IdempotencyStore {
     }
 
     /// Saves the first answer; an expired row with the same key is replaced.
-    public static func save(appID: String, scope: String, key: String, response: IdempotentResponse, now: Double,
-                            in connection: PostgresConnection) throws {
+    public static func save(appID: String, scope: String, caller: String, key: String, response: IdempotentResponse,
+                            now: Double, in connection: PostgresConnection) throws {
         try connection.query("""
-            INSERT INTO idempotency_keys (app_id, scope, key, request_digest, status, response, message_id, created_at)
-            VALUES (\(appID), \(scope), \(key), \(response.requestDigest), \(response.status), \(response.body.serialized)::jsonb,
-                    \(response.messageID), to_timestamp(\(now)))
-            ON CONFLICT (app_id, scope, key) DO UPDATE SET
+            INSERT INTO idempotency_keys (app_id, scope, caller, key, request_digest, status, response, message_id,
+                                          created_at)
+            VALUES (\(appID), \(scope), \(caller), \(key), \(response.requestDigest), \(response.status),
+                    \(response.body.serialized)::jsonb, \(response.messageID), to_timestamp(\(now)))
+            ON CONFLICT (app_id, scope, caller, key) DO UPDATE SET
                 request_digest = EXCLUDED.request_digest, status = EXCLUDED.status, response = EXCLUDED.response,
                 message_id = EXCLUDED.message_id, created_at = EXCLUDED.created_at
             """)

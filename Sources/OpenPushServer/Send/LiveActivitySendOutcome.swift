@@ -2,8 +2,8 @@ import HTTPServer
 public import OpenPushCore
 
 /// What a send request came to, decided inside its transaction and rendered after commit.
-/// Refusals are values, not thrown errors, so that the rate-limit bookkeeping of a refused
-/// request is still committed: the limit counts every authenticated request.
+/// Every authenticated request counts against the rate limit, refused or not: the limit is
+/// committed before the work starts (see `SendTransaction`).
 enum SendOutcome: Sendable {
     case created(status: Int, body: JSONValue, audienceTotal: Int, audienceSent: Int)
     case replayed(status: Int, body: JSONValue)

@@ -21,7 +21,8 @@ enum LiveActivitySendRoutes {
         let outcome = try await SendTransaction.run(appID: appID, now: now, database: context.services.database) { connection in
             let send = try parsed.get()
             if let key = send.idempotencyKey,
-               let first = try IdempotencyStore.find(appID: appID, scope: IdempotencyStore.liveActivityStart, key: key,
+               let first = try IdempotencyStore.find(appID: appID, scope: IdempotencyStore.liveActivityStart,
+                                                     caller: IdempotencyStore.caller(tenantID: principal.tenantID), key: key,
                                                      notBefore: now - IdempotencyStore.liveActivityRetention, in: connection) {
                 return .replayed(status: first.status, body: first.body)
             }
@@ -35,13 +36,15 @@ enum LiveActivitySendRoutes {
             let messageID = try MessageStore.insert(.init(
                 appID: appID, kind: "live_activity", event: .start, name: send.name, activityType: activityType,
                 activityID: send.activityID, request: (try? body.get()) ?? [:], audienceTotal: total,
-                truncated: total > MessageStore.liveActivityFanOutCap, pushTimestamp: timestamp), now: now, in: connection)
+                truncated: total > MessageStore.liveActivityFanOutCap, tenantID: principal.tenantID, pushTimestamp: timestamp),
+                now: now, in: connection)
             let sent = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: "push_to_start",
                                                           recipients: LiveActivityAudience.capped(audience), in: connection)
             try MessageStore.notifyWorkers(appID: appID, in: connection)
             let response: JSONValue = ["notification_id": .string(messageID)]
             if let key = send.idempotencyKey {
-                try IdempotencyStore.save(appID: appID, scope: IdempotencyStore.liveActivityStart, key: key,
+                try IdempotencyStore.save(appID: appID, scope: IdempotencyStore.liveActivityStart,
+                                          caller: IdempotencyStore.caller(tenantID: principal.tenantID), key: key,
                                           response: IdempotentResponse(status: 201, body: response, messageID: messageID),
                                           now: now, in: connection)
             }
@@ -76,7 +79,8 @@ enum LiveActivitySendRoutes {
                 appID: appID, kind: "live_activity", event: send.event, name: send.name,
                 activityType: try types.first?.decode("activity_type", as: String.self), activityID: activityID,
                 request: (try? body.get()) ?? [:], audienceTotal: total,
-                truncated: total > MessageStore.liveActivityFanOutCap, pushTimestamp: timestamp), now: now, in: connection)
+                truncated: total > MessageStore.liveActivityFanOutCap, tenantID: principal.tenantID, pushTimestamp: timestamp),
+                now: now, in: connection)
             let sent = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: "update",
                                                           recipients: LiveActivityAudience.capped(holders), in: connection)
             if send.event == .end {

@@ -20,11 +20,14 @@ public enum MessageStore {
         public var request: JSONObject
         public var audienceTotal: Int
         public var truncated: Bool
+        /// The shared demo tenant whose key sent it: only that tenant reads or cancels it.
+        public var tenantID: String?
         /// A Live Activity push's `aps.timestamp` (see `nextActivityTimestamp`).
         public var pushTimestamp: Int?
 
         public init(appID: String, kind: String, event: LiveActivityEvent?, name: String?, activityType: String?,
-                    activityID: String?, request: JSONObject, audienceTotal: Int, truncated: Bool, pushTimestamp: Int? = nil) {
+                    activityID: String?, request: JSONObject, audienceTotal: Int, truncated: Bool, tenantID: String? = nil,
+                    pushTimestamp: Int? = nil) {
             self.pushTimestamp = pushTimestamp
             self.appID = appID
             self.kind = kind
@@ -35,6 +38,7 @@ public enum MessageStore {
             self.request = request
             self.audienceTotal = audienceTotal
             self.truncated = truncated
+            self.tenantID = tenantID
         }
     }
 
@@ -42,10 +46,10 @@ public enum MessageStore {
         let id = Identifier.make(prefix: "msg", now: now, random: KeyMaterial.identifierEntropy())
         try connection.query("""
             INSERT INTO messages (id, app_id, kind, event, name, activity_type, activity_id, request, audience_total,
-                                  truncated, push_timestamp, created_at)
+                                  truncated, tenant_id, push_timestamp, created_at)
             VALUES (\(id), \(message.appID), \(message.kind), \(message.event?.rawValue), \(message.name), \(message.activityType),
                     \(message.activityID), \(JSONValue.object(message.request).serialized)::jsonb, \(message.audienceTotal),
-                    \(message.truncated), \(message.pushTimestamp.map(Int64.init)), to_timestamp(\(now)))
+                    \(message.truncated), \(message.tenantID), \(message.pushTimestamp.map(Int64.init)), to_timestamp(\(now)))
             """)
         return id
     }
@@ -69,7 +73,7 @@ public enum MessageStore {
         let clock = LiveActivityPayload.nextTimestamp(now: now, previous: nil)
         let value: Int64 = try connection.query("""
             INSERT INTO live_activity_clocks (app_id, activity_id, last_timestamp) VALUES (\(appID), \(activityID), \(Int64(clock)))
-            ON CONFLICT (app_id, activity_id) DO UPDATE
+            ON CONFLICT (app_id, md5(activity_id)) DO UPDATE
             SET last_timestamp = GREATEST(EXCLUDED.last_timestamp, live_activity_clocks.last_timestamp + 1)
             RETURNING last_timestamp
             """)[0].decode("last_timestamp")

@@ -18,6 +18,13 @@ public struct RateLimit: Sendable, Equatable {
 }
 
 public enum RateLimiter {
+    /// Admits and records one request in a short transaction of its own, committed before the
+    /// request does its work: an admitted request keeps its slot whatever happens to it later
+    /// (a `500`, a lost database), and the lock below is held only for these few statements.
+    public static func admit(appID: String, _ rateLimit: RateLimit, now: Double, in database: PostgresPool) async throws -> Bool {
+        try await database.transaction { try admit(appID: appID, rateLimit, now: now, in: $0) }
+    }
+
     /// Admits and records one request, or refuses it. Call inside a transaction: the per-app,
     /// per-bucket advisory lock it takes is held until commit, so concurrent requests from any
     /// process are counted one after another.

@@ -1,21 +1,20 @@
 import OpenPushCore
 import Postgres
 
-/// The transaction every Live Activity send runs in: first the shared rate limit (which also
-/// serialises this app's sends, so idempotency checks cannot race), then the work. An
-/// `APIError` from the work becomes a refusal *after* the rate-limit row is committed.
+/// How every Live Activity send runs: first the shared rate limit, counted and committed in a
+/// transaction of its own (so a send that fails later still used its slot), then the work, in a
+/// transaction holding the app's send lock (see `AppSendLock`). An `APIError` from the work rolls
+/// its transaction back and becomes a refusal.
 enum SendTransaction {
     static func run(appID: String, now: Double, database: PostgresPool,
                     _ work: @escaping @Sendable (PostgresConnection) throws -> SendOutcome) async throws -> SendOutcome {
-        try await database.transaction { connection in
-            guard try RateLimiter.admit(appID: appID, .liveActivitySends, now: now, in: connection) else {
-                return .rateLimited
-            }
-            do {
-                return try work(connection)
-            } catch let error as APIError {
-                return .refused(error)
-            }
+        guard try await RateLimiter.admit(appID: appID, .liveActivitySends, now: now, in: database) else {
+            return .rateLimited
+        }
+        do {
+            return try await AppSendLock.withLock(appID: appID, database: database, work)
+        } catch let error as APIError {
+            return .refused(error)
         }
     }
 }

@@ -8,12 +8,17 @@ public enum MessageView {
     static let unreachableReasons = ["Unregistered", "BadDeviceToken", "ExpiredToken", "DeviceTokenNotForTopic",
                                      "Unsubscribed", "ActivityEnded"]
 
-    public static func find(messageID: String, appID: String, in connection: PostgresConnection) throws -> JSONValue? {
+    /// The message, or nil when the app has none by that id. With a `tenantID` (a shared demo
+    /// tenant's key) only that tenant's messages are found: another tenant's is as missing as
+    /// one that never existed, as in the list and cancel routes.
+    public static func find(messageID: String, appID: String, tenantID: String? = nil,
+                            in connection: PostgresConnection) throws -> JSONValue? {
+        let tenant: PostgresQuery = tenantID.map { "AND tenant_id = \($0)" } ?? ""
         guard let message = try connection.query("""
             SELECT id, app_id, kind, event, name, activity_type, activity_id, request::text AS request, audience_total,
                    truncated, clicks, extract(epoch FROM created_at)::float8 AS created_at,
                    extract(epoch FROM send_after)::float8 AS send_after, cancelled_at IS NOT NULL AS cancelled, failed_reason
-            FROM messages WHERE id = \(messageID) AND app_id = \(appID)
+            FROM messages WHERE id = \(messageID) AND app_id = \(appID) \(tenant)
             """).first else { return nil }
         let counts = try connection.query("""
             SELECT count(*) FILTER (WHERE state = 'accepted')::int AS successful,

@@ -28,13 +28,15 @@ enum NotificationRoutes {
         let send = try NotificationSendParser.parse(body).get()
         let key = try idempotencyKey(context)
         let digest = SHA256.hash(JSONValue.object(body).serializedBytes)
+        let caller = IdempotencyStore.caller(tenantID: principal.tenantID)
         let now = context.services.now()
         let outcome = try await context.services.database.transaction { connection -> (JSONValue, replayed: Bool) in
             if let key {
                 // Concurrent repeats of one key queue here; the first to commit wins.
-                try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(appID + "/notifications/" + key), 0))")
-                if let first = try IdempotencyStore.find(appID: appID, scope: NotificationStore.idempotencyScope, key: key,
-                                                         notBefore: now - NotificationStore.idempotencyRetention, in: connection) {
+                let lock = appID + "/notifications/" + caller + "/" + key
+                try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lock), 0))")
+                if let first = try IdempotencyStore.find(appID: appID, scope: NotificationStore.idempotencyScope, caller: caller,
+                                                         key: key, notBefore: now - NotificationStore.idempotencyRetention, in: connection) {
                     guard first.requestDigest == digest else { throw APIError(status: 409, idempotencyConflict) }
                     return (first.body, true)
                 }
@@ -53,7 +55,7 @@ enum NotificationRoutes {
                 response = ["id": .string(id)]
             }
             if let key {
-                try IdempotencyStore.save(appID: appID, scope: NotificationStore.idempotencyScope, key: key,
+                try IdempotencyStore.save(appID: appID, scope: NotificationStore.idempotencyScope, caller: caller, key: key,
                                           response: IdempotentResponse(status: 200, body: response, requestDigest: digest,
                                                                        messageID: messageID),
                                           now: now, in: connection)

@@ -15,7 +15,8 @@ enum NotificationViewRoutes {
         let principal = try await Authentication.requireRESTKey(appID: appID, context)
         let messageID = context.pathParameter("notification_id")
         let view = try await context.services.database.withConnection { connection in
-            try MessageView.find(messageID: messageID, appID: principal.app.id, in: connection)
+            try MessageView.find(messageID: messageID, appID: principal.app.id, tenantID: principal.tenantID,
+                                 in: connection)
         }
         guard let view else { throw APIError.notFound("notification '\(messageID)' not found") }
         return .json(view)
