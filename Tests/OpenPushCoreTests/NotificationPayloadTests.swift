@@ -95,7 +95,7 @@ import OpenPushCore
         #expect(request.headers.topic == "com.example.app.push-type.widgets")
         #expect(request.headers.priority == 5)
         #expect(request.payload == ["aps": ["content-changed": true]])
-        #expect(try Self.parse(["push_type": "widgets"]).get().kind.tokenKind == "widget")
+        #expect(try Self.parse(["push_type": "widgets"]).get().kind.tokenKind == .widget)
     }
 
     @Test func aWidgetReloadRefusesContent() {

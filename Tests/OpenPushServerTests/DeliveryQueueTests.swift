@@ -16,7 +16,7 @@ import Postgres
             try connection.query("""
                 INSERT INTO messages (id, app_id, kind, request) VALUES (\(message), \(appID), 'notification', '{}')
                 """)
-            try DeliveryQueue.enqueue(messageID: message, appID: appID, lane: lane, tokenKind: "device", recipients: """
+            try DeliveryQueue.enqueue(messageID: message, appID: appID, lane: lane, tokenKind: .device, recipients: """
                 SELECT 'sub_' || g AS subscription_id, lpad(to_hex(g), 64, '0') AS token, NULL::text AS live_activity_id,
                        NULL::int AS badge
                 FROM generate_series(1, \(jobs * size)) AS g
@@ -156,5 +156,16 @@ import Postgres
             """)[0].decode("id")
         #expect(fromSQL == APNSIdentifier.derive(messageID: "msg_1", subscriptionID: "sub_2", tokenKind: "device"))
         #expect(UUID(uuidString: fromSQL) != nil)
+    }
+
+    @Test func anIdleQueueHasNothingToWaitFor() async throws {
+        let app = try await TestApp.make()
+        let wait = try await app.services.database.withConnection { try DeliveryQueue.secondsUntilNextDue(in: $0) }
+        #expect(wait == nil, "an idle worker must sleep, not poll")
+        let appID = try await app.createApp().app.id
+        try await Self.queue(app, appID: appID, lane: .bulk)
+        try await app.services.database.query("UPDATE delivery_jobs SET due_at = now() + interval '1 hour'")
+        let later = try await app.services.database.withConnection { try DeliveryQueue.secondsUntilNextDue(in: $0) }
+        #expect(later.map { $0 > 3000 && $0 <= 3600 } == true, "\(String(describing: later))")
     }
 }

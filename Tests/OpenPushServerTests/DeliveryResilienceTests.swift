@@ -31,7 +31,7 @@ import Postgres
                 SELECT 'pts_c' || i, \(appID), 'sub_c' || i, 'T', 'aa' || md5('e' || i) || md5('f' || i)
                 FROM generate_series(1, \(count)) AS i
                 """)
-            try DeliveryQueue.enqueue(messageID: "msg_crash", appID: appID, lane: .urgent, tokenKind: "push_to_start", recipients: """
+            try DeliveryQueue.enqueue(messageID: "msg_crash", appID: appID, lane: .urgent, tokenKind: .pushToStart, recipients: """
                 SELECT 'sub_c' || i AS subscription_id, 'aa' || md5('e' || i) || md5('f' || i) AS token,
                        NULL::text AS live_activity_id, NULL::int AS badge
                 FROM generate_series(1, \(count)) AS i

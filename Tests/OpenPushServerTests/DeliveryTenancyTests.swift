@@ -56,7 +56,7 @@ import Postgres
         let deliveries = try queued.enumerated().map { index, row in
             ClaimedDelivery(id: Int64(index), apnsID: UUID().uuidString, messageID: try row.decode("message_id"),
                             appID: try row.decode("app_id"), subscriptionID: try row.decode("subscription_id"),
-                            liveActivityID: try row.decode("live_activity_id"), tokenKind: "update",
+                            liveActivityID: try row.decode("live_activity_id"), tokenKind: .update,
                             token: try row.decode("update_token"), badge: nil, attempts: 1, createdAt: harness.app.services.now())
         }
         // Forget what was sent, so the planner builds both pushes again.

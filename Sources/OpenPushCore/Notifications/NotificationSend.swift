@@ -67,7 +67,7 @@ public enum NotificationKind: String, Sendable, Equatable {
     case widgets
 
     /// The `deliveries.token_kind` its rows carry.
-    public var tokenKind: String { self == .widgets ? "widget" : "device" }
+    public var tokenKind: TokenKind { self == .widgets ? .widget : .device }
 }
 
 /// `ios_badgeType` with `ios_badgeCount`. OpenPush keeps a badge counter per subscription

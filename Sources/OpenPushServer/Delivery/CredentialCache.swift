@@ -1,3 +1,4 @@
+import OpenPushCore
 import APNs
 import Crypto
 import Synchronization

@@ -134,7 +134,7 @@ public final class DeliveryEngine: Sendable {
         let context: DeliveryContext
         do {
             context = try await services.database.withConnection { try DeliveryContext.load(for: deliveries, in: $0) }
-        } catch let undecodable as DeliveryContext.UndecodableMessage {
+        } catch let undecodable as UndecodableMessage {
             try await fail(job, reason: undecodable.reason)
             return
         }
@@ -148,7 +148,7 @@ public final class DeliveryEngine: Sendable {
     private func fail(_ job: DeliveryJob, reason: String) async throws {
         logger.error("message failed: its stored request does not decode", ["message.id": job.messageID, "reason": reason])
         try await services.database.transaction { try DeliveryQueue.fail(messageID: job.messageID, reason: reason, in: $0) }
-        for _ in job.recipients { services.metrics.recordPush(kind: job.tokenKind, state: "error", reason: "MessageFailed") }
+        for _ in job.recipients { services.metrics.recordPush(kind: job.tokenKind.rawValue, state: "error", reason: "MessageFailed") }
     }
 
     // MARK: planning
@@ -178,7 +178,7 @@ public final class DeliveryEngine: Sendable {
                     continue
                 }
                 if let stamp = plan.activityTimestamp { timestamps[stamp.activityID] = stamp.timestamp }
-                let key = delivery.appID + "/" + plan.environment
+                let key = delivery.appID + "/" + plan.environment.rawValue
                 batch.credentials[key] = credential
                 batch.groups[key, default: []].append(Outgoing(delivery: delivery, plan: plan))
             }
@@ -192,7 +192,7 @@ public final class DeliveryEngine: Sendable {
         await withTaskGroup(of: [(Int64, Result<APNSResponse, APNSTransportError>)].self) { group in
             for (key, outgoing) in batch.groups {
                 guard let credential = batch.credentials[key] else { continue }
-                let environment: APNSEnvironment = outgoing[0].plan.environment == "sandbox" ? .sandbox : .production
+                let environment = Self.apnsEnvironment(outgoing[0].plan.environment)
                 let requests = outgoing.map { Self.wireRequest($0) }
                 group.addTask {
                     let results = await self.client.send(requests, credential: credential, environment: environment)
@@ -204,6 +204,13 @@ public final class DeliveryEngine: Sendable {
                 for (id, result) in results { all[id] = result }
             }
             return all
+        }
+    }
+
+    private static func apnsEnvironment(_ environment: DeviceEnvironment) -> APNSEnvironment {
+        switch environment {
+        case .production: .production
+        case .sandbox: .sandbox
         }
     }
 
@@ -241,14 +248,14 @@ public final class DeliveryEngine: Sendable {
             case .finished(let state, let reason):
                 completion.records.append(DeliveryRecord(job: job, recipient: recipient, state: state, reason: reason,
                                                          apnsStatus: status))
-                services.metrics.recordPush(kind: job.tokenKind, state: state.rawValue, reason: reason)
+                services.metrics.recordPush(kind: job.tokenKind.rawValue, state: state.rawValue, reason: reason)
                 if state == .accepted { services.metrics.recordDeliveryLatency(now - job.createdAt) }
             case .retry(let reason):
                 completion.retry.append(recipient)
-                services.metrics.recordPush(kind: job.tokenKind, state: "queued", reason: reason)
+                services.metrics.recordPush(kind: job.tokenKind.rawValue, state: "queued", reason: reason)
             case .held(let reason):
                 completion.held.append(recipient)
-                services.metrics.recordPush(kind: job.tokenKind, state: "queued", reason: reason)
+                services.metrics.recordPush(kind: job.tokenKind.rawValue, state: "queued", reason: reason)
             }
         }
         for (delivery, refusal) in batch.refused {
@@ -288,7 +295,7 @@ public final class DeliveryEngine: Sendable {
             guard try DeliveryQueue.complete(job, worker: worker, with: final.0, in: connection) else { return false }
             for effect in final.1 {
                 switch effect {
-                case .deadToken(let delivery, let invalidSince) where delivery.tokenKind == "widget":
+                case .deadToken(let delivery, let invalidSince) where delivery.tokenKind == .widget:
                     try WidgetTokens.forget(delivery, invalidSince: invalidSince, in: connection)
                 case .deadToken(let delivery, let invalidSince):
                     try TokenDeath.record(delivery, invalidSince: invalidSince, now: now, in: connection)

@@ -22,7 +22,7 @@ public struct DeliveryJob: Sendable, Equatable {
     public var messageID: String
     public var appID: String
     public var lane: DeliveryLane
-    public var tokenKind: String
+    public var tokenKind: TokenKind
     /// The attempt its recipients are on: 1 for a fresh job, more for a retry job.
     public var attempt: Int
     public var recipients: [Recipient]
@@ -33,27 +33,10 @@ public struct DeliveryJob: Sendable, Equatable {
     var deliveries: [ClaimedDelivery] {
         recipients.enumerated().map { index, recipient in
             ClaimedDelivery(id: Int64(index), apnsID: APNSIdentifier.derive(messageID: messageID, subscriptionID: recipient.subscriptionID,
-                                                                             tokenKind: tokenKind),
+                                                                             tokenKind: tokenKind.rawValue),
                             messageID: messageID, appID: appID, subscriptionID: recipient.subscriptionID,
                             liveActivityID: recipient.liveActivityID, tokenKind: tokenKind, token: recipient.token,
                             badge: recipient.badge, attempts: attempt, createdAt: createdAt)
         }
     }
-}
-
-/// One recipient of a claimed job, as the planner and outcome decisions see it.
-public struct ClaimedDelivery: Sendable, Equatable {
-    /// Its index in the job: unique within a batch.
-    public var id: Int64
-    public var apnsID: String
-    public var messageID: String
-    public var appID: String
-    public var subscriptionID: String
-    public var liveActivityID: String?
-    public var tokenKind: String
-    public var token: String
-    public var badge: Int?
-    /// Including this attempt.
-    public var attempts: Int
-    public var createdAt: Double
 }

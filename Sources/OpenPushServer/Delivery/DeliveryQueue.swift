@@ -59,8 +59,10 @@ public enum DeliveryQueue {
                                   badge: badges.flatMap { index < $0.count ? $0[index] : nil })
         }
         let lane: Int = try row.decode("lane")
+        let kind: String = try row.decode("token_kind")
+        guard let tokenKind = TokenKind(rawValue: kind) else { throw InvariantViolation("a job holds token kind '\(kind)'") }
         return DeliveryJob(id: try row.decode("id"), messageID: try row.decode("message_id"), appID: try row.decode("app_id"),
-                           lane: DeliveryLane(rawValue: lane) ?? .bulk, tokenKind: try row.decode("token_kind"),
+                           lane: DeliveryLane(rawValue: lane) ?? .bulk, tokenKind: tokenKind,
                            attempt: try row.decode("attempt"), recipients: recipients, createdAt: try row.decode("created_at"))
     }
 
@@ -77,7 +79,7 @@ public enum DeliveryQueue {
     /// `live_activity_id` and `badge`, in the order to send) as jobs of `jobSize`. Returns how
     /// many recipients were queued.
     @discardableResult
-    public static func enqueue(messageID: String, appID: String, lane: DeliveryLane, tokenKind: String,
+    public static func enqueue(messageID: String, appID: String, lane: DeliveryLane, tokenKind: TokenKind,
                                recipients: PostgresQuery, jobSize: Int = defaultJobSize,
                                in connection: PostgresConnection) throws -> Int {
         let insert = jobsInsert(from: "r", messageID: messageID, appID: appID, lane: lane, tokenKind: tokenKind, jobSize: jobSize)
@@ -91,11 +93,11 @@ public enum DeliveryQueue {
     /// The `INSERT` that groups the rows of the CTE `source` (`subscription_id`, `token`,
     /// `live_activity_id`, `badge`, and `ord`, the order to send) into jobs of `jobSize`,
     /// returning each job's size as `n`.
-    static func jobsInsert(from source: String, messageID: String, appID: String, lane: DeliveryLane, tokenKind: String,
+    static func jobsInsert(from source: String, messageID: String, appID: String, lane: DeliveryLane, tokenKind: TokenKind,
                            jobSize: Int) -> PostgresQuery {
         """
         INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, subscription_ids, tokens, live_activity_ids, badges)
-        SELECT \(messageID), \(appID), \(lane.rawValue), \(tokenKind), array_agg(s.subscription_id ORDER BY s.ord),
+        SELECT \(messageID), \(appID), \(lane.rawValue), \(tokenKind.rawValue), array_agg(s.subscription_id ORDER BY s.ord),
                array_agg(s.token ORDER BY s.ord), array_agg(s.live_activity_id ORDER BY s.ord), array_agg(s.badge ORDER BY s.ord)
         FROM \(identifier: source) AS s GROUP BY (s.ord - 1) / \(jobSize)
         RETURNING cardinality(subscription_ids) AS n
@@ -135,7 +137,7 @@ public enum DeliveryQueue {
             try connection.query("""
                 INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, attempt, due_at, subscription_ids, tokens,
                                            live_activity_ids, badges, created_at)
-                VALUES (\(job.messageID), \(job.appID), \(job.lane.rawValue), \(job.tokenKind), \(attempt),
+                VALUES (\(job.messageID), \(job.appID), \(job.lane.rawValue), \(job.tokenKind.rawValue), \(attempt),
                         now() + make_interval(secs => \(delay)), \(recipients.map(\.subscriptionID))::text[],
                         \(recipients.map(\.token))::text[], \(recipients.map(\.liveActivityID))::text[],
                         \(recipients.map(\.badge))::int[], to_timestamp(\(job.createdAt)))
@@ -195,13 +197,13 @@ public enum DeliveryQueue {
     /// notifies.
     public static func secondsUntilNextDue(in connection: PostgresConnection) throws -> Double? {
         try connection.query("""
-            SELECT GREATEST(0, extract(epoch FROM least(
+            SELECT extract(epoch FROM least(
                 (SELECT min(due_at) FROM delivery_jobs
                  WHERE leased_until IS NULL AND app_id NOT IN (SELECT id FROM apps WHERE apns_paused_at IS NOT NULL)),
                 (SELECT min(leased_until) FROM delivery_jobs WHERE leased_until IS NOT NULL),
                 (SELECT min(GREATEST(send_after, COALESCE(expansion_retry_at, send_after))) FROM messages
                  WHERE expansion = 'pending')
-            ) - now()))::float8 AS wait
+            ) - now())::float8 AS wait
             """)[0].decode("wait")
     }
 

@@ -1,23 +1,16 @@
+public import OpenPushCore
 public import Postgres
 
 /// One device's outcome for one message: appended once, when its job completes.
 public struct DeliveryRecord: Sendable, Equatable {
-    public enum State: String, Sendable {
-        case accepted, error
-        /// Never sent: the message was cancelled first.
-        case cancelled
-        /// Never sent: a newer Live Activity push was accepted first.
-        case superseded
-        /// Never sent: it waited past its time to live.
-        case expired
-    }
+    public typealias State = DeliveryState
 
     public var apnsID: String
     public var messageID: String
     public var appID: String
     public var subscriptionID: String
     public var liveActivityID: String?
-    public var tokenKind: String
+    public var tokenKind: TokenKind
     public var token: String
     public var state: State
     public var attempts: Int
@@ -26,7 +19,8 @@ public struct DeliveryRecord: Sendable, Equatable {
 
     init(job: DeliveryJob, recipient: DeliveryJob.Recipient, state: State, reason: String? = nil, apnsStatus: Int? = nil,
          attempts: Int? = nil) {
-        apnsID = APNSIdentifier.derive(messageID: job.messageID, subscriptionID: recipient.subscriptionID, tokenKind: job.tokenKind)
+        apnsID = APNSIdentifier.derive(messageID: job.messageID, subscriptionID: recipient.subscriptionID,
+                                             tokenKind: job.tokenKind.rawValue)
         messageID = job.messageID
         appID = job.appID
         subscriptionID = recipient.subscriptionID
@@ -49,7 +43,7 @@ public struct DeliveryRecord: Sendable, Equatable {
                    v.state, v.attempts, v.reason, v.status, now()
             FROM unnest(\(records.map(\.apnsID))::text[], \(records.map(\.messageID))::text[], \(records.map(\.appID))::text[],
                         \(records.map(\.subscriptionID))::text[], \(records.map(\.liveActivityID))::text[],
-                        \(records.map(\.tokenKind))::text[], \(records.map(\.token))::text[],
+                        \(records.map(\.tokenKind.rawValue))::text[], \(records.map(\.token))::text[],
                         \(records.map(\.state.rawValue))::text[], \(records.map(\.attempts))::int[],
                         \(records.map(\.reason))::text[], \(records.map(\.apnsStatus))::int[])
                  AS v(apns_id, message_id, app_id, subscription_id, live_activity_id, token_kind, token, state, attempts,

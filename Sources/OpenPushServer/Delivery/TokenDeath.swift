@@ -1,3 +1,4 @@
+import OpenPushCore
 import Postgres
 
 /// A dead token is handled by kind (contract, "Lifecycle"): a push-to-start token is deleted;
@@ -9,16 +10,16 @@ import Postgres
 enum TokenDeath {
     static func record(_ delivery: ClaimedDelivery, invalidSince: Double?, now: Double, in connection: PostgresConnection) throws {
         switch delivery.tokenKind {
-        case "push_to_start":
+        case .pushToStart:
             try connection.query("""
                 DELETE FROM push_to_start_tokens WHERE subscription_id = \(delivery.subscriptionID) AND token = \(delivery.token)
                   AND \(registeredBefore("updated_at", invalidSince))
                 """)
-        case "update":
+        case .update:
             if let row = delivery.liveActivityID {
                 try LiveActivityStore.endForDeadToken(rowID: row, registeredBefore: invalidSince, now: now, in: connection)
             }
-        default:
+        case .device, .widget:
             try connection.query("""
                 UPDATE subscriptions SET token_invalid_at = COALESCE(token_invalid_at, to_timestamp(\(now)))
                 WHERE id = \(delivery.subscriptionID) AND token = \(delivery.token)

@@ -1,3 +1,4 @@
+import OpenPushCore
 import Postgres
 
 /// A widget push token APNs called dead is dropped; the device's own token is untouched.

@@ -38,7 +38,7 @@ enum LiveActivitySendRoutes {
                 activityID: send.activityID, request: (try? body.get()) ?? [:], audienceTotal: total,
                 truncated: total > MessageStore.liveActivityFanOutCap, tenantID: principal.tenantID, pushTimestamp: timestamp),
                 now: now, in: connection)
-            let sent = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: "push_to_start",
+            let sent = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: .pushToStart,
                                                           recipients: LiveActivityAudience.capped(audience), in: connection)
             try MessageStore.notifyWorkers(appID: appID, in: connection)
             let response: JSONValue = ["notification_id": .string(messageID)]
@@ -81,7 +81,7 @@ enum LiveActivitySendRoutes {
                 request: (try? body.get()) ?? [:], audienceTotal: total,
                 truncated: total > MessageStore.liveActivityFanOutCap, tenantID: principal.tenantID, pushTimestamp: timestamp),
                 now: now, in: connection)
-            let sent = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: "update",
+            let sent = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: .update,
                                                           recipients: LiveActivityAudience.capped(holders), in: connection)
             if send.event == .end {
                 // An accepted end closes the rows it goes to: nothing can update them again.

@@ -58,7 +58,7 @@ public enum MessageStore {
     /// yields `subscription_id`, `token` and `live_activity_id` (null where there is none), in
     /// the order to send. Returns how many were queued.
     @discardableResult
-    public static func queueLiveActivity(messageID: String, appID: String, tokenKind: String, recipients: PostgresQuery,
+    public static func queueLiveActivity(messageID: String, appID: String, tokenKind: TokenKind, recipients: PostgresQuery,
                                          in connection: PostgresConnection) throws -> Int {
         try DeliveryQueue.enqueue(messageID: messageID, appID: appID, lane: .urgent, tokenKind: tokenKind, recipients: """
             SELECT r.subscription_id, r.token, r.live_activity_id, NULL::int AS badge FROM (\(recipients)) AS r

@@ -1,22 +1,20 @@
-import OpenPushCore
-
 /// Turns one claimed delivery and its context into the push to send, or into the reason it
 /// will not be sent. Pure: time and the previous timestamps are passed in.
-enum DeliveryPlanner {
+public enum DeliveryPlanner {
     /// A Live Activity push not sent within a day is worthless: APNs would drop it too.
-    static let maximumAge: Double = 24 * 3600
+    public static let maximumAge: Double = 24 * 3600
     /// How long a `ttl: 0` notification ("now or never") may wait in a backlog or behind a
     /// paused app before it is no longer "now".
-    static let nowOrNeverGrace: Double = 5
+    public static let nowOrNeverGrace: Double = 5
 
-    struct Plan: Sendable {
-        var request: APNSRequest
-        var environment: String
+    public struct Plan: Sendable {
+        public var request: APNSRequest
+        public var environment: DeviceEnvironment
         /// The `aps.timestamp` sent to this activity row, to remember.
-        var activityTimestamp: (activityID: String, timestamp: Int)?
+        public var activityTimestamp: (activityID: String, timestamp: Int)?
     }
 
-    enum Refusal: Error, Sendable, Equatable {
+    public enum Refusal: Error, Sendable, Equatable {
         /// Not sent, and never will be: the row ends in `error` with this reason.
         case permanent(String)
         /// The app has no usable APNs credentials: pause it.
@@ -27,8 +25,9 @@ enum DeliveryPlanner {
         case superseded
     }
 
-    static func plan(_ delivery: ClaimedDelivery, context: DeliveryContext, now: Double,
-                     lastTimestamps: [String: Int]) -> Result<Plan, Refusal> {
+    /// `lastTimestamps`: the `aps.timestamp` given to activity rows earlier in the same batch.
+    public static func plan(_ delivery: ClaimedDelivery, context: DeliveryContext, now: Double,
+                            lastTimestamps: [String: Int] = [:]) -> Result<Plan, Refusal> {
         if let message = context.message(for: delivery), message.cancelled { return .failure(.cancelled) }
         if let stop = stopped(delivery, context: context) { return .failure(.permanent(stop)) }
         if let message = context.message(for: delivery), message.notification != nil {
@@ -101,29 +100,27 @@ enum DeliveryPlanner {
         }
     }
 
-    /// The Liquid context of one recipient: its tags, `subscription` and `user`.
     /// Why nothing more may go to this recipient, if something stopped it after it was queued:
     /// the device was disabled or retired, or its token died. Stops stick, retries included.
-    static func stopped(_ delivery: ClaimedDelivery, context: DeliveryContext) -> String? {
+    public static func stopped(_ delivery: ClaimedDelivery, context: DeliveryContext) -> String? {
         guard let subscription = context.subscription(for: delivery) else { return nil }
         guard subscription.reachable else { return "Unsubscribed" }
         switch delivery.tokenKind {
-        case "device":
+        case .device:
             if subscription.tokenInvalid || subscription.token != delivery.token { return "Unregistered" }
-        case "widget":
+        case .widget:
             if subscription.widgetToken != delivery.token { return "Unregistered" }
-        case "push_to_start":
+        case .pushToStart:
             if !context.holdsPushToStartToken(delivery) { return "Unregistered" }
-        case "update":
+        case .update:
             // Ended by the device, by a dead token or with its subscription; an `end` push
             // (`remote`) leaves the pushes before it to the timestamp rule.
             if let reason = context.activity(for: delivery)?.endedReason, reason != "remote" { return "ActivityEnded" }
-        default:
-            break
         }
         return nil
     }
 
+    /// The Liquid context of one recipient: its tags, `subscription` and `user`.
     static func liquidContext(_ subscription: DeliveryContext.Subscription, context: DeliveryContext) -> JSONObject {
         LocalizedText.context(
             tags: subscription.tags,

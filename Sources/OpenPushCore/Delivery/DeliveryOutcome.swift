@@ -1,8 +1,6 @@
-import OpenPushCore
-
 /// What an attempt's result means for its recipient, and for the token and app behind it. Pure.
-enum DeliveryOutcome {
-    enum SideEffect: Sendable, Equatable {
+public enum DeliveryOutcome {
+    public enum SideEffect: Sendable, Equatable {
         /// APNs says the token is dead: what dies depends on the token's kind (see `TokenDeath`).
         /// `invalidSince` is Apple's 410 `timestamp` (unix seconds), when it gave one.
         case deadToken(ClaimedDelivery, invalidSince: Double?)
@@ -10,9 +8,9 @@ enum DeliveryOutcome {
         case pauseApp(appID: String, reason: String)
     }
 
-    enum Decision: Sendable, Equatable {
+    public enum Decision: Sendable, Equatable {
         /// Final: recorded now, never tried again.
-        case finished(DeliveryRecord.State, reason: String?)
+        case finished(DeliveryState, reason: String?)
         /// A passing failure: into the retry job.
         case retry(reason: String)
         /// Never really tried (the app got paused): back into the queue without using an attempt.
@@ -20,7 +18,7 @@ enum DeliveryOutcome {
     }
 
     /// `retryable` is false for pushes that must not be tried twice (`ttl: 0`).
-    static func decide(_ delivery: ClaimedDelivery, verdict: DeliveryVerdict, invalidSince: Double? = nil,
+    public static func decide(_ delivery: ClaimedDelivery, verdict: DeliveryVerdict, invalidSince: Double? = nil,
                        policy: RetryPolicy, retryable: Bool = true) -> (Decision, SideEffect?) {
         switch verdict {
         case .accepted:
@@ -40,7 +38,7 @@ enum DeliveryOutcome {
     }
 
     /// A passing failure (or no answer at all): worth another try, until attempts run out.
-    static func retry(_ delivery: ClaimedDelivery, reason: String, policy: RetryPolicy, retryable: Bool = true) -> Decision {
+    public static func retry(_ delivery: ClaimedDelivery, reason: String, policy: RetryPolicy, retryable: Bool = true) -> Decision {
         guard retryable, delivery.attempts < policy.maxAttempts else { return .finished(.error, reason: reason) }
         return .retry(reason: reason)
     }

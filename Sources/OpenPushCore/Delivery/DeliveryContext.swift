@@ -1,0 +1,182 @@
+/// Everything a claimed job needs to become pushes: the message, the app, and each recipient's
+/// current state, loaded by the server in a few queries (one per table) rather than per
+/// recipient.
+///
+/// Every map is keyed by app as well as by id, and the lookups take the delivery: a recipient
+/// can only ever see its own app's messages, devices, users and counters, even if two apps
+/// share an `external_id` or a batch ever held several apps' jobs.
+public struct DeliveryContext: Sendable {
+    /// An id within one app: the key of every per-batch map.
+    public struct Key: Hashable, Sendable {
+        public var appID: String
+        public var id: String
+
+        public init(appID: String, id: String) {
+            self.appID = appID
+            self.id = id
+        }
+    }
+
+    public struct Message: Sendable {
+        public var id: String
+        public var appID: String
+        public var send: LiveActivitySend?
+        /// A notification's validated request (kind `notification`).
+        public var notification: NotificationSend?
+        public var activityType: String?
+        /// Parsed once per job, rendered per recipient.
+        public var headings: LocalizedTemplates
+        public var contents: LocalizedTemplates
+        public var subtitle: LocalizedTemplates
+        /// When the message became due: its `send_after`, else its creation.
+        public var sendTime: Double
+        /// A Live Activity push's `aps.timestamp`, fixed when it was enqueued (nil for messages
+        /// queued before it was: then it is computed at send time).
+        public var pushTimestamp: Int?
+        public var cancelled: Bool
+
+        public init(id: String, appID: String, send: LiveActivitySend? = nil, notification: NotificationSend? = nil,
+                    activityType: String? = nil, sendTime: Double = 0, pushTimestamp: Int? = nil, cancelled: Bool = false) {
+            self.id = id
+            self.appID = appID
+            self.send = send
+            self.notification = notification
+            self.activityType = activityType
+            headings = LocalizedTemplates(send?.headings ?? notification?.headings)
+            contents = LocalizedTemplates(send?.contents ?? notification?.contents)
+            subtitle = LocalizedTemplates(notification?.subtitle)
+            self.sendTime = sendTime
+            self.pushTimestamp = pushTimestamp
+            self.cancelled = cancelled
+        }
+    }
+
+    public struct App: Sendable {
+        public var id: String
+        public var bundleID: String?
+        public var watchBundleID: String?
+        public var autoEndMinutes: Int?
+        public var onesignalAlias: Bool
+        /// The credential's parts, for the server's credential cache (never rendered).
+        public var p8: String?
+        public var keyID: String?
+        public var teamID: String?
+        /// When the app last changed: the cache's key for its parsed credential.
+        public var updatedAt: Double
+
+        public init(id: String, bundleID: String?, watchBundleID: String? = nil, autoEndMinutes: Int? = nil,
+                    onesignalAlias: Bool = false, p8: String? = nil, keyID: String? = nil, teamID: String? = nil,
+                    updatedAt: Double = 0) {
+            self.id = id
+            self.bundleID = bundleID
+            self.watchBundleID = watchBundleID
+            self.autoEndMinutes = autoEndMinutes
+            self.onesignalAlias = onesignalAlias
+            self.p8 = p8
+            self.keyID = keyID
+            self.teamID = teamID
+            self.updatedAt = updatedAt
+        }
+    }
+
+    public struct Subscription: Sendable {
+        public var id: String
+        public var appID: String
+        public var platform: String
+        public var environment: DeviceEnvironment
+        public var language: String?
+        public var country: String?
+        public var appVersion: String?
+        public var tags: [String: String]
+        public var externalID: String?
+        /// Whether it may still be sent to at all (enabled, not retired).
+        public var reachable: Bool
+        /// The device token now, and whether APNs called it dead.
+        public var token: String
+        public var tokenInvalid: Bool
+        public var widgetToken: String?
+
+        public init(id: String, appID: String, platform: String = "ios", environment: DeviceEnvironment = .production,
+                    language: String? = nil, country: String? = nil, appVersion: String? = nil, tags: [String: String] = [:],
+                    externalID: String? = nil, reachable: Bool = true, token: String, tokenInvalid: Bool = false,
+                    widgetToken: String? = nil) {
+            self.id = id
+            self.appID = appID
+            self.platform = platform
+            self.environment = environment
+            self.language = language
+            self.country = country
+            self.appVersion = appVersion
+            self.tags = tags
+            self.externalID = externalID
+            self.reachable = reachable
+            self.token = token
+            self.tokenInvalid = tokenInvalid
+            self.widgetToken = widgetToken
+        }
+    }
+
+    public struct Activity: Sendable {
+        public var id: String
+        public var appID: String
+        public var staleAt: Double
+        /// The newest `aps.timestamp` APNs accepted for it.
+        public var lastPushTimestamp: Int?
+        public var endedReason: String?
+
+        public init(id: String, appID: String, staleAt: Double, lastPushTimestamp: Int? = nil, endedReason: String? = nil) {
+            self.id = id
+            self.appID = appID
+            self.staleAt = staleAt
+            self.lastPushTimestamp = lastPushTimestamp
+            self.endedReason = endedReason
+        }
+    }
+
+    private var messages: [Key: Message] = [:]
+    private var apps: [String: App] = [:]
+    private var subscriptions: [Key: Subscription] = [:]
+    private var activities: [Key: Activity] = [:]
+    /// (app, subscription id) → the push-to-start tokens it holds now.
+    private var pushToStartTokens: [Key: Set<String>] = [:]
+    /// (app, external id) → the user's aliases, for Liquid's `user`.
+    private var aliases: [Key: [String: String]] = [:]
+
+    public init() {}
+
+    public mutating func add(_ message: Message) { messages[Key(appID: message.appID, id: message.id)] = message }
+    public mutating func add(_ app: App) { apps[app.id] = app }
+    public mutating func add(_ subscription: Subscription) {
+        subscriptions[Key(appID: subscription.appID, id: subscription.id)] = subscription
+    }
+    public mutating func add(_ activity: Activity) { activities[Key(appID: activity.appID, id: activity.id)] = activity }
+    public mutating func addPushToStartToken(_ token: String, appID: String, subscriptionID: String) {
+        pushToStartTokens[Key(appID: appID, id: subscriptionID), default: []].insert(token)
+    }
+    public mutating func addAlias(label: String, value: String, appID: String, externalID: String) {
+        aliases[Key(appID: appID, id: externalID), default: [:]][label] = value
+    }
+
+    public func message(for delivery: ClaimedDelivery) -> Message? {
+        messages[Key(appID: delivery.appID, id: delivery.messageID)]
+    }
+
+    public func app(for delivery: ClaimedDelivery) -> App? { apps[delivery.appID] }
+
+    public func subscription(for delivery: ClaimedDelivery) -> Subscription? {
+        subscriptions[Key(appID: delivery.appID, id: delivery.subscriptionID)]
+    }
+
+    public func activity(for delivery: ClaimedDelivery) -> Activity? {
+        delivery.liveActivityID.flatMap { activities[Key(appID: delivery.appID, id: $0)] }
+    }
+
+    public func holdsPushToStartToken(_ delivery: ClaimedDelivery) -> Bool {
+        pushToStartTokens[Key(appID: delivery.appID, id: delivery.subscriptionID)]?.contains(delivery.token) ?? false
+    }
+
+    /// The aliases of the user behind `externalID` in `appID` only.
+    public func userAliases(appID: String, externalID: String) -> [String: String] {
+        aliases[Key(appID: appID, id: externalID)] ?? [:]
+    }
+}

@@ -1,0 +1,126 @@
+import OpenPushCore
+import Postgres
+
+/// A stored message that no longer decodes: its message fails loudly, never silently.
+struct UndecodableMessage: Error, CustomStringConvertible {
+    var messageID: String
+    var reason: String
+    var description: String { "message \(messageID) does not decode: \(reason)" }
+}
+
+extension DeliveryContext {
+    /// Loads what the deliveries need, one query per table.
+    static func load(for deliveries: [ClaimedDelivery], in connection: PostgresConnection) throws -> DeliveryContext {
+        var context = DeliveryContext()
+        let messageIDs = Array(Set(deliveries.map(\.messageID)))
+        for row in try connection.query("""
+            SELECT id, app_id, kind, event, activity_type, activity_id, request::text AS request, push_timestamp,
+                   cancelled_at IS NOT NULL AS cancelled,
+                   extract(epoch FROM COALESCE(send_after, created_at))::float8 AS send_time
+            FROM messages WHERE id = ANY(\(messageIDs)::text[])
+            """) {
+            context.add(try decodeMessage(row))
+        }
+        let appIDs = Array(Set(deliveries.map(\.appID)))
+        for row in try connection.query("""
+            SELECT id, apns_bundle_id, apns_watch_bundle_id, live_activity_auto_end_minutes, onesignal_alias, apns_p8,
+                   apns_key_id, apns_team_id, extract(epoch FROM updated_at)::float8 AS updated_at
+            FROM apps WHERE id = ANY(\(appIDs)::text[])
+            """) {
+            context.add(App(id: try row.decode("id"), bundleID: try row.decode("apns_bundle_id"),
+                            watchBundleID: try row.decode("apns_watch_bundle_id"),
+                            autoEndMinutes: try row.decode("live_activity_auto_end_minutes"),
+                            onesignalAlias: try row.decode("onesignal_alias"), p8: try row.decode("apns_p8"),
+                            keyID: try row.decode("apns_key_id"), teamID: try row.decode("apns_team_id"),
+                            updatedAt: try row.decode("updated_at")))
+        }
+        let subscriptionIDs = Array(Set(deliveries.map(\.subscriptionID)))
+        var externalIDs: Set<String> = []
+        for row in try connection.query("""
+            SELECT id, app_id, platform, environment, language, country, app_version, tags::text AS tags, external_id,
+                   enabled AND retired_at IS NULL AS reachable, token, token_invalid_at IS NOT NULL AS token_invalid,
+                   widget_push_token
+            FROM subscriptions WHERE id = ANY(\(subscriptionIDs)::text[])
+            """) {
+            let tagObject = (try? JSONValue.parse(try row.decode("tags", as: String.self)))?.objectValue ?? [:]
+            let tags = Dictionary(uniqueKeysWithValues: tagObject.compactMap { entry in entry.value.stringValue.map { (entry.key, $0) } })
+            let environment: String = try row.decode("environment")
+            guard let known = DeviceEnvironment(rawValue: environment) else {
+                throw InvariantViolation("subscription environment '\(environment)' is neither production nor sandbox")
+            }
+            let subscription = Subscription(
+                id: try row.decode("id"), appID: try row.decode("app_id"), platform: try row.decode("platform"),
+                environment: known, language: try row.decode("language"), country: try row.decode("country"),
+                appVersion: try row.decode("app_version"), tags: tags, externalID: try row.decode("external_id"),
+                reachable: try row.decode("reachable"), token: try row.decode("token"), tokenInvalid: try row.decode("token_invalid"),
+                widgetToken: try row.decode("widget_push_token"))
+            if let externalID = subscription.externalID { externalIDs.insert(externalID) }
+            context.add(subscription)
+        }
+        let activityIDs = Array(Set(deliveries.compactMap(\.liveActivityID)))
+        if !activityIDs.isEmpty {
+            for row in try connection.query("""
+                SELECT id, app_id, extract(epoch FROM stale_at)::float8 AS stale_at, last_push_timestamp, ended_reason
+                FROM live_activities WHERE id = ANY(\(activityIDs)::text[])
+                """) {
+                let last: Int64? = try row.decode("last_push_timestamp")
+                context.add(Activity(id: try row.decode("id"), appID: try row.decode("app_id"), staleAt: try row.decode("stale_at"),
+                                     lastPushTimestamp: last.map(Int.init), endedReason: try row.decode("ended_reason")))
+            }
+        }
+        if deliveries.contains(where: { $0.tokenKind == .pushToStart }) {
+            for row in try connection.query("""
+                SELECT app_id, subscription_id, token FROM push_to_start_tokens
+                WHERE subscription_id = ANY(\(subscriptionIDs)::text[])
+                """) {
+                context.addPushToStartToken(try row.decode("token"), appID: try row.decode("app_id"),
+                                            subscriptionID: try row.decode("subscription_id"))
+            }
+        }
+        if !externalIDs.isEmpty {
+            for row in try connection.query("""
+                SELECT e.app_id, e.value AS external_id, a.label, a.value FROM user_aliases e
+                JOIN user_aliases a ON a.user_id = e.user_id AND a.app_id = e.app_id
+                WHERE e.label = 'external_id' AND e.value = ANY(\(Array(externalIDs))::text[]) AND e.app_id = ANY(\(appIDs)::text[])
+                """) {
+                context.addAlias(label: try row.decode("label"), value: try row.decode("value"), appID: try row.decode("app_id"),
+                                 externalID: try row.decode("external_id"))
+            }
+        }
+        return context
+    }
+
+    /// The stored request, decoded loudly: it was validated when it was sent, so a failure here
+    /// means the stored form changed under it, and the message must fail, not go out wrong.
+    private static func decodeMessage(_ row: PostgresRow) throws -> Message {
+        let id: String = try row.decode("id")
+        let appID: String = try row.decode("app_id")
+        guard let request = (try? JSONValue.parse(try row.decode("request", as: String.self)))?.objectValue else {
+            throw UndecodableMessage(messageID: id, reason: "the stored request is not a JSON object")
+        }
+        let timestamp: Int64? = try row.decode("push_timestamp")
+        let cancelled: Bool = try row.decode("cancelled")
+        if try row.decode("kind", as: String.self) == "notification" {
+            let send = try decoded(NotificationSendParser.parse(request), messageID: id)
+            return Message(id: id, appID: appID, notification: send, sendTime: try row.decode("send_time"), cancelled: cancelled)
+        }
+        let event: String? = try row.decode("event")
+        let send: LiveActivitySend
+        switch event {
+        case "start": send = try decoded(LiveActivitySendParser.parseStart(request), messageID: id)
+        case "update", "end":
+            send = try decoded(LiveActivitySendParser.parseUpdateOrEnd(request, activityID: try row.decode("activity_id")),
+                               messageID: id)
+        default: throw UndecodableMessage(messageID: id, reason: "unknown event \(event ?? "null")")
+        }
+        return Message(id: id, appID: appID, send: send, activityType: try row.decode("activity_type"),
+                       pushTimestamp: timestamp.map(Int.init), cancelled: cancelled)
+    }
+
+    private static func decoded<Value>(_ result: Result<Value, APIError>, messageID: String) throws -> Value {
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw UndecodableMessage(messageID: messageID, reason: error.messages.joined(separator: "; "))
+        }
+    }
+}

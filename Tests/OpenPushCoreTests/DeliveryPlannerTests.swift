@@ -1,0 +1,163 @@
+import Testing
+import OpenPushCore
+
+/// The planner decides, per recipient and with `now` passed in, what goes to APNs and what is
+/// recorded instead. No database, no clock.
+@Suite struct DeliveryPlannerTests {
+    static let now = 1_800_000_000.0
+    static let app = DeliveryContext.App(id: "app_a", bundleID: "com.example.app")
+
+    static func recipient(_ kind: TokenKind = .update, token: String = "aa", attempts: Int = 1, createdAt: Double = now,
+                          activity: String? = "lact_1", app: String = "app_a", subscription: String = "sub_1") -> ClaimedDelivery {
+        ClaimedDelivery(id: 0, apnsID: "6f1e2d3c-0000-8000-8000-000000000001", messageID: "msg_1", appID: app,
+                        subscriptionID: subscription, liveActivityID: activity, tokenKind: kind, token: token, badge: nil,
+                        attempts: attempts, createdAt: createdAt)
+    }
+
+    static func update(pushTimestamp: Int?) throws -> DeliveryContext.Message {
+        let send = try LiveActivitySendParser.parseUpdateOrEnd(
+            ["event": "update", "name": "n", "event_updates": ["home": 1], "headings": ["en": "{{ user.aliases.crm }}"]],
+            activityID: "game").get()
+        return DeliveryContext.Message(id: "msg_1", appID: "app_a", send: send, activityType: "Score", pushTimestamp: pushTimestamp)
+    }
+
+    static func context(_ message: DeliveryContext.Message, lastAccepted: Int? = nil, endedReason: String? = nil,
+                        subscription: DeliveryContext.Subscription = .init(id: "sub_1", appID: "app_a", token: "aa")) -> DeliveryContext {
+        var context = DeliveryContext()
+        context.add(message)
+        context.add(app)
+        context.add(subscription)
+        context.add(DeliveryContext.Activity(id: "lact_1", appID: "app_a", staleAt: now + 3600, lastPushTimestamp: lastAccepted,
+                                             endedReason: endedReason))
+        return context
+    }
+
+    static func refusal(_ result: Result<DeliveryPlanner.Plan, DeliveryPlanner.Refusal>) -> DeliveryPlanner.Refusal? {
+        if case .failure(let refusal) = result { return refusal }
+        return nil
+    }
+
+    @Test func aLiveActivityPushCarriesTheTimestampFixedAtEnqueueOnEveryAttempt() throws {
+        let context = Self.context(try Self.update(pushTimestamp: 1_799_999_000), lastAccepted: 1_799_998_000)
+        for attempt in 1...3 {
+            let plan = try DeliveryPlanner.plan(Self.recipient(attempts: attempt), context: context, now: Self.now + Double(attempt)).get()
+            #expect(plan.request.payload.objectValue?["aps"]?.objectValue?["timestamp"] == 1_799_999_000)
+            #expect(plan.activityTimestamp?.timestamp == 1_799_999_000)
+        }
+    }
+
+    @Test(arguments: [1_799_999_000, 1_799_999_500])
+    func anUpdateNoNewerThanTheAcceptedOneIsSuperseded(lastAccepted: Int) throws {
+        let context = Self.context(try Self.update(pushTimestamp: 1_799_999_000), lastAccepted: lastAccepted)
+        #expect(Self.refusal(DeliveryPlanner.plan(Self.recipient(), context: context, now: Self.now)) == .superseded)
+    }
+
+    @Test func aMessageQueuedBeforeTimestampsWereFixedGetsOneAtSendTime() throws {
+        let context = Self.context(try Self.update(pushTimestamp: nil), lastAccepted: Int(Self.now) + 5)
+        let plan = try DeliveryPlanner.plan(Self.recipient(), context: context, now: Self.now).get()
+        #expect(plan.activityTimestamp?.timestamp == Int(Self.now) + 6)
+    }
+
+    @Test func aLiveActivityPushOlderThanADayExpires() throws {
+        let context = Self.context(try Self.update(pushTimestamp: 1))
+        let old = Self.recipient(createdAt: Self.now - DeliveryPlanner.maximumAge - 1)
+        #expect(Self.refusal(DeliveryPlanner.plan(old, context: context, now: Self.now)) == .permanent("Expired"))
+    }
+
+    @Test func aCancelledMessageSendsNothing() throws {
+        var message = try Self.update(pushTimestamp: 1)
+        message.cancelled = true
+        #expect(Self.refusal(DeliveryPlanner.plan(Self.recipient(), context: Self.context(message), now: Self.now)) == .cancelled)
+    }
+
+    @Test func aMissingBundleIDIsACredentialProblem() throws {
+        var context = Self.context(try Self.update(pushTimestamp: 1))
+        context.add(DeliveryContext.App(id: "app_a", bundleID: nil))
+        #expect(Self.refusal(DeliveryPlanner.plan(Self.recipient(), context: context, now: Self.now)) == .credentials("MissingTopic"))
+    }
+
+    @Test func stopsStick() throws {
+        let message = try Self.update(pushTimestamp: 1)
+        let retired = DeliveryContext.Subscription(id: "sub_1", appID: "app_a", reachable: false, token: "aa")
+        #expect(DeliveryPlanner.stopped(Self.recipient(), context: Self.context(message, subscription: retired)) == "Unsubscribed")
+        #expect(DeliveryPlanner.stopped(Self.recipient(), context: Self.context(message, endedReason: "dead_token")) == "ActivityEnded")
+        #expect(DeliveryPlanner.stopped(Self.recipient(), context: Self.context(message, endedReason: "remote")) == nil)
+        let dead = DeliveryContext.Subscription(id: "sub_1", appID: "app_a", token: "aa", tokenInvalid: true)
+        #expect(DeliveryPlanner.stopped(Self.recipient(.device), context: Self.context(message, subscription: dead)) == "Unregistered")
+        let moved = DeliveryContext.Subscription(id: "sub_1", appID: "app_a", token: "bb")
+        #expect(DeliveryPlanner.stopped(Self.recipient(.device), context: Self.context(message, subscription: moved)) == "Unregistered")
+        let widgetless = DeliveryContext.Subscription(id: "sub_1", appID: "app_a", token: "aa", widgetToken: "cc")
+        #expect(DeliveryPlanner.stopped(Self.recipient(.widget), context: Self.context(message, subscription: widgetless)) == "Unregistered")
+        #expect(DeliveryPlanner.stopped(Self.recipient(.pushToStart), context: Self.context(message)) == "Unregistered")
+        var holding = Self.context(message)
+        holding.addPushToStartToken("aa", appID: "app_a", subscriptionID: "sub_1")
+        #expect(DeliveryPlanner.stopped(Self.recipient(.pushToStart), context: holding) == nil)
+    }
+
+    @Test func ttlZeroIsNowOrNever() throws {
+        let send = try NotificationSendParser.parse(["contents": ["en": "x"], "ttl": 0, "included_segments": ["Subscribed Users"]]).get()
+        var context = DeliveryContext()
+        context.add(Self.app)
+        context.add(DeliveryContext.Subscription(id: "sub_1", appID: "app_a", token: "aa"))
+        context.add(DeliveryContext.Message(id: "msg_1", appID: "app_a", notification: send, sendTime: Self.now))
+        let device = Self.recipient(.device, activity: nil)
+        let plan = try DeliveryPlanner.plan(device, context: context, now: Self.now + 1).get()
+        #expect(plan.request.headers.expiration == 0)
+        let late = Self.now + DeliveryPlanner.nowOrNeverGrace + 1
+        #expect(Self.refusal(DeliveryPlanner.plan(device, context: context, now: late)) == .permanent("Expired"))
+        let retry = Self.recipient(.device, attempts: 2, activity: nil)
+        #expect(Self.refusal(DeliveryPlanner.plan(retry, context: context, now: Self.now + 1)) == .permanent("Expired"))
+    }
+
+    @Test func twoAppsSharingAnExternalIDRenderTheirOwnAliases() throws {
+        var context = DeliveryContext()
+        for (app, crm) in [("app_a", "A-1"), ("app_b", "B-1")] {
+            let send = try LiveActivitySendParser.parseUpdateOrEnd(
+                ["event": "update", "name": "n", "event_updates": ["home": 1], "headings": ["en": "{{ user.aliases.crm }}"]],
+                activityID: "game").get()
+            context.add(DeliveryContext.Message(id: "msg_\(app)", appID: app, send: send, pushTimestamp: 10))
+            context.add(DeliveryContext.App(id: app, bundleID: "com.example"))
+            context.add(DeliveryContext.Subscription(id: "sub_\(app)", appID: app, externalID: "u1", token: "aa"))
+            context.add(DeliveryContext.Activity(id: "lact_\(app)", appID: app, staleAt: Self.now + 3600))
+            context.addAlias(label: "crm", value: crm, appID: app, externalID: "u1")
+        }
+        for (app, crm) in [("app_a", "A-1"), ("app_b", "B-1")] {
+            var delivery = Self.recipient(activity: "lact_\(app)", app: app, subscription: "sub_\(app)")
+            delivery.messageID = "msg_\(app)"
+            let plan = try DeliveryPlanner.plan(delivery, context: context, now: Self.now).get()
+            #expect(plan.request.payload.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["title"] == .string(crm))
+        }
+        // A delivery naming another app's subscription finds nothing, not that app's row.
+        var crossed = Self.recipient(activity: "lact_app_b", app: "app_a", subscription: "sub_app_b")
+        crossed.messageID = "msg_app_a"
+        #expect(Self.refusal(DeliveryPlanner.plan(crossed, context: context, now: Self.now)) == .permanent("MissingContext"))
+    }
+}
+
+@Suite struct DeliveryOutcomeTests {
+    static let policy = RetryPolicy(maxAttempts: 3, baseDelay: 1, maxDelay: 10)
+    static let delivery = DeliveryPlannerTests.recipient(.device)
+
+    @Test func eachVerdictDecidesTheRecipientsFate() {
+        #expect(DeliveryOutcome.decide(Self.delivery, verdict: .accepted, policy: Self.policy).0 == .finished(.accepted, reason: nil))
+        let dead = DeliveryOutcome.decide(Self.delivery, verdict: .deadToken(.unregistered), invalidSince: 12, policy: Self.policy)
+        #expect(dead.0 == .finished(.error, reason: "Unregistered"))
+        #expect(dead.1 == .deadToken(Self.delivery, invalidSince: 12))
+        let paused = DeliveryOutcome.decide(Self.delivery, verdict: .credentials(.invalidProviderToken), policy: Self.policy)
+        #expect(paused.0 == .held(reason: "InvalidProviderToken"))
+        #expect(paused.1 == .pauseApp(appID: "app_a", reason: "InvalidProviderToken"))
+        #expect(DeliveryOutcome.decide(Self.delivery, verdict: .permanent(.badTopic), policy: Self.policy).0
+                == .finished(.error, reason: "BadTopic"))
+        #expect(DeliveryOutcome.decide(Self.delivery, verdict: .retry(.serviceUnavailable), policy: Self.policy).0
+                == .retry(reason: "ServiceUnavailable"))
+    }
+
+    @Test func retriesEndWithTheAttemptsOrForPushesThatMustNotRepeat() {
+        var last = Self.delivery
+        last.attempts = 3
+        #expect(DeliveryOutcome.decide(last, verdict: .retry(.serviceUnavailable), policy: Self.policy).0
+                == .finished(.error, reason: "ServiceUnavailable"))
+        #expect(DeliveryOutcome.decide(Self.delivery, verdict: .retry(.serviceUnavailable), policy: Self.policy, retryable: false).0
+                == .finished(.error, reason: "ServiceUnavailable"))
+    }
+}
