@@ -50,9 +50,10 @@ bench_seed_subscriptions() {
 }
 
 # Runs the Python script on stdin with bench/lib.py importable (`import lib`) and the ports,
-# state directory and server pid of `bench_start` in its environment; $@: more VAR=value.
+# state directory and server pid of `bench_start` in its environment (no __pycache__ left in
+# bench/); $@: more VAR=value.
 bench_python() {
-  env PYTHONPATH="$PWD/bench" BENCH_STATE="$state" API_PORT="$api_port" CONTROL_PORT="$control_port" SERVER_PID="$server" \
+  env PYTHONPATH="$PWD/bench" PYTHONDONTWRITEBYTECODE=1 BENCH_STATE="$state" API_PORT="$api_port" CONTROL_PORT="$control_port" SERVER_PID="$server" \
     "$@" python3 -
 }
 
