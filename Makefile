@@ -25,6 +25,8 @@ bench: deps release
 	bench/delivery.sh
 	bench/apns-client.sh
 	bench/fanout.sh
+	bench/fairness.sh
+	bench/idle.sh
 
 # Installs the Debian packages only when one is missing, so repeated runs stay fast and offline.
 deps:

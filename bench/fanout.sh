@@ -11,50 +11,20 @@ source bench/lib.sh
 bench_require h2load python3 psql
 bench_start ${LOOPS:-4}
 
-seed_started=$(date +%s.%N)
-psql "$conninfo" -q -c "INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
-  SELECT 'sub_f' || lpad(i::text, 8, '0'), '$app', 'aa' || md5(i::text) || md5('t' || i), now(), now()
-  FROM generate_series(1, $total) AS i" -c "ANALYZE subscriptions"
-echo "== seeded $total subscriptions in $(python3 -c "import time; print('%.1f' % (time.time() - $seed_started))") s"
+bench_seed_subscriptions "$total"
 
-API_PORT=$api_port CONTROL_PORT=$control_port APP=$app REST=$rest TOTAL=$total SERVER_PID=$server STATE="$state" python3 - <<'PY'
-import http.client, json, os, time
-total, pid = int(os.environ["TOTAL"]), os.environ["SERVER_PID"]
-api = http.client.HTTPConnection("127.0.0.1", int(os.environ["API_PORT"]))
-control = http.client.HTTPConnection("127.0.0.1", int(os.environ["CONTROL_PORT"]))
-
-def accepted():
-    control.request("GET", "/pushes?limit=1")
-    return json.loads(control.getresponse().read())
-
-def rss_peak_mib():
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmHWM:"): return int(line.split()[1]) / 1024
-    return float("nan")
-
-body = {"app_id": os.environ["APP"], "contents": {"en": "Your order is on its way"}, "headings": {"en": "OpenPush"},
-        "included_segments": ["Subscribed Users"]}
+bench_python TOTAL="$total" <<'PY'
+import lib, os, time
+total = int(os.environ["TOTAL"])
 started = time.monotonic()
-api.request("POST", "/notifications", json.dumps(body), {"Content-Type": "application/json", "Authorization": f"Key {os.environ['REST']}"})
-response = api.getresponse(); answer = response.read()
-api_latency = time.monotonic() - started
-assert response.status == 200, (response.status, answer)
-first = None
-while True:
-    state = accepted()
-    count = state["accepted_count"]
-    now = time.monotonic() - started
-    if count > 0 and first is None: first = now
-    if count >= total: break
-    if now > 1800: raise SystemExit(f"only {count} of {total} accepted after 30 minutes")
-    time.sleep(0.05)
-last = time.monotonic() - started
-open(os.path.join(os.environ["STATE"], "payload.json"), "w").write(json.dumps(state["pushes"][0]["payload"], separators=(",", ":")))
-open(os.path.join(os.environ["STATE"], "rate"), "w").write("%.0f" % (total / (last - first)))
+api_latency = lib.notify_everyone()
+first, last = lib.wait_accepted(total, started)
+lib.save_payload(lib.control("/pushes?limit=1")["pushes"][0])
+lib.save_rate(total / (last - first))
 print(f"== one notification to {total:,} subscriptions")
 print(f"   POST /notifications answered in {api_latency * 1000:.1f} ms")
 print(f"   first push accepted after {first:.2f} s, last after {last:.1f} s")
-print(f"   sustained: {total / (last - first):,.0f} pushes/s; peak RSS of openpush: {rss_peak_mib():.0f} MiB")
+print(f"   sustained: {total / (last - first):,.0f} pushes/s; peak RSS of openpush: {lib.rss_peak_mib():.0f} MiB")
 PY
 
 bench_h2load_ratio "$(cat "$state/rate")" alert com.example.openpush.demo

@@ -39,6 +39,24 @@ bench_start() {
   sdk=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['sdk_key'])" "$state/.openpush/demo_app.json")
 }
 
+# $1 subscriptions of the demo app, seeded straight into PostgreSQL (tokens 'aa' || md5(i) || md5('t' || i)).
+bench_seed_subscriptions() {
+  local started
+  started=$(date +%s.%N)
+  psql "$conninfo" -q -c "INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
+    SELECT 'sub_f' || lpad(i::text, 8, '0'), '$app', 'aa' || md5(i::text) || md5('t' || i), now(), now()
+    FROM generate_series(1, $1) AS i" -c "ANALYZE subscriptions"
+  echo "== seeded $1 subscriptions in $(python3 -c "import time; print('%.1f' % (time.time() - $started))") s"
+}
+
+# Runs the Python script on stdin with bench/lib.py importable (`import lib`) and the ports,
+# state directory and server pid of `bench_start` in its environment (no __pycache__ left in
+# bench/); $@: more VAR=value.
+bench_python() {
+  env PYTHONPATH="$PWD/bench" PYTHONDONTWRITEBYTECODE=1 BENCH_STATE="$state" API_PORT="$api_port" CONTROL_PORT="$control_port" SERVER_PID="$server" \
+    "$@" python3 -
+}
+
 # h2load against the simulator with $state/payload.json; prints its rate and the ratio to $1.
 # $2: push type, $3: topic.
 bench_h2load_ratio() {

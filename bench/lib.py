@@ -1,0 +1,69 @@
+"""Shared by the benchmarks' Python parts (run through `bench_python` in lib.sh): the API of the
+`openpush dev` that `bench_start` started, its demo app, and the simulator's control API.
+Each function opens its own connection, so threads can call them side by side."""
+import http.client, json, os, time
+
+state = os.environ["BENCH_STATE"]
+demo = json.load(open(os.path.join(state, ".openpush", "demo_app.json")))
+
+
+def call(method, path, body=None, headers=None):
+    """One request to the API with a JSON body; returns (status, decoded answer or None)."""
+    api = http.client.HTTPConnection("127.0.0.1", int(os.environ["API_PORT"]))
+    api.request(method, path, None if body is None else json.dumps(body), {"Content-Type": "application/json", **(headers or {})})
+    response = api.getresponse()
+    answer = response.read()
+    api.close()
+    return response.status, json.loads(answer) if answer else None
+
+
+def control(path):
+    """GET on the simulator's control API (`/pushes?…`), decoded."""
+    connection = http.client.HTTPConnection("127.0.0.1", int(os.environ["CONTROL_PORT"]))
+    connection.request("GET", path)
+    answer = json.loads(connection.getresponse().read())
+    connection.close()
+    return answer
+
+
+def notify_everyone():
+    """One notification from the demo app to `Subscribed Users`; returns the API latency in seconds."""
+    body = {"app_id": demo["id"], "contents": {"en": "Your order is on its way"}, "headings": {"en": "OpenPush"},
+            "included_segments": ["Subscribed Users"]}
+    started = time.monotonic()
+    status, answer = call("POST", "/notifications", body, {"Authorization": f"Key {demo['rest_key']}"})
+    assert status == 200, (status, answer)
+    return time.monotonic() - started
+
+
+def wait_accepted(total, started, others=lambda: 0, on_first=lambda: None, limit=1800):
+    """Polls the simulator until `total` pushes (beyond `others()`, pushes of something else) were
+    accepted; returns the seconds since `started` (monotonic) to the first and to the last.
+    `on_first` runs once the first is seen."""
+    first = None
+    while True:
+        count = control("/pushes?limit=0")["accepted_count"] - others()
+        now = time.monotonic() - started
+        if count > 0 and first is None:
+            first = now
+            on_first()
+        if count >= total: return first, now
+        if now > limit: raise SystemExit(f"only {count} of {total} accepted after {limit} s")
+        time.sleep(0.05)
+
+
+def save_payload(push):
+    """The payload h2load sends (`bench_h2load_ratio`): the one openpush sent."""
+    with open(os.path.join(state, "payload.json"), "w") as file:
+        file.write(json.dumps(push["payload"], separators=(",", ":")))
+
+
+def save_rate(pushes_per_second):
+    with open(os.path.join(state, "rate"), "w") as file:
+        file.write("%.0f" % pushes_per_second)
+
+
+def rss_peak_mib():
+    for line in open(f"/proc/{os.environ['SERVER_PID']}/status"):
+        if line.startswith("VmHWM:"): return int(line.split()[1]) / 1024
+    return float("nan")
