@@ -25,6 +25,11 @@ import OpenPushCore
         #expect(off.databaseTimeouts.replyTimeout == nil)
     }
 
+    @Test func theAppJobCapIsRead() throws {
+        #expect(try Configuration.fromEnvironment([:]).deliveryAppJobs == 3)
+        #expect(try Configuration.fromEnvironment(["OPENPUSH_DELIVERY_APP_JOBS": "12"]).deliveryAppJobs == 12)
+    }
+
     @Test func readsEveryVariable() throws {
         let configuration = try Configuration.fromEnvironment([
             "OPENPUSH_DATABASE_URL": "postgresql://u@localhost/openpush",
@@ -65,6 +70,8 @@ import OpenPushCore
         ("OPENPUSH_MAX_BODY_BYTES", "1"),
         ("OPENPUSH_DB_STATEMENT_TIMEOUT_MS", "-5"),
         ("OPENPUSH_DB_STATEMENT_TIMEOUT_MS", "10s"),
+        ("OPENPUSH_DELIVERY_APP_JOBS", "0"),
+        ("OPENPUSH_DELIVERY_APP_JOBS", "many"),
     ])
     func aBadValueNamesItsVariable(_ variable: String, _ value: String) {
         #expect {

@@ -22,9 +22,12 @@ public struct Configuration: Sendable, Equatable {
     public var apnsDevelopmentURL = "https://api.sandbox.push.apple.com"
     /// Extra CA certificates (PEM) to trust for APNs, e.g. the simulator's.
     public var apnsCAFile: String?
-    /// Delivery batches in flight at once in this process; 0 runs no workers (`serve` only
+    /// Delivery jobs in flight at once in this process; 0 runs no workers (`serve` only
     /// answers HTTP, and `openpush worker` processes deliver).
     public var deliveryLoops: Int = 4
+    /// Jobs of one app in flight at once across every process: the rest of its jobs wait, so
+    /// another app's job always finds a free worker. Keep it below the total loops.
+    public var deliveryAppJobs: Int = 3
     /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
     public var metricsToken: String?
 
@@ -59,7 +62,8 @@ extension Configuration {
         ("OPENPUSH_APNS_PRODUCTION_URL", "APNs for production devices (default https://api.push.apple.com; http:// = h2c, simulator only)"),
         ("OPENPUSH_APNS_DEVELOPMENT_URL", "APNs for sandbox devices (default https://api.sandbox.push.apple.com)"),
         ("OPENPUSH_APNS_CA_FILE", "extra PEM CA certificates to trust for APNs (e.g. the simulator's)"),
-        ("OPENPUSH_DELIVERY_LOOPS", "delivery batches in flight per process, 0-16 (default 4; 0 = no workers in serve)"),
+        ("OPENPUSH_DELIVERY_LOOPS", "delivery jobs in flight per process, 0-16 (default 4; 0 = no workers in serve)"),
+        ("OPENPUSH_DELIVERY_APP_JOBS", "jobs of one app in flight across all processes, 1-1024 (default 3)"),
         ("OPENPUSH_METRICS_TOKEN", "when set, /metrics requires Authorization: Bearer <token> (default: open)"),
     ]
 
@@ -123,6 +127,9 @@ extension Configuration {
         configuration.apnsCAFile = value("OPENPUSH_APNS_CA_FILE")
         if let loops = value("OPENPUSH_DELIVERY_LOOPS") {
             configuration.deliveryLoops = try integer(loops, "OPENPUSH_DELIVERY_LOOPS", 0...16)
+        }
+        if let jobs = value("OPENPUSH_DELIVERY_APP_JOBS") {
+            configuration.deliveryAppJobs = try integer(jobs, "OPENPUSH_DELIVERY_APP_JOBS", 1...1024)
         }
         configuration.metricsToken = value("OPENPUSH_METRICS_TOKEN")
         return configuration

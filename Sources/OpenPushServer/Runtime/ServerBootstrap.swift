@@ -54,6 +54,7 @@ extension ServerBootstrap {
             logger: logger.with("component", "apns"))
         var settings = DeliveryEngine.Settings()
         settings.loops = max(1, configuration.deliveryLoops)
+        settings.appJobsInFlight = configuration.deliveryAppJobs
         let engine = DeliveryEngine(services: services, client: client, settings: settings,
                                     logger: logger.with("component", "delivery"))
         return (engine, client)
