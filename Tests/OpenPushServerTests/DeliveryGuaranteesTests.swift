@@ -119,6 +119,8 @@ import Postgres
         #expect(view["failed_reason"]?.stringValue?.contains("name") == true, "\(view)")
         #expect(await Self.view(harness, fine)["successful"] == 1)
         #expect(harness.simulator.accepted().count == 1)
+        let metrics = await harness.app.request(.get, "/metrics")
+        #expect(metrics.text.contains(#"openpush_messages_failed_total{stage="build"} 1"#))
         _ = appID
     }
 
@@ -147,6 +149,8 @@ import Postgres
         }
         #expect(await Self.view(harness, fine)["successful"] == 1)
         #expect(await Self.view(harness, stuck)["failed_reason"]?.stringValue?.contains("no longer parse") == true)
+        let metrics = await harness.app.request(.get, "/metrics")
+        #expect(metrics.text.contains(#"openpush_messages_failed_total{stage="expansion"} 1"#))
     }
 
     @Test func aRequestThatNoLongerResolvesFailsAtOnce() async throws {

@@ -119,6 +119,10 @@ public final class DeliveryEngine: Sendable {
             try NotificationExpansion.expandNextPage(pageSize: pageSize, jobSize: jobSize, in: $0)
         }
         let expanded = step == .idle ? 0 : 1
+        if case .failed(let messageID, let final) = step {
+            logger.warning("a notification's audience could not be expanded", ["message.id": messageID, "final": String(final)])
+            if final { services.metrics.recordFailedMessage(stage: "expansion") }
+        }
         let worker = self.worker
         let lease = settings.leaseSeconds
         let cap = settings.appJobsInFlight
@@ -148,6 +152,7 @@ public final class DeliveryEngine: Sendable {
     private func fail(_ job: DeliveryJob, reason: String) async throws {
         logger.error("message failed: its stored request does not decode", ["message.id": job.messageID, "reason": reason])
         try await services.database.transaction { try DeliveryQueue.fail(messageID: job.messageID, reason: reason, in: $0) }
+        services.metrics.recordFailedMessage(stage: "build")
         for _ in job.recipients { services.metrics.recordPush(kind: job.tokenKind.rawValue, state: "error", reason: "MessageFailed") }
     }
 

@@ -19,8 +19,8 @@ enum NotificationExpansion {
         case idle
         /// One page of a message was written (`rows` may be 0 on its last page).
         case expanded(messageID: String, rows: Int)
-        /// The page failed; the message is retried later or, after `maximumAttempts`, failed.
-        case failed(messageID: String)
+        /// The page failed; the message is retried later or, after `maximumAttempts` (`final`), failed.
+        case failed(messageID: String, final: Bool)
     }
 
     /// Call inside a transaction.
@@ -40,8 +40,9 @@ enum NotificationExpansion {
             return .expanded(messageID: messageID, rows: rows)
         } catch {
             try connection.query("ROLLBACK TO SAVEPOINT expansion")
-            try recordFailure(messageID: messageID, attempts: try row.decode("expansion_attempts") + 1, error: error, in: connection)
-            return .failed(messageID: messageID)
+            let final = try recordFailure(messageID: messageID, attempts: try row.decode("expansion_attempts") + 1, error: error,
+                                          in: connection)
+            return .failed(messageID: messageID, final: final)
         }
     }
 
@@ -86,7 +87,9 @@ enum NotificationExpansion {
 
     /// A request error (a segment deleted since the send, say) will not pass: the message fails
     /// at once. Anything else is tried again after a backoff, `maximumAttempts` times in all.
-    private static func recordFailure(messageID: String, attempts: Int, error: any Error, in connection: PostgresConnection) throws {
+    /// Returns whether the message is now failed for good.
+    private static func recordFailure(messageID: String, attempts: Int, error: any Error,
+                                      in connection: PostgresConnection) throws -> Bool {
         let reason = (error as? APIError)?.messages.joined(separator: "; ") ?? String(describing: error)
         let final = error is APIError || attempts >= maximumAttempts
         try connection.query("""
@@ -98,6 +101,7 @@ enum NotificationExpansion {
                 failed_reason = CASE WHEN \(final) THEN \(reason) ELSE failed_reason END
             WHERE id = \(messageID)
             """)
+        return final
     }
 
     /// PostgreSQL's clock, the one every worker shares.

@@ -42,6 +42,7 @@ public final class Metrics: Sendable {
         var latency: [String: Histogram] = [:]
         var pushes: [PushKey: UInt64] = [:]
         var deliveryLatency = Histogram(buckets: Metrics.deliveryBuckets.count)
+        var failedMessages: [String: UInt64] = [:]
     }
 
     /// Queue-to-accepted latency buckets in seconds.
@@ -85,6 +86,12 @@ public final class Metrics: Sendable {
         self.state.withLock { $0.pushes[PushKey(kind: kind, state: state, reason: reason ?? ""), default: 0] += 1 }
     }
 
+    /// A message failed as a whole: its audience could not be expanded (`expansion`) or its
+    /// stored request no longer decodes (`build`).
+    public func recordFailedMessage(stage: String) {
+        state.withLock { $0.failedMessages[stage, default: 0] += 1 }
+    }
+
     /// Time from a delivery's creation to APNs accepting it.
     public func recordDeliveryLatency(_ seconds: Double) {
         state.withLock { $0.deliveryLatency.observe(seconds, bounds: Self.deliveryBuckets) }
@@ -120,6 +127,11 @@ public final class Metrics: Sendable {
         for key in snapshot.pushes.keys.sorted(by: { ($0.kind, $0.state, $0.reason) < ($1.kind, $1.state, $1.reason) }) {
             let labels = "kind=\"\(escape(key.kind))\",state=\"\(escape(key.state))\",reason=\"\(escape(key.reason))\""
             lines.append("openpush_pushes_total{\(labels)} \(snapshot.pushes[key]!)")
+        }
+        lines.append("# HELP openpush_messages_failed_total Messages that failed as a whole, by the stage that failed.")
+        lines.append("# TYPE openpush_messages_failed_total counter")
+        for stage in ["build", "expansion"] {
+            lines.append("openpush_messages_failed_total{stage=\"\(stage)\"} \(snapshot.failedMessages[stage] ?? 0)")
         }
         lines.append("# HELP openpush_delivery_latency_seconds From a delivery's creation to APNs accepting it.")
         lines.append("# TYPE openpush_delivery_latency_seconds histogram")
