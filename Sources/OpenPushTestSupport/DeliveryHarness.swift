@@ -17,7 +17,10 @@ public struct DeliveryHarness: Sendable {
     public let p8: String
     public static let bundleID = "com.example.delivery"
 
-    public static func make(settings: DeliveryEngine.Settings = quickSettings(), conninfo: String? = nil) async throws -> DeliveryHarness {
+    /// `configure` adjusts the application's configuration after it is pointed at the simulator
+    /// (for example to open the `/apps` routes with an organization key).
+    public static func make(settings: DeliveryEngine.Settings = quickSettings(), conninfo: String? = nil,
+                            configure: @escaping (inout Configuration) -> Void = { _ in }) async throws -> DeliveryHarness {
         let pem = try P256SigningKey.generatePEM()
         let key = try P256SigningKey(pem: pem)
         let simulator = try APNSSimulator(.init(port: 0, providerKeys: ["KEYID00001": key.publicKeyDER], recordLimit: 200_000))
@@ -25,6 +28,7 @@ public struct DeliveryHarness: Sendable {
         let pointAtSimulator: (inout Configuration) -> Void = {
             $0.apnsProductionURL = simulator.endpoint
             $0.apnsDevelopmentURL = simulator.endpoint
+            configure(&$0)
         }
         let app = if let conninfo {
             try TestApp.make(conninfo: conninfo, configure: pointAtSimulator)

@@ -17,4 +17,13 @@ import OpenPushCore
             #expect(throws: APIError.self) { try PageRequest.read(["limit": limit]) }
         }
     }
+
+    @Test func limitAloneHasItsOwnDefaultAndMaximum() {
+        var problems: [String] = []
+        #expect(PageRequest.limit([:], default: 100, max: 1000, problems: &problems) == 100)
+        #expect(PageRequest.limit(["limit": "1000"], default: 100, max: 1000, problems: &problems) == 1000)
+        #expect(problems.isEmpty)
+        #expect(PageRequest.limit(["limit": "1001"], default: 100, max: 1000, problems: &problems) == 100)
+        #expect(problems == ["limit must be an integer from 1 to 1000"])
+    }
 }

@@ -328,6 +328,11 @@ struct WrongInputWorld: Sendable {
                       headers: rest),
             RouteCase(method: .get, template: "/notifications/{notification_id}",
                       pathValues: ["notification_id": notificationID], query: ["app_id": appID], headers: rest),
+            RouteCase(method: .get, template: "/notifications/{notification_id}/deliveries",
+                      pathValues: ["notification_id": notificationID],
+                      query: ["app_id": appID, "subscription_id": restSubscriptionID, "state": "accepted", "limit": "10",
+                              "cursor": DeliveryCursor.encode(1)],
+                      headers: rest),
             RouteCase(method: .delete, template: "/notifications/{notification_id}",
                       pathValues: ["notification_id": notificationID], query: ["app_id": appID], headers: rest),
         ]

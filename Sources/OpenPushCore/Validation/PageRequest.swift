@@ -11,14 +11,7 @@ public struct PageRequest: Sendable, Equatable {
     /// Both are optional; a bad one of either is a `400` naming it.
     public static func read(_ query: [String: String], maxLimit: Int = 100) throws(APIError) -> PageRequest {
         var problems: [String] = []
-        var page = PageRequest(limit: maxLimit, offset: 0)
-        if let text = query["limit"] {
-            if let limit = Int(text), (1...maxLimit).contains(limit) {
-                page.limit = limit
-            } else {
-                problems.append("limit must be an integer from 1 to \(maxLimit)")
-            }
-        }
+        var page = PageRequest(limit: limit(query, default: maxLimit, max: maxLimit, problems: &problems), offset: 0)
         if let text = query["offset"] {
             if let offset = Int(text), offset >= 0 {
                 page.offset = offset
@@ -28,5 +21,17 @@ public struct PageRequest: Sendable, Equatable {
         }
         if !problems.isEmpty { throw APIError(status: 400, messages: problems) }
         return page
+    }
+
+    /// The `limit` parameter alone (for routes that page by cursor, not offset): `default` when
+    /// absent; a bad one is added to `problems`, and `default` returned.
+    public static func limit(_ query: [String: String], default defaultLimit: Int, max maxLimit: Int,
+                             problems: inout [String]) -> Int {
+        guard let text = query["limit"] else { return defaultLimit }
+        guard let limit = Int(text), (1...maxLimit).contains(limit) else {
+            problems.append("limit must be an integer from 1 to \(maxLimit)")
+            return defaultLimit
+        }
+        return limit
     }
 }

@@ -1,0 +1,46 @@
+/// The query of `GET /notifications/{id}/deliveries`: which of a message's per-device records,
+/// how many, and after which one. Every bad parameter is named in one `400`.
+public struct DeliveryListRequest: Sendable, Equatable {
+    /// The states a record can be filtered by (an `Expired` give-up is an `error` with that reason).
+    public enum State: String, Sendable, CaseIterable {
+        case accepted, error, cancelled, superseded
+    }
+
+    public static let defaultLimit = 100
+    public static let maxLimit = 1000
+    public static let invalidCursor = "cursor is not valid"
+    public static let emptySubscriptionID = "subscription_id must not be empty"
+    public static let invalidState =
+        "state must be one of \(State.allCases.map(\.rawValue).joined(separator: ", "))"
+
+    public var subscriptionID: String?
+    public var state: State?
+    public var limit: Int
+    /// Only records with a greater id (the page after the cursor's); nil from the first.
+    public var afterID: Int64?
+
+    public init(subscriptionID: String? = nil, state: State? = nil, limit: Int = defaultLimit, afterID: Int64? = nil) {
+        self.subscriptionID = subscriptionID
+        self.state = state
+        self.limit = limit
+        self.afterID = afterID
+    }
+
+    /// Every parameter is optional; other parameters (such as `app_id`) are not this type's.
+    public static func read(_ query: [String: String]) throws(APIError) -> DeliveryListRequest {
+        var problems: [String] = []
+        var request = DeliveryListRequest()
+        if let subscriptionID = query["subscription_id"] {
+            if subscriptionID.isEmpty { problems.append(emptySubscriptionID) } else { request.subscriptionID = subscriptionID }
+        }
+        if let text = query["state"] {
+            if let state = State(rawValue: text) { request.state = state } else { problems.append(invalidState) }
+        }
+        request.limit = PageRequest.limit(query, default: defaultLimit, max: maxLimit, problems: &problems)
+        if let text = query["cursor"] {
+            if let id = DeliveryCursor.decode(text) { request.afterID = id } else { problems.append(invalidCursor) }
+        }
+        if !problems.isEmpty { throw APIError(status: 400, messages: problems) }
+        return request
+    }
+}

@@ -1,0 +1,47 @@
+import HTTPServer
+import OpenPushCore
+import Postgres
+
+/// `GET /notifications/{notification_id}/deliveries?app_id=…`: a message's per-device records,
+/// for support. Authenticated and scoped exactly like `GET /notifications/{notification_id}`.
+enum NotificationDeliveriesRoutes {
+    static func register(on router: inout Router<RouteHandler>) {
+        router.add(.get, "/notifications/{notification_id}/deliveries", list)
+    }
+
+    @Sendable static func list(_ context: RouteContext) async throws -> HTTPResponse {
+        guard let appID = context.request.query["app_id"], !appID.isEmpty else {
+            throw APIError.badRequest("app_id is required")
+        }
+        let principal = try await Authentication.requireRESTKey(appID: appID, context)
+        let request = try DeliveryListRequest.read(context.request.query)
+        let messageID = context.pathParameter("notification_id")
+        let page = try await context.services.database.transaction { connection in
+            try NotificationDeliveriesStore.page(messageID: messageID, appID: principal.app.id, tenantID: principal.tenantID,
+                                                 request: request, in: connection)
+        }
+        guard let page else { throw APIError.notFound("notification '\(messageID)' not found") }
+        return .json([
+            "deliveries": .array(page.records.map(\.json)),
+            "next_cursor": page.nextAfterID.map { .string(DeliveryCursor.encode($0)) } ?? .null,
+            "remaining": .int(Int64(page.remaining)),
+        ])
+    }
+}
+
+extension NotificationDeliveriesStore.Record {
+    var json: JSONValue {
+        [
+            "subscription_id": .string(subscriptionID),
+            "token_kind": .string(tokenKind),
+            "state": .string(state),
+            "error_reason": errorReason.map(JSONValue.string) ?? .null,
+            "apns_id": .string(apnsID),
+            "apns_status": apnsStatus.map { .int(Int64($0)) } ?? .null,
+            "attempts": .int(Int64(attempts)),
+            "live_activity_id": liveActivityID.map(JSONValue.string) ?? .null,
+            "finished_at": .int(finishedAt),
+            "clicked_at": clickedAt.map(JSONValue.int) ?? .null,
+        ]
+    }
+}

@@ -1,0 +1,71 @@
+import Testing
+import OpenPushCore
+
+@Suite struct DeliveryListRequestTests {
+    @Test func defaultsWhenNothingIsGiven() throws {
+        #expect(try DeliveryListRequest.read([:]) == DeliveryListRequest(limit: 100))
+        // Parameters of the route itself are not this type's business.
+        #expect(try DeliveryListRequest.read(["app_id": "app_1"]) == DeliveryListRequest())
+    }
+
+    @Test func everyParameterIsRead() throws {
+        let cursor = DeliveryCursor.encode(41)
+        let request = try DeliveryListRequest.read(["subscription_id": "sub_1", "state": "error", "limit": "1000",
+                                                    "cursor": cursor])
+        #expect(request == DeliveryListRequest(subscriptionID: "sub_1", state: .error, limit: 1000, afterID: 41))
+        for state in DeliveryListRequest.State.allCases {
+            #expect(try DeliveryListRequest.read(["state": state.rawValue]).state == state)
+        }
+        #expect(try DeliveryListRequest.read(["limit": "1"]).limit == 1)
+    }
+
+    @Test(arguments: ["expired", "ACCEPTED", "", "queued", "accepted,error", " accepted"])
+    func aStateOutsideTheFourIsRefusedNamingThem(_ state: String) {
+        #expect(throws: APIError(status: 400, "state must be one of accepted, error, cancelled, superseded")) {
+            try DeliveryListRequest.read(["state": state])
+        }
+    }
+
+    @Test(arguments: ["0", "1001", "-1", "ten", "", "1.5", "9223372036854775808"])
+    func aLimitOutsideOneToAThousandIsRefused(_ limit: String) {
+        #expect(throws: APIError(status: 400, "limit must be an integer from 1 to 1000")) {
+            try DeliveryListRequest.read(["limit": limit])
+        }
+    }
+
+    @Test(arguments: ["", "AAAAAAAAAA", "AAAAAAAAAAAA", "AAAAAAAAAAE=", "AAAAAAAAAA+", "AAAAAAAAAA/", "AAAAAAAAAAB",
+                      "gAAAAAAAAAA", "__________8", "42", "AAAAAAAAAA\u{0}", "AAAAAAAAAAé", "🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀"])
+    func aCursorEncodeCannotHaveMadeIsRefused(_ cursor: String) {
+        #expect(DeliveryCursor.decode(cursor) == nil)
+        #expect(throws: APIError(status: 400, "cursor is not valid")) {
+            try DeliveryListRequest.read(["cursor": cursor])
+        }
+    }
+
+    @Test func badValuesAreNamedTogether() {
+        #expect(throws: APIError(status: 400, messages: [
+            "subscription_id must not be empty", "state must be one of accepted, error, cancelled, superseded",
+            "limit must be an integer from 1 to 1000", "cursor is not valid",
+        ])) {
+            try DeliveryListRequest.read(["subscription_id": "", "state": "gone", "limit": "0", "cursor": "x"])
+        }
+    }
+
+    /// base64url without padding of the id's 8 big-endian bytes (checked against Python's
+    /// `base64.urlsafe_b64encode(struct.pack('>q', id))`).
+    @Test(arguments: [(Int64(0), "AAAAAAAAAAA"), (1, "AAAAAAAAAAE"), (255, "AAAAAAAAAP8"), (123_456_789, "AAAAAAdbzRU"),
+                      (4_294_967_296, "AAAAAQAAAAA"), (Int64.max, "f_________8")])
+    func cursorsAreBase64URLOfTheID(_ id: Int64, _ text: String) {
+        #expect(DeliveryCursor.encode(id) == text)
+        #expect(DeliveryCursor.decode(text) == id)
+    }
+
+    @Test func cursorsRoundTrip() {
+        var id: Int64 = 1
+        while id < Int64.max / 3 {
+            #expect(DeliveryCursor.decode(DeliveryCursor.encode(id)) == id)
+            #expect(DeliveryCursor.decode(DeliveryCursor.encode(id - 1)) == id - 1)
+            id = id * 3 + 1
+        }
+    }
+}
