@@ -10,10 +10,7 @@ enum NotificationDeliveriesRoutes {
     }
 
     @Sendable static func list(_ context: RouteContext) async throws -> HTTPResponse {
-        guard let appID = context.request.query["app_id"], !appID.isEmpty else {
-            throw APIError.badRequest("app_id is required")
-        }
-        let principal = try await Authentication.requireRESTKey(appID: appID, context)
+        let principal = try await NotificationViewRoutes.reader(context)
         let request = try DeliveryListRequest.read(context.request.query)
         let messageID = context.pathParameter("notification_id")
         let page = try await context.services.database.transaction { connection in

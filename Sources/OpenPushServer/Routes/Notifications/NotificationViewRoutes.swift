@@ -8,11 +8,17 @@ enum NotificationViewRoutes {
         router.add(.get, "/notifications/{notification_id}", view)
     }
 
-    @Sendable static func view(_ context: RouteContext) async throws -> HTTPResponse {
+    /// The caller of a route that reads one message: `app_id` in the query, as OneSignal passes
+    /// it, and that app's REST key (or one of its tenants').
+    static func reader(_ context: RouteContext) async throws -> RESTPrincipal {
         guard let appID = context.request.query["app_id"], !appID.isEmpty else {
             throw APIError.badRequest("app_id is required")
         }
-        let principal = try await Authentication.requireRESTKey(appID: appID, context)
+        return try await Authentication.requireRESTKey(appID: appID, context)
+    }
+
+    @Sendable static func view(_ context: RouteContext) async throws -> HTTPResponse {
+        let principal = try await reader(context)
         let messageID = context.pathParameter("notification_id")
         let view = try await context.services.database.withConnection { connection in
             try MessageView.find(messageID: messageID, appID: principal.app.id, tenantID: principal.tenantID,
