@@ -27,6 +27,9 @@ public struct Configuration: Sendable, Equatable {
     public var deliveryLoops: Int = 4
     /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
     public var metricsToken: String?
+    /// Days each device's delivery records are kept (whole daily partitions are dropped after;
+    /// the message keeps its counts).
+    public var deliveryRetentionDays: Int = DeliveryPartitionPlan.defaultRetentionDays
 
     public init() {}
 
@@ -61,6 +64,7 @@ extension Configuration {
         ("OPENPUSH_APNS_CA_FILE", "extra PEM CA certificates to trust for APNs (e.g. the simulator's)"),
         ("OPENPUSH_DELIVERY_LOOPS", "delivery batches in flight per process, 0-16 (default 4; 0 = no workers in serve)"),
         ("OPENPUSH_METRICS_TOKEN", "when set, /metrics requires Authorization: Bearer <token> (default: open)"),
+        ("OPENPUSH_DELIVERY_RETENTION_DAYS", "days per-device delivery records are kept, 1-3650 (default 30); message counts stay"),
     ]
 
     /// Reads the configuration from environment variables. Unset or empty variables keep defaults.
@@ -125,6 +129,10 @@ extension Configuration {
             configuration.deliveryLoops = try integer(loops, "OPENPUSH_DELIVERY_LOOPS", 0...16)
         }
         configuration.metricsToken = value("OPENPUSH_METRICS_TOKEN")
+        if let days = value("OPENPUSH_DELIVERY_RETENTION_DAYS") {
+            configuration.deliveryRetentionDays = try integer(days, "OPENPUSH_DELIVERY_RETENTION_DAYS",
+                                                              DeliveryPartitionPlan.retentionDaysRange)
+        }
         return configuration
     }
 
