@@ -6,23 +6,28 @@ public import Postgres
 /// records are first counted into their messages' `archived_*` columns, in the transaction of
 /// the drop, so `GET /notifications/{id}` answers the same before and after.
 ///
-/// Each step is its own transaction under one advisory lock, taken with `try`: when another
-/// process holds it, that process is doing the work and this one skips the step. Inside the
-/// lock each step looks again at what exists, so a step done meanwhile is not done twice.
+/// Each step is its own transaction under one advisory lock, so passes of several processes
+/// take turns; inside the lock each step looks again at what exists, and a step another process
+/// did meanwhile is skipped, not done twice.
 public enum DeliveryPartitions {
     /// What one pass did: days whose partition it created and dropped.
     public struct Outcome: Sendable, Equatable {
-        public var created: [UTCDay] = []
-        public var dropped: [UTCDay] = []
+        public var created: [UTCDay]
+        public var dropped: [UTCDay]
+
+        public init(created: [UTCDay] = [], dropped: [UTCDay] = []) {
+            self.created = created
+            self.dropped = dropped
+        }
     }
 
     /// The bound on one step's statements. Counting a busy day's records takes longer than a
     /// request may, so the pass runs on its own connection (see `Maintenance`), not the pool's.
     public static let statementTimeout: Duration = .seconds(600)
 
-    /// How long a step waits for a table lock. `DROP TABLE` needs an exclusive lock on
-    /// `deliveries` itself, and queries queue behind a waiting one, so it gives up quickly and
-    /// the next pass tries again.
+    /// How long a step waits for a table lock once it holds the advisory one. `DROP TABLE` needs
+    /// an exclusive lock on `deliveries` itself, and queries queue behind a waiting one, so it
+    /// gives up quickly and the next pass tries again.
     static let lockTimeout = "2s"
 
     public static func maintain(retentionDays: Int, now: Double, in database: PostgresPool) async throws -> Outcome {
@@ -64,12 +69,10 @@ public enum DeliveryPartitions {
             """).compactMap { UTCDay(yyyymmdd: try $0.decode("day", as: String.self)) }
     }
 
-    /// Takes the advisory lock and bounds the step; false when another process holds the lock.
-    private static func begin(_ connection: PostgresConnection) throws -> Bool {
+    /// Waits for the advisory lock (while another process runs a step), then bounds table locks.
+    private static func begin(_ connection: PostgresConnection) throws {
+        try connection.query("SELECT pg_advisory_xact_lock(hashtextextended('openpush.delivery_partitions', 0))")
         try connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = '\(lockTimeout)'"))
-        return try connection.query("""
-            SELECT pg_try_advisory_xact_lock(hashtextextended('openpush.delivery_partitions', 0)) AS locked
-            """)[0].decode("locked")
     }
 
     private static func isAttached(_ name: String, _ connection: PostgresConnection) throws -> Bool {
@@ -82,7 +85,8 @@ public enum DeliveryPartitions {
     /// Creates the day's partition. PostgreSQL refuses while the default partition holds
     /// records of that day, so those move into it in the same transaction.
     static func create(_ day: UTCDay, movingFromDefault: Bool, _ connection: PostgresConnection) throws -> Bool {
-        guard try begin(connection), try !isAttached(DeliveryPartitionPlan.partitionName(day), connection) else { return false }
+        try begin(connection)
+        guard try !isAttached(DeliveryPartitionPlan.partitionName(day), connection) else { return false }
         let (start, end) = (day.startSeconds, (day + 1).startSeconds)
         if movingFromDefault {
             try connection.query("CREATE TEMPORARY TABLE openpush_moving_deliveries (LIKE deliveries) ON COMMIT DROP")
@@ -102,7 +106,8 @@ public enum DeliveryPartitions {
     /// Counts the day's records into their messages, then drops the partition.
     static func drop(_ day: UTCDay, _ connection: PostgresConnection) throws -> Bool {
         let name = DeliveryPartitionPlan.partitionName(day)
-        guard try begin(connection), try isAttached(name, connection) else { return false }
+        try begin(connection)
+        guard try isAttached(name, connection) else { return false }
         // Taps stamp `clicked_at` on old records too: none may change between the count and the drop.
         try connection.query("LOCK TABLE \(identifier: name) IN SHARE MODE")
         try connection.query(archive(partition: name))
