@@ -40,8 +40,7 @@ public enum DeliveryPartitions {
         // Creations first, so records stuck in the default partition are in their day's
         // partition when it is dropped.
         for day in plan.create {
-            let moving = daysInDefault.contains(day)
-            if try await database.transaction({ try create(day, movingFromDefault: moving, $0) }) {
+            if try await database.transaction({ try create(day, $0) }) {
                 outcome.created.append(day)
             }
         }
@@ -84,11 +83,16 @@ public enum DeliveryPartitions {
 
     /// Creates the day's partition. PostgreSQL refuses while the default partition holds
     /// records of that day, so those move into it in the same transaction.
-    static func create(_ day: UTCDay, movingFromDefault: Bool, _ connection: PostgresConnection) throws -> Bool {
+    static func create(_ day: UTCDay, _ connection: PostgresConnection) throws -> Bool {
         try begin(connection)
         guard try !isAttached(DeliveryPartitionPlan.partitionName(day), connection) else { return false }
         let (start, end) = (day.startSeconds, (day + 1).startSeconds)
-        if movingFromDefault {
+        // Looked up here, under the lock: a record may have landed there since the plan was made.
+        let stranded: Bool = try connection.query("""
+            SELECT EXISTS (SELECT 1 FROM deliveries_default
+                           WHERE created_at >= to_timestamp(\(start)) AND created_at < to_timestamp(\(end))) AS stranded
+            """)[0].decode("stranded")
+        if stranded {
             try connection.query("CREATE TEMPORARY TABLE openpush_moving_deliveries (LIKE deliveries) ON COMMIT DROP")
             try connection.query("""
                 WITH moved AS (DELETE FROM deliveries_default
@@ -97,7 +101,7 @@ public enum DeliveryPartitions {
                 """)
         }
         try connection.query("SELECT openpush_delivery_partitions(\(day.isoDate)::date, \(day.isoDate)::date)")
-        if movingFromDefault {
+        if stranded {
             try connection.query("INSERT INTO deliveries OVERRIDING SYSTEM VALUE SELECT * FROM openpush_moving_deliveries")
         }
         return true
