@@ -50,6 +50,13 @@ import OpenPushCore
         #expect(configuration.maxBodyBytes == 2048)
     }
 
+    @Test func deliveryRetentionDefaultsTo30DaysAndIsRead() throws {
+        #expect(try Configuration.fromEnvironment([:]).deliveryRetentionDays == 30)
+        #expect(try Configuration.fromEnvironment(["OPENPUSH_DELIVERY_RETENTION_DAYS": "7"]).deliveryRetentionDays == 7)
+        #expect(try Configuration.fromEnvironment(["OPENPUSH_DELIVERY_RETENTION_DAYS": "1"]).deliveryRetentionDays == 1)
+        #expect(try Configuration.fromEnvironment(["OPENPUSH_DELIVERY_RETENTION_DAYS": "3650"]).deliveryRetentionDays == 3650)
+    }
+
     @Test func acceptsBracketedIPv6() throws {
         let configuration = try Configuration.fromEnvironment(["OPENPUSH_LISTEN": "[::1]:8081"])
         #expect(configuration.listenHost == "::1")
@@ -72,6 +79,9 @@ import OpenPushCore
         ("OPENPUSH_DB_STATEMENT_TIMEOUT_MS", "10s"),
         ("OPENPUSH_DELIVERY_APP_JOBS", "0"),
         ("OPENPUSH_DELIVERY_APP_JOBS", "many"),
+        ("OPENPUSH_DELIVERY_RETENTION_DAYS", "0"),
+        ("OPENPUSH_DELIVERY_RETENTION_DAYS", "3651"),
+        ("OPENPUSH_DELIVERY_RETENTION_DAYS", "30d"),
     ])
     func aBadValueNamesItsVariable(_ variable: String, _ value: String) {
         #expect {
@@ -85,7 +95,7 @@ import OpenPushCore
     @Test func everyVariableIsDocumented() {
         let names = Set(Configuration.documentation.map(\.name))
         for required in ["OPENPUSH_DATABASE_URL", "OPENPUSH_LISTEN", "OPENPUSH_ORG_API_KEY", "OPENPUSH_DB_POOL_SIZE", "OPENPUSH_LOG_LEVEL",
-                         "OPENPUSH_DB_STATEMENT_TIMEOUT_MS"] {
+                         "OPENPUSH_DB_STATEMENT_TIMEOUT_MS", "OPENPUSH_DELIVERY_RETENTION_DAYS"] {
             #expect(names.contains(required))
         }
     }

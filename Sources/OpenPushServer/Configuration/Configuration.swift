@@ -30,6 +30,9 @@ public struct Configuration: Sendable, Equatable {
     public var deliveryAppJobs: Int = 3
     /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
     public var metricsToken: String?
+    /// Days each device's delivery records are kept (whole daily partitions are dropped after;
+    /// the message keeps its counts).
+    public var deliveryRetentionDays: Int = DeliveryPartitionPlan.defaultRetentionDays
 
     public init() {}
 
@@ -65,6 +68,7 @@ extension Configuration {
         ("OPENPUSH_DELIVERY_LOOPS", "delivery jobs in flight per process, 0-16 (default 4; 0 = no workers in serve)"),
         ("OPENPUSH_DELIVERY_APP_JOBS", "jobs of one app in flight across all processes, 1-1024 (default 3)"),
         ("OPENPUSH_METRICS_TOKEN", "when set, /metrics requires Authorization: Bearer <token> (default: open)"),
+        ("OPENPUSH_DELIVERY_RETENTION_DAYS", "days per-device delivery records are kept, 1-3650 (default 30); message counts stay"),
     ]
 
     /// Reads the configuration from environment variables. Unset or empty variables keep defaults.
@@ -132,6 +136,10 @@ extension Configuration {
             configuration.deliveryAppJobs = try integer(jobs, "OPENPUSH_DELIVERY_APP_JOBS", 1...1024)
         }
         configuration.metricsToken = value("OPENPUSH_METRICS_TOKEN")
+        if let days = value("OPENPUSH_DELIVERY_RETENTION_DAYS") {
+            configuration.deliveryRetentionDays = try integer(days, "OPENPUSH_DELIVERY_RETENTION_DAYS",
+                                                              DeliveryPartitionPlan.retentionDaysRange)
+        }
         return configuration
     }
 

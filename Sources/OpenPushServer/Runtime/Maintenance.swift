@@ -3,15 +3,16 @@ import Postgres
 
 /// Periodic housekeeping every serving process runs: expired idempotency keys (30 days for
 /// Live Activity starts, 24 hours for notifications), rate-limit rows of apps that stopped
-/// sending, and wrong link codes of devices that stopped trying. Running it in many processes
-/// at once is harmless.
+/// sending, wrong link codes of devices that stopped trying, and daily partitions of delivery
+/// records: the next few days' created, those past `OPENPUSH_DELIVERY_RETENTION_DAYS` dropped
+/// (`DeliveryPartitions`). Running it in many processes at once is harmless.
 public enum Maintenance {
     public static let interval: Duration = .seconds(600)
 
-    /// One pass; returns how many rows each step removed.
+    /// One pass; returns how many rows each step removed, and the partitions it created and dropped.
     @discardableResult
     public static func runOnce(_ services: Services, now: Double)
-        async throws -> (idempotencyKeys: Int, rateLimitEvents: Int, linkFailures: Int)
+        async throws -> (idempotencyKeys: Int, rateLimitEvents: Int, linkFailures: Int, partitions: DeliveryPartitions.Outcome)
     {
         let keys = try await IdempotencyStore.prune(scope: IdempotencyStore.liveActivityStart,
                                                     olderThan: now - IdempotencyStore.liveActivityRetention,
@@ -22,7 +23,24 @@ public enum Maintenance {
             DELETE FROM rate_limit_events WHERE at <= to_timestamp(\(now - 3600))
             """).affectedRows
         let linkFailures = try await LinkFailures.prune(olderThan: now - LinkFailureLimit.standard.window, in: services.database)
-        return (keys, events, linkFailures)
+        let partitions = try await maintainDeliveryPartitions(services, now: now)
+        return (keys, events, linkFailures, partitions)
+    }
+
+    /// On a connection of its own, bounded by `DeliveryPartitions.statementTimeout` rather than
+    /// the request timeout: counting a busy day's records before its drop may take a while.
+    private static func maintainDeliveryPartitions(_ services: Services, now: Double) async throws -> DeliveryPartitions.Outcome {
+        let database = PostgresPool(conninfo: services.databaseConninfo, size: 1,
+                                    timeouts: PostgresTimeouts(statement: DeliveryPartitions.statementTimeout))
+        do {
+            let outcome = try await DeliveryPartitions.maintain(retentionDays: services.configuration.deliveryRetentionDays,
+                                                                now: now, in: database)
+            await database.close()
+            return outcome
+        } catch {
+            await database.close()
+            throw error
+        }
     }
 
     /// Runs `runOnce` every `interval` until the task is cancelled; failures are logged, not fatal.
@@ -34,6 +52,10 @@ public enum Maintenance {
                     logger.info("maintenance", ["pruned.idempotency_keys": String(removed.idempotencyKeys),
                                                 "pruned.rate_limit_events": String(removed.rateLimitEvents),
                                                 "pruned.link_code_failures": String(removed.linkFailures)])
+                }
+                if !removed.partitions.created.isEmpty || !removed.partitions.dropped.isEmpty {
+                    logger.info("delivery partitions", ["partitions.created": removed.partitions.created.map(\.isoDate).joined(separator: " "),
+                                                        "partitions.dropped": removed.partitions.dropped.map(\.isoDate).joined(separator: " ")])
                 }
             } catch {
                 logger.warning("maintenance failed", ["error": String(describing: error)])

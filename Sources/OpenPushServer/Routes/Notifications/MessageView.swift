@@ -17,7 +17,9 @@ public enum MessageView {
         guard let message = try connection.query("""
             SELECT id, app_id, kind, event, name, activity_type, activity_id, request::text AS request, audience_total,
                    truncated, clicks, extract(epoch FROM created_at)::float8 AS created_at,
-                   extract(epoch FROM send_after)::float8 AS send_after, cancelled_at IS NOT NULL AS cancelled, failed_reason
+                   extract(epoch FROM send_after)::float8 AS send_after, cancelled_at IS NOT NULL AS cancelled, failed_reason,
+                   archived_successful, archived_failed, archived_errored, archived_converted, archived_cancelled,
+                   extract(epoch FROM archived_last_finished_at)::float8 AS archived_last_finished
             FROM messages WHERE id = \(messageID) AND app_id = \(appID) \(tenant)
             """).first else { return nil }
         let counts = try connection.query("""
@@ -31,15 +33,27 @@ public enum MessageView {
                    extract(epoch FROM max(finished_at))::float8 AS last_finished
             FROM deliveries WHERE message_id = \(messageID)
             """)[0]
+        // Records past the retention were counted into the message before their partition was
+        // dropped (`DeliveryPartitions`): every figure is the live records' plus the archived.
         let reasons = try connection.query("""
-            SELECT error_reason, count(*)::int AS n FROM deliveries
-            WHERE message_id = \(messageID) AND state = 'error' AND error_reason IS NOT NULL
+            SELECT error_reason, sum(n)::int AS n FROM (
+                SELECT error_reason, count(*) AS n FROM deliveries
+                WHERE message_id = \(messageID) AND state = 'error' AND error_reason IS NOT NULL
+                GROUP BY error_reason
+                UNION ALL
+                SELECT key, value::bigint FROM messages, jsonb_each_text(archived_errors_by_reason) WHERE id = \(messageID)
+            ) AS r
             GROUP BY error_reason ORDER BY error_reason
             """)
         let request = (try? JSONValue.parse(try message.decode("request", as: String.self)))?.objectValue ?? [:]
         let remaining: Int = try counts.decode("remaining")
         let createdAt: Double = try message.decode("created_at")
-        let lastFinished: Double? = try counts.decode("last_finished")
+        let liveLastFinished: Double? = try counts.decode("last_finished")
+        let archivedLastFinished: Double? = try message.decode("archived_last_finished")
+        let lastFinished = [liveLastFinished, archivedLastFinished].compactMap { $0 }.max()
+        func total(_ figure: String) throws -> Int64 {
+            Int64(try counts.decode(figure, as: Int.self) + message.decode("archived_" + figure, as: Int.self))
+        }
         var view: JSONObject = [
             "id": .string(try message.decode("id")),
             "app_id": .string(try message.decode("app_id")),
@@ -50,15 +64,15 @@ public enum MessageView {
             "activity_id": try message.decode("activity_id", as: String?.self).map(JSONValue.string) ?? .null,
             "headings": request["headings"] ?? .null,
             "contents": request["contents"] ?? .null,
-            "successful": .int(Int64(try counts.decode("successful", as: Int.self))),
-            "failed": .int(Int64(try counts.decode("failed", as: Int.self))),
-            "errored": .int(Int64(try counts.decode("errored", as: Int.self))),
-            "converted": .int(Int64(try counts.decode("converted", as: Int.self))),
+            "successful": .int(try total("successful")),
+            "failed": .int(try total("failed")),
+            "errored": .int(try total("errored")),
+            "converted": .int(try total("converted")),
             "remaining": .int(Int64(remaining)),
             "queued_at": .int(Int64(createdAt)),
             "send_after": .int(Int64(try message.decode("send_after", as: Double?.self) ?? createdAt)),
             "completed_at": remaining == 0 ? .int(Int64(lastFinished ?? createdAt)) : .null,
-            "canceled": .bool(try message.decode("cancelled", as: Bool.self) || (try counts.decode("cancelled", as: Int.self)) > 0),
+            "canceled": .bool(try message.decode("cancelled", as: Bool.self) || (try total("cancelled")) > 0),
             "clicks_total": .int(Int64(try message.decode("clicks", as: Int.self))),
             "audience_total": .int(Int64(try message.decode("audience_total", as: Int.self))),
             "truncated": .bool(try message.decode("truncated")),

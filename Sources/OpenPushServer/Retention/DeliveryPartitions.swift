@@ -1,0 +1,159 @@
+public import OpenPushCore
+public import Postgres
+
+/// Runs a `DeliveryPartitionPlan` on the daily partitions of `deliveries`: creates the missing
+/// ones and drops those past the retention with `DROP TABLE`, never a `DELETE`. A dropped day's
+/// records are first counted into their messages' `archived_*` columns, in the transaction of
+/// the drop, so `GET /notifications/{id}` answers the same before and after.
+///
+/// Each step is its own transaction under one advisory lock, so passes of several processes
+/// take turns; inside the lock each step looks again at what exists, and a step another process
+/// did meanwhile is skipped, not done twice.
+public enum DeliveryPartitions {
+    /// What one pass did: days whose partition it created and dropped.
+    public struct Outcome: Sendable, Equatable {
+        public var created: [UTCDay]
+        public var dropped: [UTCDay]
+
+        public init(created: [UTCDay] = [], dropped: [UTCDay] = []) {
+            self.created = created
+            self.dropped = dropped
+        }
+    }
+
+    /// The bound on one step's statements. Counting a busy day's records takes longer than a
+    /// request may, so the pass runs on its own connection (see `Maintenance`), not the pool's.
+    public static let statementTimeout: Duration = .seconds(600)
+
+    /// How long a step waits for a table lock once it holds the advisory one. `DROP TABLE` needs
+    /// an exclusive lock on `deliveries` itself, and queries queue behind a waiting one, so it
+    /// gives up quickly and the next pass tries again.
+    static let lockTimeout = "2s"
+
+    public static func maintain(retentionDays: Int, now: Double, in database: PostgresPool) async throws -> Outcome {
+        let (partitions, daysInDefault) = try await database.withConnection { connection in
+            (try existingPartitions(connection), try daysWithRecordsInDefault(connection))
+        }
+        let plan = DeliveryPartitionPlan.make(today: UTCDay(containing: now), retentionDays: retentionDays,
+                                              partitions: partitions, daysInDefault: daysInDefault)
+        var outcome = Outcome()
+        // Creations first, so records stuck in the default partition are in their day's
+        // partition when it is dropped.
+        for day in plan.create {
+            if try await database.transaction({ try create(day, $0) }) {
+                outcome.created.append(day)
+            }
+        }
+        for day in plan.drop {
+            if try await database.transaction({ try drop(day, $0) }) {
+                outcome.dropped.append(day)
+            }
+        }
+        return outcome
+    }
+
+    /// Names of the tables attached to `deliveries`, `deliveries_default` among them.
+    static func existingPartitions(_ connection: PostgresConnection) throws -> [String] {
+        try connection.query("""
+            SELECT c.relname::text AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = 'deliveries'::regclass
+            """).map { try $0.decode("name") }
+    }
+
+    /// UTC days of the records that landed in the default partition (a partition was missing).
+    /// Empty in normal operation, so reading it whole costs nothing.
+    static func daysWithRecordsInDefault(_ connection: PostgresConnection) throws -> [UTCDay] {
+        try connection.query("""
+            SELECT DISTINCT to_char(created_at AT TIME ZONE 'UTC', 'YYYYMMDD') AS day FROM deliveries_default
+            """).compactMap { UTCDay(yyyymmdd: try $0.decode("day", as: String.self)) }
+    }
+
+    /// Waits for the advisory lock (while another process runs a step), then bounds table locks.
+    private static func begin(_ connection: PostgresConnection) throws {
+        try connection.query("SELECT pg_advisory_xact_lock(hashtextextended('openpush.delivery_partitions', 0))")
+        try connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = '\(lockTimeout)'"))
+    }
+
+    private static func isAttached(_ name: String, _ connection: PostgresConnection) throws -> Bool {
+        try !connection.query("""
+            SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = 'deliveries'::regclass AND c.relname = \(name)
+            """).isEmpty
+    }
+
+    /// Creates the day's partition. PostgreSQL refuses while the default partition holds
+    /// records of that day, so those move into it in the same transaction.
+    static func create(_ day: UTCDay, _ connection: PostgresConnection) throws -> Bool {
+        try begin(connection)
+        guard try !isAttached(DeliveryPartitionPlan.partitionName(day), connection) else { return false }
+        let (start, end) = (day.startSeconds, (day + 1).startSeconds)
+        // Looked up here, under the lock: a record may have landed there since the plan was made.
+        let stranded: Bool = try connection.query("""
+            SELECT EXISTS (SELECT 1 FROM deliveries_default
+                           WHERE created_at >= to_timestamp(\(start)) AND created_at < to_timestamp(\(end))) AS stranded
+            """)[0].decode("stranded")
+        if stranded {
+            try connection.query("CREATE TEMPORARY TABLE openpush_moving_deliveries (LIKE deliveries) ON COMMIT DROP")
+            try connection.query("""
+                WITH moved AS (DELETE FROM deliveries_default
+                               WHERE created_at >= to_timestamp(\(start)) AND created_at < to_timestamp(\(end)) RETURNING *)
+                INSERT INTO openpush_moving_deliveries SELECT * FROM moved
+                """)
+        }
+        try connection.query("SELECT openpush_delivery_partitions(\(day.isoDate)::date, \(day.isoDate)::date)")
+        if stranded {
+            try connection.query("INSERT INTO deliveries OVERRIDING SYSTEM VALUE SELECT * FROM openpush_moving_deliveries")
+        }
+        return true
+    }
+
+    /// Counts the day's records into their messages, then drops the partition.
+    static func drop(_ day: UTCDay, _ connection: PostgresConnection) throws -> Bool {
+        let name = DeliveryPartitionPlan.partitionName(day)
+        try begin(connection)
+        guard try isAttached(name, connection) else { return false }
+        // Taps stamp `clicked_at` on old records too: none may change between the count and the drop.
+        try connection.query("LOCK TABLE \(identifier: name) IN SHARE MODE")
+        try connection.query(archive(partition: name))
+        try connection.query("DROP TABLE \(identifier: name)")
+        return true
+    }
+
+    /// Adds a partition's records to the `archived_*` figures of their messages, counted exactly
+    /// as `MessageView` counts the live ones.
+    static func archive(partition name: String) -> PostgresQuery {
+        let unreachable = MessageView.unreachableReasons
+        return """
+            WITH figures AS (
+                SELECT message_id,
+                       count(*) FILTER (WHERE state = 'accepted')::int AS successful,
+                       count(*) FILTER (WHERE state = 'error' AND error_reason = ANY(\(unreachable)))::int AS failed,
+                       count(*) FILTER (WHERE state = 'error' AND NOT (error_reason = ANY(\(unreachable))))::int AS errored,
+                       count(*) FILTER (WHERE clicked_at IS NOT NULL)::int AS converted,
+                       count(*) FILTER (WHERE state = 'cancelled')::int AS cancelled,
+                       max(finished_at) AS last_finished
+                FROM \(identifier: name) GROUP BY message_id
+            ), reasons AS (
+                SELECT message_id, jsonb_object_agg(error_reason, n) AS reasons
+                FROM (SELECT message_id, error_reason, count(*) AS n FROM \(identifier: name)
+                      WHERE state = 'error' AND error_reason IS NOT NULL GROUP BY message_id, error_reason) AS counted
+                GROUP BY message_id
+            )
+            UPDATE messages m SET
+                archived_successful = m.archived_successful + f.successful,
+                archived_failed = m.archived_failed + f.failed,
+                archived_errored = m.archived_errored + f.errored,
+                archived_converted = m.archived_converted + f.converted,
+                archived_cancelled = m.archived_cancelled + f.cancelled,
+                archived_last_finished_at = GREATEST(m.archived_last_finished_at, f.last_finished),
+                archived_errors_by_reason = (
+                    SELECT COALESCE(jsonb_object_agg(key, total), '{}')
+                    FROM (SELECT key, sum(value::bigint)::bigint AS total
+                          FROM (SELECT * FROM jsonb_each_text(m.archived_errors_by_reason)
+                                UNION ALL SELECT * FROM jsonb_each_text(r.reasons)) AS both_figures
+                          GROUP BY key) AS summed)
+            FROM figures f LEFT JOIN reasons r USING (message_id)
+            WHERE m.id = f.message_id
+            """
+    }
+}
