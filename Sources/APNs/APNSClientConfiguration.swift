@@ -28,6 +28,9 @@ public struct APNSClientConfiguration: Sendable {
     /// Reconnect backoff: `min(cap, base·2^(failures−1))`, jittered into [½, 1] of that.
     public var reconnectBackoffBase: Double
     public var reconnectBackoffCap: Double
+    /// A pool (the connections of one credential and environment) with no push waiting or in
+    /// flight, and none sent or answered for this long, is closed; the next push reopens it.
+    public var idleTimeout: Double
     /// The wall clock, unix seconds: only for the JWT `iat` and its refresh timing (tests
     /// pass a manual one). Defaults to the system clock.
     public var clock: @Sendable () -> Double
@@ -45,6 +48,7 @@ public struct APNSClientConfiguration: Sendable {
         maxTransportRetries: Int = 2,
         reconnectBackoffBase: Double = 0.1,
         reconnectBackoffCap: Double = 30,
+        idleTimeout: Double = 300,
         clock: (@Sendable () -> Double)? = nil
     ) {
         self.productionURL = productionURL
@@ -59,6 +63,7 @@ public struct APNSClientConfiguration: Sendable {
         self.maxTransportRetries = maxTransportRetries
         self.reconnectBackoffBase = reconnectBackoffBase
         self.reconnectBackoffCap = reconnectBackoffCap
+        self.idleTimeout = idleTimeout
         self.clock = clock ?? { Date().timeIntervalSince1970 }
     }
 

@@ -1,7 +1,7 @@
 /// One request on its way: queued, in flight on some stream, or back on the queue for a retry.
 ///
-/// `@unchecked Sendable`: it has one owner at a time — the sender, then the queue (under its
-/// lock), then the connection thread that took it — and passes between them through the lock.
+/// `@unchecked Sendable`: it has one owner at a time — the sender, then the event loop's
+/// thread, which it reaches through the loop's inbox (a lock).
 final class APNSPendingRequest: @unchecked Sendable {
     /// Every header but `authorization`, pseudo-headers first.
     let headers: [(name: String, value: String)]
