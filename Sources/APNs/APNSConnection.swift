@@ -23,7 +23,7 @@ final class APNSConnection {
     private let index: Int
     unowned let pool: APNSConnectionPool
     private let context: APNSLoopContext
-    private var shared: APNSConnectionPool.Shared { pool.shared }
+    private let shared: APNSConnectionPool.Shared
 
     private var machine: APNSConnectionStateMachine
     private var phase = Phase.idle
@@ -47,6 +47,7 @@ final class APNSConnection {
         self.index = index
         self.pool = pool
         self.context = context
+        shared = pool.shared
         machine = APNSConnectionStateMachine(configuration: pool.shared.configuration.stateMachineConfiguration)
     }
 
@@ -352,7 +353,7 @@ final class APNSConnection {
             let action = machine.responseReceived(streamID, now: now)
             if let item = inFlight.removeValue(forKey: streamID) {
                 shared.counters.inFlightStreams.subtract(1, ordering: .relaxed)
-                finish(item, response: Self.response(status: status, headers: headers, body: body))
+                finish(item, response: Self.response(status: status, headers: headers, body: body), now: now)
             }
             perform(action, lost: false)
         case .streamReset(let streamID, let errorCode):
@@ -370,8 +371,8 @@ final class APNSConnection {
 
     /// A response is the request's outcome, except one `ExpiredProviderToken`, after which
     /// the request goes out again with a fresh token if the refresh floor allows one.
-    private func finish(_ item: APNSPendingRequest, response: APNSResponse) {
-        pool.lastActivity = APNSMonotonicClock.now()
+    private func finish(_ item: APNSPendingRequest, response: APNSResponse, now: Double) {
+        pool.lastActivity = now
         if response.status == 403, response.reason == .expiredProviderToken, !item.refreshedToken,
            let fresh = try? shared.signer.refresh(rejected: item.sentJWT, now: shared.configuration.clock()),
            fresh.jwt != item.sentJWT {

@@ -14,7 +14,8 @@ struct APNSPoolKey: Hashable, Sendable {
 ///
 /// Not thread-safe: the event loop's thread owns it.
 final class APNSConnectionPool {
-    struct Shared {
+    /// What its connections share; a class, so reaching it costs one reference, not a copy.
+    final class Shared {
         let endpoint: APNSEndpoint
         let tlsContext: TLSClientContext?
         let signer: APNSJWTSigner
@@ -22,6 +23,19 @@ final class APNSConnectionPool {
         let counters: APNSClientCounters
         let configuration: APNSClientConfiguration
         let logger: Logger
+
+        init(
+            endpoint: APNSEndpoint, tlsContext: TLSClientContext?, signer: APNSJWTSigner, queue: APNSRequestQueue,
+            counters: APNSClientCounters, configuration: APNSClientConfiguration, logger: Logger
+        ) {
+            self.endpoint = endpoint
+            self.tlsContext = tlsContext
+            self.signer = signer
+            self.queue = queue
+            self.counters = counters
+            self.configuration = configuration
+            self.logger = logger
+        }
     }
 
     /// How often requests past their deadline are looked for while the pool is busy.
@@ -34,6 +48,8 @@ final class APNSConnectionPool {
     var lastActivity: Double
     /// Already in the loop's list of pools to service.
     var isScheduled = false
+    /// Closed and out of the loop's table (it may still be in the list to service).
+    private(set) var isClosed = false
     private var nextSweep: Double
 
     init(
@@ -83,6 +99,7 @@ final class APNSConnectionPool {
 
     /// Fails what waits or is in flight with `error` and closes every connection.
     func close(_ error: APNSTransportError) {
+        isClosed = true
         shared.queue.shutdown(error)
         for connection in connections { connection.shutdown(error) }
     }

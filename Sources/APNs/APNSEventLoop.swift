@@ -198,7 +198,7 @@ final class APNSEventLoop: @unchecked Sendable {
         scheduled = []
         for pool in due {
             pool.isScheduled = false
-            guard pools[pool.key] === pool else { continue }  // closed meanwhile
+            guard !pool.isClosed else { continue }
             if pool.isIdle(now: now) {
                 logger.debug("APNs pool idle, closing", ["apns.endpoint": pool.shared.endpoint.authority])
                 pool.close(Self.shutdownError)

@@ -49,10 +49,12 @@ final class APNSRequestQueue {
         counters.queuedRequests.add(returned.count, ordering: .relaxed)
     }
 
-    func take(max: Int) -> ArraySlice<APNSPendingRequest> {
+    func take(max: Int) -> [APNSPendingRequest] {
         let count = min(max, self.count)
         guard count > 0 else { return [] }
-        let taken = items[head..<(head + count)]
+        // A copy, not a slice: a slice would keep `items` shared, and compacting it would then
+        // allocate a new buffer every time.
+        let taken = Array(items[head..<(head + count)])
         head += count
         counters.queuedRequests.subtract(count, ordering: .relaxed)
         compact()
@@ -77,7 +79,7 @@ final class APNSRequestQueue {
         var index = head
         while index < items.count, items[index].deadline <= now { index += 1 }
         guard index > head else { return }
-        let expired = items[head..<index]
+        let expired = Array(items[head..<index])
         head = index
         counters.queuedRequests.subtract(expired.count, ordering: .relaxed)
         compact()
@@ -91,7 +93,7 @@ final class APNSRequestQueue {
     }
 
     private func failAll(_ error: APNSTransportError) {
-        let failed = items[head...]
+        let failed = Array(items[head...])
         counters.queuedRequests.subtract(failed.count, ordering: .relaxed)
         items = []
         head = 0
