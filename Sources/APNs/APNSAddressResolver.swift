@@ -2,11 +2,10 @@
 import Glibc
 #endif
 
-/// Socket addresses of a host, resolved with getaddrinfo and kept for a minute, so a
-/// thousand pools of one endpoint resolve it once rather than a thousand times.
+/// Socket addresses of a host, kept for a minute, so a thousand pools of one endpoint
+/// resolve it once rather than a thousand times. Names are resolved on `APNSResolverThread`
+/// (getaddrinfo blocks); numeric hosts here at once.
 ///
-/// getaddrinfo blocks: a name the resolver is slow on stalls the event loop while it is
-/// resolved (once a minute per host; APNs has two). Numeric hosts never wait.
 /// Not thread-safe: the event loop's thread owns it.
 final class APNSAddressResolver {
     struct Address: Sendable, Hashable {
@@ -17,32 +16,82 @@ final class APNSAddressResolver {
         var bytes: [UInt8]
     }
 
-    private struct Entry {
-        var addresses: [Address]
-        var expiresAt: Double
+    enum Lookup {
+        case ready([Address])
+        /// Asked of the resolver thread; the loop hears back through `store`.
+        case pending
+        case failed(APNSTransportError)
     }
 
+    private enum Entry {
+        case resolved(Result<[Address], APNSTransportError>, expiresAt: Double)
+        case pending
+    }
+
+    /// How long addresses are kept; a failure is kept for a second, so the connections that
+    /// waited for it all see it.
     private let lifetime: Double
     private var entries: [String: Entry] = [:]
+    private let thread: APNSResolverThread
 
-    init(lifetime: Double = 60) {
+    init(lifetime: Double = 60, thread: APNSResolverThread) {
         self.lifetime = lifetime
+        self.thread = thread
     }
 
-    func addresses(host: String, port: UInt16, now: Double) throws(APNSTransportError) -> [Address] {
-        let key = "\(host)|\(port)"
-        if let entry = entries[key], entry.expiresAt > now { return entry.addresses }
-        let addresses = try Self.resolve(host: host, port: port)
-        entries[key] = Entry(addresses: addresses, expiresAt: now + lifetime)
-        return addresses
+    func addresses(host: String, port: UInt16, now: Double) -> Lookup {
+        let key = Self.key(host, port)
+        switch entries[key] {
+        case .resolved(.success(let addresses), let expiresAt) where expiresAt > now:
+            return .ready(addresses)
+        case .resolved(.failure(let error), let expiresAt) where expiresAt > now:
+            return .failed(error)
+        case .pending:
+            return .pending
+        case .resolved, nil:
+            break
+        }
+        if Self.isNumeric(host) {
+            let result = Result { () throws(APNSTransportError) in try Self.resolve(host: host, port: port) }
+            store(host: host, port: port, result, now: now)
+            switch result {
+            case .success(let addresses): return .ready(addresses)
+            case .failure(let error): return .failed(error)
+            }
+        }
+        entries[key] = .pending
+        thread.lookUp(host: host, port: port)
+        return .pending
+    }
+
+    /// A lookup's result, from the resolver thread by way of the loop.
+    func store(host: String, port: UInt16, _ result: Result<[Address], APNSTransportError>, now: Double) {
+        let expiresAt: Double
+        switch result {
+        case .success: expiresAt = now + lifetime
+        case .failure: expiresAt = now + 1
+        }
+        entries[Self.key(host, port)] = .resolved(result, expiresAt: expiresAt)
     }
 
     /// Forgets a host after connecting to it failed, so the next attempt asks the resolver again.
     func forget(host: String, port: UInt16) {
-        entries["\(host)|\(port)"] = nil
+        let key = Self.key(host, port)
+        if case .resolved(.success, _) = entries[key] { entries[key] = nil }
     }
 
-    private static func resolve(host: String, port: UInt16) throws(APNSTransportError) -> [Address] {
+    func stop() {
+        thread.stop()
+    }
+
+    private static func key(_ host: String, _ port: UInt16) -> String { "\(host)|\(port)" }
+
+    private static func isNumeric(_ host: String) -> Bool {
+        var storage = in6_addr()
+        return inet_pton(AF_INET, host, &storage) == 1 || inet_pton(AF_INET6, host, &storage) == 1
+    }
+
+    static func resolve(host: String, port: UInt16) throws(APNSTransportError) -> [Address] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

@@ -14,6 +14,8 @@ final class APNSConnection {
     /// the handshake is done and SETTINGS arrive).
     private enum Phase {
         case idle
+        /// Waiting for the resolver thread.
+        case resolving(deadline: Double)
         /// TCP connect in flight to one address; the others are tried next.
         case connecting(remaining: ArraySlice<APNSAddressResolver.Address>, deadline: Double)
         case handshaking(deadline: Double)
@@ -58,10 +60,12 @@ final class APNSConnection {
     /// Timers, connecting when there is work, new streams and writing.
     func service(now: Double) {
         switch phase {
-        case .connecting(_, let deadline), .handshaking(let deadline):
+        case .resolving(let deadline), .connecting(_, let deadline), .handshaking(let deadline):
             if now >= deadline {
                 connectFailed(APNSTransportError(
                     .connectFailed, "cannot connect to \(shared.endpoint.authority): timed out after \(shared.configuration.connectTimeout) s"))
+            } else if case .resolving = phase {
+                resolveAndConnect(deadline: deadline)
             }
         case .idle, .open:
             break
@@ -73,7 +77,7 @@ final class APNSConnection {
             flush()
         case .handshaking:
             flush()  // the handshake advances inside the write of the client preface
-        case .idle, .connecting:
+        case .idle, .resolving, .connecting:
             break
         }
         updateInterest()
@@ -88,7 +92,7 @@ final class APNSConnection {
             if !ready.isDisjoint(with: [.readable, .hangUp, .error]) || (ready.contains(.writable) && readWantsWritable) {
                 readAvailable()
             }
-        case .idle, .handshaking:
+        case .idle, .resolving, .handshaking:
             break  // `service` writes, which is what the handshake needs
         }
     }
@@ -102,7 +106,7 @@ final class APNSConnection {
     func nextDeadline(hasWork: Bool) -> Double? {
         var deadline = machine.nextDeadline(hasWork: hasWork)
         switch phase {
-        case .connecting(_, let connectBy), .handshaking(let connectBy):
+        case .resolving(let connectBy), .connecting(_, let connectBy), .handshaking(let connectBy):
             deadline = min(deadline ?? connectBy, connectBy)
         case .idle, .open:
             break
@@ -145,11 +149,21 @@ final class APNSConnection {
 
     private func connect() {
         shared.queue.setStatus(.connecting, of: index)
+        resolveAndConnect(deadline: APNSMonotonicClock.now() + shared.configuration.connectTimeout)
+    }
+
+    private func resolveAndConnect(deadline: Double) {
         let endpoint = shared.endpoint
-        do throws(APNSTransportError) {
-            let addresses = try context.resolver.addresses(host: endpoint.host, port: endpoint.port, now: APNSMonotonicClock.now())
-            try connectNext(addresses[...], deadline: APNSMonotonicClock.now() + shared.configuration.connectTimeout)
-        } catch {
+        switch context.resolver.addresses(host: endpoint.host, port: endpoint.port, now: APNSMonotonicClock.now()) {
+        case .ready(let addresses):
+            do throws(APNSTransportError) {
+                try connectNext(addresses[...], deadline: deadline)
+            } catch {
+                connectFailed(error)
+            }
+        case .pending:
+            phase = .resolving(deadline: deadline)
+        case .failed(let error):
             connectFailed(error)
         }
     }
@@ -273,7 +287,7 @@ final class APNSConnection {
         guard let socket else { return }
         let wanted: APNSEpoll.Interest
         switch phase {
-        case .idle: return
+        case .idle, .resolving: return
         case .connecting: wanted = [.writable]
         case .handshaking: wanted = writeWantsWritable ? [.writable] : [.readable]
         case .open:

@@ -15,6 +15,7 @@ final class APNSEventLoop: @unchecked Sendable {
     private enum Command {
         case submit(APNSPoolKey, [APNSPendingRequest])
         case retire(APNSCredential, done: @Sendable () -> Void)
+        case resolved(host: String, port: UInt16, Result<[APNSAddressResolver.Address], APNSTransportError>)
     }
 
     private struct Inbox {
@@ -36,7 +37,7 @@ final class APNSEventLoop: @unchecked Sendable {
     private let configuration: APNSClientConfiguration
     private let counters: APNSClientCounters
     private let logger: Logger
-    private let context = APNSLoopContext()
+    private var context: APNSLoopContext!
     private var pools: [APNSPoolKey: APNSConnectionPool] = [:]
     /// Outlive idle pools: a new token for every reopened pool would trip APNs'
     /// `TooManyProviderTokenUpdates`. Dropped when the credential is retired.
@@ -54,6 +55,10 @@ final class APNSEventLoop: @unchecked Sendable {
         self.configuration = configuration
         self.counters = counters
         self.logger = logger
+        let resolverThread = APNSResolverThread { [weak self] host, port, result in
+            self?.post(.resolved(host: host, port: port, result))
+        }
+        context = APNSLoopContext(resolver: APNSAddressResolver(thread: resolverThread))
         context.epoll.add(wake.descriptor, token: APNSLoopContext.wakeToken, interest: .readable)
         let thread = Thread { [self] in run() }
         thread.name = "apns-event-loop"
@@ -64,27 +69,27 @@ final class APNSEventLoop: @unchecked Sendable {
 
     /// Hands requests to the pool of `key`, opening it if need be; after `stop` they fail at once.
     func submit(_ items: [APNSPendingRequest], to key: APNSPoolKey) {
-        let accepted = inbox.withLock { inbox -> Bool in
-            guard !inbox.stopRequested else { return false }
-            inbox.commands.append(.submit(key, items))
-            return true
-        }
-        guard accepted else {
+        guard post(.submit(key, items)) else {
             for item in items { item.complete(.failure(Self.shutdownError)) }
             return
         }
-        wake.wake()
     }
 
     /// Closes the pools of `credential` and forgets its token; `done` runs once they are closed.
     func retire(_ credential: APNSCredential, done: @escaping @Sendable () -> Void) {
+        guard post(.retire(credential, done: done)) else { return done() }
+    }
+
+    /// False when the loop is stopping and took nothing.
+    @discardableResult
+    private func post(_ command: Command) -> Bool {
         let accepted = inbox.withLock { inbox -> Bool in
             guard !inbox.stopRequested else { return false }
-            inbox.commands.append(.retire(credential, done: done))
+            inbox.commands.append(command)
             return true
         }
-        guard accepted else { return done() }
-        wake.wake()
+        if accepted { wake.wake() }
+        return accepted
     }
 
     /// Fails everything, closes every connection and ends the thread; `done` runs after that.
@@ -123,6 +128,7 @@ final class APNSEventLoop: @unchecked Sendable {
             let stopping = takeCommands()
             let now = APNSMonotonicClock.now()
             if stopping {
+                context.resolver.stop()
                 for pool in pools.values { pool.close(Self.shutdownError) }
                 pools = [:]
                 break
@@ -164,6 +170,10 @@ final class APNSEventLoop: @unchecked Sendable {
                     counters.openPools.subtract(1, ordering: .relaxed)
                 }
                 done()
+            case .resolved(let host, let port, let result):
+                context.resolver.store(host: host, port: port, result, now: now)
+                // The connections waiting for it look again when serviced.
+                for pool in pools.values { schedule(pool) }
             }
         }
         return stopping

@@ -9,13 +9,17 @@ final class APNSLoopContext {
     static let wakeToken: UInt64 = 0
 
     let epoll = APNSEpoll()
-    let resolver = APNSAddressResolver()
+    let resolver: APNSAddressResolver
     var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
     /// Connections by the token their socket is registered with.
     private(set) var registered: [UInt64: APNSConnection] = [:]
     /// Read up to their bound with more possibly buffered inside TLS, where epoll cannot see it.
     var unfinishedReads: [APNSConnection] = []
     private var nextToken: UInt64 = 1
+
+    init(resolver: APNSAddressResolver) {
+        self.resolver = resolver
+    }
 
     func register(_ connection: APNSConnection, descriptor: Int32, interest: APNSEpoll.Interest) -> UInt64 {
         let token = nextToken
