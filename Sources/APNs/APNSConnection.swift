@@ -291,8 +291,9 @@ final class APNSConnection {
         case .connecting: wanted = [.writable]
         case .handshaking: wanted = writeWantsWritable ? [.writable] : [.readable]
         case .open:
-            wanted = outputOffset < output.count || writeWantsWritable || readWantsWritable
-                ? [.readable, .writable] : [.readable]
+            // Not for output alone: a TLS write may wait for readability, and asking for
+            // writability then would wake the loop for nothing until data comes.
+            wanted = writeWantsWritable || readWantsWritable ? [.readable, .writable] : [.readable]
         }
         guard wanted != interest else { return }
         interest = wanted
