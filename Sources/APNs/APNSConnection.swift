@@ -432,10 +432,9 @@ final class APNSConnection {
         let authorization = "bearer " + token.jwt
         for position in items.indices {
             let item = items[position]
-            var headers = item.headers
-            headers.insert(("authorization", authorization), at: 4)
+            item.authorize(authorization)
             do {
-                let streamID = try session.submitRequest(headers: headers, body: item.payload)
+                let streamID = try session.submitRequest(headers: item.headers, body: item.payload)
                 item.sentJWT = token.jwt
                 inFlight[streamID] = item
                 machine.streamOpened(streamID)

@@ -42,6 +42,9 @@ let started = ContinuousClock.now
 let accepted = await run(count)
 let elapsed = ContinuousClock.now - started
 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+// The process's threads (/proc/self/status) while the connections are still open.
+let threads = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))?
+    .split(separator: "\n").first { $0.hasPrefix("Threads:") }?.split(separator: "\t").last ?? "?"
 print(String(format: "client: %d pushes of %d bytes, %d accepted, %d connection(s): %.2f s, %.0f req/s",
-             count, payload.count, accepted, connections, seconds, Double(count) / seconds))
+             count, payload.count, accepted, connections, seconds, Double(count) / seconds) + ", \(threads) threads")
 await client.shutdown()
