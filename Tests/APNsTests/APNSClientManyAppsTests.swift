@@ -18,7 +18,7 @@ import Crypto
         }
         let client = try APNSClient(configuration: APNSClientConfiguration(
             productionURL: simulator.url, sandboxURL: simulator.url, connectTimeout: 10, requestTimeout: 60,
-            idleTimeout: 2))
+            idleTimeout: 8))
         let request = APNSPushRequest(
             deviceToken: String(repeating: "ab", count: 32), pushType: .alert, topic: "com.example.app", priority: 10,
             payload: Array(#"{"aps":{"alert":"Hello"}}"#.utf8))
@@ -51,7 +51,7 @@ import Crypto
         #expect(processThreadCount() < 64, "threads after")
 
         // After the idle time every pool closes on its own.
-        #expect(try await client.waitForMetrics(timeout: 20) { $0.openConnections == 0 && $0.openPools == 0 })
+        #expect(try await client.waitForMetrics(timeout: 40) { $0.openConnections == 0 && $0.openPools == 0 })
         #expect(processThreadCount() < 64)
         await client.shutdown()
     }
