@@ -1,20 +1,28 @@
 import Crypto
 import Foundation
 public import OpenPushCore
+import Synchronization
 
 /// Sends pushes to APNs over a few long-lived HTTP/2 connections per (credential,
 /// environment), opened on first use and closed after `idleTimeout` without pushes, or when
 /// the credential is retired. A rejection is a result (`APNSResponse` with a status and
 /// reason); only a request that got no answer throws (`APNSTransportError`).
 ///
-/// One thread drives every connection of the client (`APNSEventLoop`), never Swift's
-/// cooperative pool, however many credentials there are. Call `shutdown()` before dropping
-/// the client: the thread keeps it alive until then.
+/// A fixed number of threads (`eventLoops`, each an `APNSEventLoop`) drive every connection
+/// of the client, never Swift's cooperative pool, however many credentials there are. A
+/// key's connections are spread over the loops, as its pushes are. Call `shutdown()` before
+/// dropping the client: the threads keep it alive until then.
 public final class APNSClient: Sendable {
     public let configuration: APNSClientConfiguration
     private let endpoints: [APNSEnvironment: APNSEndpoint]
     private let counters = APNSClientCounters()
-    private let loop: APNSEventLoop
+    private let loops: [APNSEventLoop]
+    /// One per credential, shared by its pools on every loop, so a key has one provider token;
+    /// kept while its pools idle (a new token per reopened pool would trip APNs'
+    /// `TooManyProviderTokenUpdates`), dropped when the credential is retired.
+    private let signers = Mutex<[APNSCredential: APNSJWTSigner]>([:])
+    /// Turns for single pushes over a key's loops.
+    private let nextTurn = Atomic(0)
 
     /// Checks the endpoint URLs and loads the trust store (and `caFile`) when an endpoint uses TLS.
     public init(configuration: APNSClientConfiguration = APNSClientConfiguration(), logger: Logger = .discarding()) throws {
@@ -27,8 +35,10 @@ public final class APNSClient: Sendable {
         let tlsContext = endpoints.values.contains { $0.usesTLS }
             ? try TLSClientContext(caFile: configuration.caFile, alpn: ["h2"])
             : nil
-        loop = APNSEventLoop(
-            endpoints: endpoints, tlsContext: tlsContext, configuration: configuration, counters: counters, logger: logger)
+        loops = (0..<max(1, configuration.eventLoops)).map { [counters] _ in
+            APNSEventLoop(
+                endpoints: endpoints, tlsContext: tlsContext, configuration: configuration, counters: counters, logger: logger)
+        }
     }
 
     /// Sends one push and waits for APNs' answer.
@@ -72,16 +82,21 @@ public final class APNSClient: Sendable {
     /// replaced) and forgets its provider token. Its pushes still waiting or in flight fail
     /// with a transport error (`shutdown`); a later send with it starts afresh.
     public func retire(credential: APNSCredential) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            loop.retire(credential) { continuation.resume() }
+        _ = signers.withLock { $0.removeValue(forKey: credential) }
+        for loop in loops {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                loop.retire(credential) { continuation.resume() }
+            }
         }
     }
 
     /// Fails everything queued or in flight with `shutdown`, closes every connection and
-    /// waits for the loop's thread to end. Sends after this fail at once.
+    /// waits for the loops' threads to end. Sends after this fail at once.
     public func shutdown() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            loop.stop { continuation.resume() }
+        for loop in loops {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                loop.stop { continuation.resume() }
+            }
         }
     }
 
@@ -96,6 +111,39 @@ public final class APNSClient: Sendable {
                 headers: APNSPendingRequest.headers(for: request, endpoint: endpoint), payload: request.payload,
                 deadline: deadline, completion: { completion(index, $0) })
         }
-        loop.submit(items, to: APNSPoolKey(credential: credential, environment: environment))
+        let key = APNSPoolKey(credential: credential, environment: environment)
+        let shards = self.shards(of: key)
+        if items.count == 1 {
+            let turn = UInt(bitPattern: nextTurn.add(1, ordering: .relaxed).newValue)
+            let (loop, shape) = shards[Int(turn % UInt(shards.count))]
+            return loop.submit(items, to: key, shape: shape)
+        }
+        // A batch in contiguous parts, one per loop, sized by each one's connections.
+        let total = shards.reduce(0) { $0 + $1.shape.connections }
+        var start = 0
+        for (position, (loop, shape)) in shards.enumerated() {
+            let end = position == shards.count - 1 ? items.count : start + items.count * shape.connections / total
+            if end > start { loop.submit(Array(items[start..<end]), to: key, shape: shape) }
+            start = end
+        }
+    }
+
+    /// The loops that hold `key`'s connections, and how many each holds: the key's
+    /// connections dealt over the loops from one chosen by the key's hash.
+    private func shards(of key: APNSPoolKey) -> [(loop: APNSEventLoop, shape: APNSPoolShape)] {
+        let signer = signers.withLock { signers in
+            // The token is per key, whichever environment it is used with.
+            if let signer = signers[key.credential] { return signer }
+            let signer = APNSJWTSigner(credential: key.credential)
+            signers[key.credential] = signer
+            return signer
+        }
+        let connections = max(1, configuration.connectionsPerKey)
+        let count = min(loops.count, connections)
+        let first = Int(UInt(bitPattern: key.hashValue) % UInt(loops.count))
+        return (0..<count).map { shard in
+            let share = connections / count + (shard < connections % count ? 1 : 0)
+            return (loops[(first + shard) % loops.count], APNSPoolShape(signer: signer, connections: share))
+        }
     }
 }

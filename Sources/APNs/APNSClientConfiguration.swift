@@ -10,6 +10,10 @@ public struct APNSClientConfiguration: Sendable {
     public var sandboxURL: String
     /// Long-lived connections per (credential, environment).
     public var connectionsPerKey: Int
+    /// Threads that drive the connections, each an epoll loop, whatever the number of
+    /// credentials. A key's connections are spread over them (so one busy key can use more
+    /// than one core); every connection stays on its loop.
+    public var eventLoops: Int
     /// Extra PEM CA certificates to trust besides the system store.
     public var caFile: String?
     /// Bounds DNS + TCP connect, and the TLS handshake, each.
@@ -39,6 +43,7 @@ public struct APNSClientConfiguration: Sendable {
         productionURL: String = defaultProductionURL,
         sandboxURL: String = defaultSandboxURL,
         connectionsPerKey: Int = 2,
+        eventLoops: Int = 2,
         caFile: String? = nil,
         connectTimeout: Double = 10,
         requestTimeout: Double = 30,
@@ -54,6 +59,7 @@ public struct APNSClientConfiguration: Sendable {
         self.productionURL = productionURL
         self.sandboxURL = sandboxURL
         self.connectionsPerKey = connectionsPerKey
+        self.eventLoops = eventLoops
         self.caFile = caFile
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout

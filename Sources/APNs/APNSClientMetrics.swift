@@ -8,7 +8,8 @@ public struct APNSClientMetrics: Sendable, Hashable {
     public var inFlightStreams: Int
     /// Requests waiting for a free stream.
     public var queuedRequests: Int
-    /// Pools (credential, environment) open: opened by a push, closed when idle or retired.
+    /// Pools open: one per (credential, environment) and event loop holding its connections;
+    /// opened by a push, closed when idle or retired.
     public var openPools: Int
 }
 

@@ -7,7 +7,14 @@ struct APNSPoolKey: Hashable, Sendable {
     var environment: APNSEnvironment
 }
 
-/// The connections of one (credential, environment): a shared queue of requests and a few
+/// What a loop needs to open its pool of a key: the key's signer (shared by every loop, so
+/// the key has one provider token) and how many of the key's connections are this loop's.
+struct APNSPoolShape: Sendable {
+    var signer: APNSJWTSigner
+    var connections: Int
+}
+
+/// The connections of one (credential, environment) on one event loop: a shared queue of requests and a few
 /// connections that take from it, all state of the event loop. Opened by the first push for
 /// its key; the loop closes it once it has been idle for `idleTimeout`, or when its
 /// credential is retired.
@@ -54,18 +61,18 @@ final class APNSConnectionPool {
 
     init(
         key: APNSPoolKey, endpoint: APNSEndpoint, tlsContext: TLSClientContext?, signer: APNSJWTSigner,
-        configuration: APNSClientConfiguration, counters: APNSClientCounters, logger: Logger,
+        connections: Int, configuration: APNSClientConfiguration, counters: APNSClientCounters, logger: Logger,
         context: APNSLoopContext, now: Double
     ) {
         self.key = key
-        let count = max(1, configuration.connectionsPerKey)
+        let count = max(1, connections)
         shared = Shared(
             endpoint: endpoint, tlsContext: tlsContext, signer: signer,
             queue: APNSRequestQueue(connections: count, counters: counters), counters: counters,
             configuration: configuration, logger: logger)
         lastActivity = now
         nextSweep = now + Self.sweepInterval
-        connections = (0..<count).map { APNSConnection(index: $0, pool: self, context: context) }
+        self.connections = (0..<count).map { APNSConnection(index: $0, pool: self, context: context) }
     }
 
     func submit(_ items: [APNSPendingRequest], now: Double) {

@@ -13,7 +13,7 @@ import Synchronization
 /// else is touched by the loop's thread alone.
 final class APNSEventLoop: @unchecked Sendable {
     private enum Command {
-        case submit(APNSPoolKey, [APNSPendingRequest])
+        case submit(APNSPoolKey, [APNSPendingRequest], APNSPoolShape)
         case retire(APNSCredential, done: @Sendable () -> Void)
         case resolved(host: String, port: UInt16, Result<[APNSAddressResolver.Address], APNSTransportError>)
     }
@@ -39,9 +39,6 @@ final class APNSEventLoop: @unchecked Sendable {
     private let logger: Logger
     private var context: APNSLoopContext!
     private var pools: [APNSPoolKey: APNSConnectionPool] = [:]
-    /// Outlive idle pools: a new token for every reopened pool would trip APNs'
-    /// `TooManyProviderTokenUpdates`. Dropped when the credential is retired.
-    private var signers: [APNSCredential: APNSJWTSigner] = [:]
     private var scheduled: [APNSConnectionPool] = []
     /// When some pool next has a timer due: then every pool is serviced.
     private var timersDue = Double.infinity
@@ -67,15 +64,16 @@ final class APNSEventLoop: @unchecked Sendable {
 
     // MARK: From any thread
 
-    /// Hands requests to the pool of `key`, opening it if need be; after `stop` they fail at once.
-    func submit(_ items: [APNSPendingRequest], to key: APNSPoolKey) {
-        guard post(.submit(key, items)) else {
+    /// Hands requests to this loop's pool of `key`, opening it with `shape` if need be; after
+    /// `stop` they fail at once.
+    func submit(_ items: [APNSPendingRequest], to key: APNSPoolKey, shape: APNSPoolShape) {
+        guard post(.submit(key, items, shape)) else {
             for item in items { item.complete(.failure(Self.shutdownError)) }
             return
         }
     }
 
-    /// Closes the pools of `credential` and forgets its token; `done` runs once they are closed.
+    /// Closes the pools of `credential`; `done` runs once they are closed.
     func retire(_ credential: APNSCredential, done: @escaping @Sendable () -> Void) {
         guard post(.retire(credential, done: done)) else { return done() }
     }
@@ -158,12 +156,11 @@ final class APNSEventLoop: @unchecked Sendable {
         let now = APNSMonotonicClock.now()
         for command in commands {
             switch command {
-            case .submit(let key, let items):
-                let pool = pools[key] ?? openPool(key, now: now)
+            case .submit(let key, let items, let shape):
+                let pool = pools[key] ?? openPool(key, shape: shape, now: now)
                 pool.submit(items, now: now)
                 schedule(pool)
             case .retire(let credential, let done):
-                signers[credential] = nil
                 for (key, pool) in pools where key.credential == credential {
                     pool.close(Self.retiredError)
                     pools[key] = nil
@@ -179,13 +176,11 @@ final class APNSEventLoop: @unchecked Sendable {
         return stopping
     }
 
-    private func openPool(_ key: APNSPoolKey, now: Double) -> APNSConnectionPool {
-        // The token is per key, whichever environment it is used with.
-        let signer = signers[key.credential] ?? APNSJWTSigner(credential: key.credential)
-        signers[key.credential] = signer
+    private func openPool(_ key: APNSPoolKey, shape: APNSPoolShape, now: Double) -> APNSConnectionPool {
         let pool = APNSConnectionPool(
-            key: key, endpoint: endpoints[key.environment]!, tlsContext: tlsContext, signer: signer,
-            configuration: configuration, counters: counters, logger: logger, context: context, now: now)
+            key: key, endpoint: endpoints[key.environment]!, tlsContext: tlsContext, signer: shape.signer,
+            connections: shape.connections, configuration: configuration, counters: counters, logger: logger,
+            context: context, now: now)
         pools[key] = pool
         counters.openPools.add(1, ordering: .relaxed)
         return pool
