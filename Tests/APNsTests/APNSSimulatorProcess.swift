@@ -5,19 +5,13 @@ import Glibc
 #endif
 
 /// `openpush apns-sim --accept-any-token` in a child process, for tests whose own process
-/// must not hold the simulator's threads (one per connection). `swift build --build-tests`
-/// builds the executable next to the test bundle.
+/// must not hold the simulator's threads (one per connection).
 final class APNSSimulatorProcess {
     let process = Process()
     let url: String
 
     init() throws {
-        let directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
-        let candidates = [directory.appendingPathComponent("openpush").path, ".build/debug/openpush"]
-        guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw SimulatorProcessError("no openpush executable at \(candidates): run swift build --build-tests")
-        }
-        process.executableURL = URL(fileURLWithPath: executable)
+        process.executableURL = URL(fileURLWithPath: try builtExecutable("openpush"))
         process.arguments = ["apns-sim", "--accept-any-token", "--port", "0", "--control-port", "0"]
         let output = Pipe()
         process.standardOutput = output
@@ -53,11 +47,32 @@ struct SimulatorProcessError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Threads of this process now, from /proc/self/status.
-func processThreadCount() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }),
-          let count = Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
-    else { return -1 }
-    return count
+/// An executable of this package, next to the test bundle (`swift build --build-tests`
+/// builds every product).
+func builtExecutable(_ name: String) throws -> String {
+    let directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
+    let candidates = [directory.appendingPathComponent(name).path, ".build/debug/\(name)"]
+    guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        throw SimulatorProcessError("no \(name) executable at \(candidates): run swift build --build-tests")
+    }
+    return executable
+}
+
+/// Runs `executable arguments` to its end (killing it after `timeout` seconds) and returns its stdout.
+func runToEnd(_ executable: String, _ arguments: [String], timeout: Double) async throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let reading = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+    if process.isRunning {
+        process.terminate()
+        throw SimulatorProcessError("\(executable) did not finish in \(timeout) s")
+    }
+    return String(decoding: await reading.value, as: UTF8.self)
 }
