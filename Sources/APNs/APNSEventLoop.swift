@@ -3,11 +3,11 @@ import Foundation
 import OpenPushCore
 import Synchronization
 
-/// The one thread that drives every APNs connection of a client: epoll over all their
-/// sockets plus a wake signal, timers (PING, SETTINGS and connect timeouts, reconnect
-/// backoff, request timeouts, idle pools) from the monotonic clock, and an inbox for work
-/// from other threads. Pools and connections are state of this thread, so they need no locks;
-/// the inbox is the only thing shared.
+/// One thread that drives its share of a client's APNs connections (a client has a fixed
+/// few, `eventLoops`): epoll over all their sockets plus a wake signal, timers (PING,
+/// SETTINGS and connect timeouts, reconnect backoff, request timeouts, idle pools) from the
+/// monotonic clock, and an inbox for work from other threads. Pools and connections are
+/// state of this thread, so they need no locks; the inbox is the only thing shared.
 ///
 /// `@unchecked Sendable`: other threads only reach `inbox` (a mutex) and `wake`; everything
 /// else is touched by the loop's thread alone.
