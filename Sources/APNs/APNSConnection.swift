@@ -208,7 +208,10 @@ final class APNSConnection {
             outputOffset = 0
             readWantsWritable = false
             writeWantsWritable = false
-            if let tlsContext = shared.tlsContext {
+            if shared.endpoint.usesTLS {
+                guard let tlsContext = shared.tlsContext else {
+                    throw APNSTransportError(.connectFailed, "no TLS context for \(shared.endpoint.authority)")
+                }
                 try socket.startTLS(context: tlsContext, hostname: shared.endpoint.host, authority: shared.endpoint.authority)
                 phase = .handshaking(deadline: APNSMonotonicClock.now() + shared.configuration.connectTimeout)
             } else {
