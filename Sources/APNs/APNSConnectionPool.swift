@@ -55,6 +55,8 @@ final class APNSConnectionPool {
     var lastActivity: Double
     /// Already in the loop's list of pools to service.
     var isScheduled = false
+    /// When `service` last said it next has something to do (monotonic seconds).
+    var deadline = Double.infinity
     /// Closed and out of the loop's table (it may still be in the list to service).
     private(set) var isClosed = false
     private var nextSweep: Double

@@ -40,7 +40,7 @@ final class APNSEventLoop: @unchecked Sendable {
     private var context: APNSLoopContext!
     private var pools: [APNSPoolKey: APNSConnectionPool] = [:]
     private var scheduled: [APNSConnectionPool] = []
-    /// When some pool next has a timer due: then every pool is serviced.
+    /// No later than the earliest `deadline` of a pool: then the pools due are serviced.
     private var timersDue = Double.infinity
 
     init(
@@ -192,12 +192,18 @@ final class APNSEventLoop: @unchecked Sendable {
         scheduled.append(pool)
     }
 
-    /// Services the pools that had events or work, and every pool when a timer is due; closes
-    /// pools that have been idle long enough.
+    /// Services the pools that had events or work, and those whose timer is due; closes pools
+    /// that have been idle long enough. Finding the due pools is a scan of one number per pool.
     private func serviceScheduled(now: Double) {
         if now >= timersDue {
             timersDue = .infinity
-            for pool in pools.values { schedule(pool) }
+            for pool in pools.values {
+                if pool.deadline <= now {
+                    schedule(pool)
+                } else {
+                    timersDue = min(timersDue, pool.deadline)
+                }
+            }
         }
         let due = scheduled
         scheduled = []
@@ -211,7 +217,8 @@ final class APNSEventLoop: @unchecked Sendable {
                 counters.openPools.subtract(1, ordering: .relaxed)
                 continue
             }
-            if let deadline = pool.service(now: now) { timersDue = min(timersDue, deadline) }
+            pool.deadline = pool.service(now: now) ?? .infinity
+            timersDue = min(timersDue, pool.deadline)
         }
     }
 }
