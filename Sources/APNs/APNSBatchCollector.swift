@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Gathers the outcomes of a batch, completed on various connection threads, and hands
+/// Gathers the outcomes of a batch, completed on the event loops' threads, and hands
 /// them over in order once the last one is in.
 final class APNSBatchCollector: Sendable {
     private struct State {

@@ -4,42 +4,41 @@ public import OpenPushCore
 import Synchronization
 
 /// Sends pushes to APNs over a few long-lived HTTP/2 connections per (credential,
-/// environment), opened on first use. A rejection is a result (`APNSResponse` with a status
-/// and reason); only a request that got no answer throws (`APNSTransportError`).
+/// environment), opened on first use and closed after `idleTimeout` without pushes, or when
+/// the credential is retired. A rejection is a result (`APNSResponse` with a status and
+/// reason); only a request that got no answer throws (`APNSTransportError`).
 ///
-/// Connections run on threads of their own, never on Swift's cooperative pool. Call
-/// `shutdown()` before dropping the client: its threads keep it alive until then.
+/// A fixed number of threads (`eventLoops`, each an `APNSEventLoop`) drive every connection
+/// of the client, never Swift's cooperative pool, however many credentials there are. A
+/// key's connections are spread over the loops, as its pushes are. Call `shutdown()` before
+/// dropping the client: the threads keep it alive until then.
 public final class APNSClient: Sendable {
-    private struct PoolKey: Hashable {
-        var credential: APNSCredential
-        var environment: APNSEnvironment
-    }
-
-    private struct State {
-        var pools: [PoolKey: APNSConnectionPool] = [:]
-        var signers: [APNSCredential: APNSJWTSigner] = [:]
-        var isShutDown = false
-    }
-
     public let configuration: APNSClientConfiguration
     private let endpoints: [APNSEnvironment: APNSEndpoint]
-    private let tlsContext: TLSClientContext?
     private let counters = APNSClientCounters()
-    private let state = Mutex(State())
-    private let logger: Logger
+    private let loops: [APNSEventLoop]
+    /// One per credential, shared by its pools on every loop, so a key has one provider token;
+    /// kept while its pools idle (a new token per reopened pool would trip APNs'
+    /// `TooManyProviderTokenUpdates`), dropped when the credential is retired.
+    private let signers = Mutex<[APNSCredential: APNSJWTSigner]>([:])
+    /// Turns for single pushes over a key's loops.
+    private let nextTurn = Atomic(0)
 
     /// Checks the endpoint URLs and loads the trust store (and `caFile`) when an endpoint uses TLS.
     public init(configuration: APNSClientConfiguration = APNSClientConfiguration(), logger: Logger = .discarding()) throws {
         self.configuration = configuration
-        self.logger = logger
         var endpoints: [APNSEnvironment: APNSEndpoint] = [:]
         for environment in APNSEnvironment.allCases {
             endpoints[environment] = try APNSEndpoint(url: configuration.url(for: environment))
         }
         self.endpoints = endpoints
-        tlsContext = endpoints.values.contains { $0.usesTLS }
+        let tlsContext = endpoints.values.contains { $0.usesTLS }
             ? try TLSClientContext(caFile: configuration.caFile, alpn: ["h2"])
             : nil
+        loops = (0..<max(1, configuration.eventLoops)).map { [counters] _ in
+            APNSEventLoop(
+                endpoints: endpoints, tlsContext: tlsContext, configuration: configuration, counters: counters, logger: logger)
+        }
     }
 
     /// Sends one push and waits for APNs' answer.
@@ -47,7 +46,7 @@ public final class APNSClient: Sendable {
         _ request: APNSPushRequest, credential: APNSCredential, environment: APNSEnvironment
     ) async throws(APNSTransportError) -> APNSResponse {
         let result = await withCheckedContinuation { continuation in
-            pool(for: credential, environment: environment).submit([request]) { _, result in
+            submit([request], credential: credential, environment: environment) { _, result in
                 continuation.resume(returning: result)
             }
         }
@@ -62,72 +61,89 @@ public final class APNSClient: Sendable {
         guard !requests.isEmpty else { return [] }
         return await withCheckedContinuation { continuation in
             let collector = APNSBatchCollector(count: requests.count) { continuation.resume(returning: $0) }
-            pool(for: credential, environment: environment).submit(requests) { index, result in
+            submit(requests, credential: credential, environment: environment) { index, result in
                 collector.record(result, at: index)
             }
         }
     }
 
     public var metrics: APNSClientMetrics {
-        let queued = state.withLock { $0.pools.values.reduce(0) { $0 + $1.queue.count } }
-        return APNSClientMetrics(
+        APNSClientMetrics(
             openConnections: counters.openConnections.load(ordering: .relaxed),
             inFlightStreams: counters.inFlightStreams.load(ordering: .relaxed),
-            queuedRequests: queued)
+            queuedRequests: counters.queuedRequests.load(ordering: .relaxed),
+            openPools: counters.openPools.load(ordering: .relaxed))
     }
 
     /// Connections opened since the client started, reconnects included.
     public var connectionsOpened: Int { counters.connectionsOpened.load(ordering: .relaxed) }
 
-    /// Closes the connections of a credential that is no longer used (e.g. replaced by
-    /// `PUT /apps/{id}`); a later send with it starts afresh.
-    public func discard(credential: APNSCredential) async {
-        let removed = state.withLock { state -> [APNSConnectionPool] in
-            state.signers[credential] = nil
-            let keys = state.pools.keys.filter { $0.credential == credential }
-            return keys.compactMap { state.pools.removeValue(forKey: $0) }
+    /// Closes the connections of a credential that is no longer used (e.g. an app's key was
+    /// replaced) and forgets its provider token. Its pushes still waiting or in flight fail
+    /// with a transport error (`shutdown`); a later send with it starts afresh.
+    public func retire(credential: APNSCredential) async {
+        _ = signers.withLock { $0.removeValue(forKey: credential) }
+        for loop in loops {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                loop.retire(credential) { continuation.resume() }
+            }
         }
-        await Self.shutDown(removed)
     }
 
     /// Fails everything queued or in flight with `shutdown`, closes every connection and
-    /// waits for the connection threads to end. Sends after this fail at once.
+    /// waits for the loops' threads to end. Sends after this fail at once.
     public func shutdown() async {
-        let pools = state.withLock { state -> [APNSConnectionPool] in
-            state.isShutDown = true
-            defer { state.pools = [:] }
-            return Array(state.pools.values)
-        }
-        await Self.shutDown(pools)
-    }
-
-    private static func shutDown(_ pools: [APNSConnectionPool]) async {
-        guard !pools.isEmpty else { return }
-        // Joining threads blocks: do it on a thread of its own.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread {
-                for pool in pools { pool.shutdownAndWait() }
-                continuation.resume()
-            }.start()
-        }
-    }
-
-    private func pool(for credential: APNSCredential, environment: APNSEnvironment) -> APNSConnectionPool {
-        let key = PoolKey(credential: credential, environment: environment)
-        return state.withLock { state in
-            if let pool = state.pools[key] { return pool }
-            // The token is per key, whichever environment it is used with.
-            let signer = state.signers[credential] ?? APNSJWTSigner(credential: credential)
-            state.signers[credential] = signer
-            let pool = APNSConnectionPool(
-                endpoint: endpoints[environment]!, tlsContext: tlsContext, signer: signer,
-                configuration: configuration, counters: counters, logger: logger)
-            if state.isShutDown {
-                pool.queue.shutdown()
-            } else {
-                state.pools[key] = pool
+        for loop in loops {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                loop.stop { continuation.resume() }
             }
-            return pool
+        }
+    }
+
+    private func submit(
+        _ requests: [APNSPushRequest], credential: APNSCredential, environment: APNSEnvironment,
+        completion: @escaping @Sendable (Int, Result<APNSResponse, APNSTransportError>) -> Void
+    ) {
+        let endpoint = endpoints[environment]!
+        let deadline = APNSMonotonicClock.now() + configuration.requestTimeout
+        let items = requests.enumerated().map { index, request in
+            APNSPendingRequest(
+                headers: APNSPendingRequest.headers(for: request, endpoint: endpoint), payload: request.payload,
+                deadline: deadline, completion: { completion(index, $0) })
+        }
+        let key = APNSPoolKey(credential: credential, environment: environment)
+        let shards = self.shards(of: key)
+        if items.count == 1 {
+            let turn = UInt(bitPattern: nextTurn.add(1, ordering: .relaxed).newValue)
+            let (loop, shape) = shards[Int(turn % UInt(shards.count))]
+            return loop.submit(items, to: key, shape: shape)
+        }
+        // A batch in contiguous parts, one per loop, sized by each one's connections.
+        let total = shards.reduce(0) { $0 + $1.shape.connections }
+        var start = 0
+        for (position, (loop, shape)) in shards.enumerated() {
+            let end = position == shards.count - 1 ? items.count : start + items.count * shape.connections / total
+            if end > start { loop.submit(Array(items[start..<end]), to: key, shape: shape) }
+            start = end
+        }
+    }
+
+    /// The loops that hold `key`'s connections, and how many each holds: the key's
+    /// connections dealt over the loops from one chosen by the key's hash.
+    private func shards(of key: APNSPoolKey) -> [(loop: APNSEventLoop, shape: APNSPoolShape)] {
+        let signer = signers.withLock { signers in
+            // The token is per key, whichever environment it is used with.
+            if let signer = signers[key.credential] { return signer }
+            let signer = APNSJWTSigner(credential: key.credential)
+            signers[key.credential] = signer
+            return signer
+        }
+        let connections = max(1, configuration.connectionsPerKey)
+        let count = min(loops.count, connections)
+        let first = Int(UInt(bitPattern: key.hashValue) % UInt(loops.count))
+        return (0..<count).map { shard in
+            let share = connections / count + (shard < connections % count ? 1 : 0)
+            return (loops[(first + shard) % loops.count], APNSPoolShape(signer: signer, connections: share))
         }
     }
 }

@@ -10,6 +10,10 @@ public struct APNSClientConfiguration: Sendable {
     public var sandboxURL: String
     /// Long-lived connections per (credential, environment).
     public var connectionsPerKey: Int
+    /// Threads that drive the connections, each an epoll loop, whatever the number of
+    /// credentials. A key's connections are spread over them (so one busy key can use more
+    /// than one core); every connection stays on its loop.
+    public var eventLoops: Int
     /// Extra PEM CA certificates to trust besides the system store.
     public var caFile: String?
     /// Bounds DNS + TCP connect, and the TLS handshake, each.
@@ -28,6 +32,9 @@ public struct APNSClientConfiguration: Sendable {
     /// Reconnect backoff: `min(cap, base·2^(failures−1))`, jittered into [½, 1] of that.
     public var reconnectBackoffBase: Double
     public var reconnectBackoffCap: Double
+    /// A pool (the connections of one credential and environment) with no push waiting or in
+    /// flight, and none sent or answered for this long, is closed; the next push reopens it.
+    public var idleTimeout: Double
     /// The wall clock, unix seconds: only for the JWT `iat` and its refresh timing (tests
     /// pass a manual one). Defaults to the system clock.
     public var clock: @Sendable () -> Double
@@ -36,6 +43,7 @@ public struct APNSClientConfiguration: Sendable {
         productionURL: String = defaultProductionURL,
         sandboxURL: String = defaultSandboxURL,
         connectionsPerKey: Int = 2,
+        eventLoops: Int = 2,
         caFile: String? = nil,
         connectTimeout: Double = 10,
         requestTimeout: Double = 30,
@@ -45,11 +53,13 @@ public struct APNSClientConfiguration: Sendable {
         maxTransportRetries: Int = 2,
         reconnectBackoffBase: Double = 0.1,
         reconnectBackoffCap: Double = 30,
+        idleTimeout: Double = 300,
         clock: (@Sendable () -> Double)? = nil
     ) {
         self.productionURL = productionURL
         self.sandboxURL = sandboxURL
         self.connectionsPerKey = connectionsPerKey
+        self.eventLoops = eventLoops
         self.caFile = caFile
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
@@ -59,6 +69,7 @@ public struct APNSClientConfiguration: Sendable {
         self.maxTransportRetries = maxTransportRetries
         self.reconnectBackoffBase = reconnectBackoffBase
         self.reconnectBackoffCap = reconnectBackoffCap
+        self.idleTimeout = idleTimeout
         self.clock = clock ?? { Date().timeIntervalSince1970 }
     }
 

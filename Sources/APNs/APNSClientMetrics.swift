@@ -8,12 +8,17 @@ public struct APNSClientMetrics: Sendable, Hashable {
     public var inFlightStreams: Int
     /// Requests waiting for a free stream.
     public var queuedRequests: Int
+    /// Pools open: one per (credential, environment) and event loop holding its connections;
+    /// opened by a push, closed when idle or retired.
+    public var openPools: Int
 }
 
-/// The live counters behind `APNSClientMetrics`, updated by the connection threads.
+/// The live counters behind `APNSClientMetrics`, updated by the event loop.
 final class APNSClientCounters: Sendable {
     let openConnections = Atomic(0)
     let inFlightStreams = Atomic(0)
+    let queuedRequests = Atomic(0)
+    let openPools = Atomic(0)
     /// Connections opened since the start (tests check reconnects with it).
     let connectionsOpened = Atomic(0)
 }

@@ -1,124 +1,128 @@
 import Crypto
-import Foundation
 import HTTP2
 import OpenPushCore
-import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// One connection slot of a pool: a thread of its own running a poll(2) loop over a
+/// One connection slot of a pool, as state of the event loop (no thread of its own): a
 /// non-blocking socket (TLS or h2c), an `HTTP2ClientSession` driven through memory buffers,
 /// and the `APNSConnectionStateMachine` that decides. Requests come from the pool's shared
 /// queue, as many as the server's SETTINGS allow; outcomes go to each request's completion.
 ///
-/// `@unchecked Sendable`: everything mutable is touched only by the connection's thread;
-/// other threads only reach the queue, the wake signal and the stop flag, which are safe.
-final class APNSConnection: @unchecked Sendable {
-    struct Shared: Sendable {
-        let endpoint: APNSEndpoint
-        let tlsContext: TLSClientContext?
-        let signer: APNSJWTSigner
-        let queue: APNSRequestQueue
-        let counters: APNSClientCounters
-        let configuration: APNSClientConfiguration
-        let logger: Logger
+/// The loop calls `handle(_:)` when the socket is ready and `service(now:)` after that and
+/// when a timer is due. Not thread-safe: the event loop's thread owns it.
+final class APNSConnection {
+    /// The socket's progress, below what the state machine sees (it sees `connecting` until
+    /// the handshake is done and SETTINGS arrive).
+    private enum Phase {
+        case idle
+        /// Waiting for the resolver thread.
+        case resolving(deadline: Double)
+        /// TCP connect in flight to one address; the others are tried next.
+        case connecting(remaining: ArraySlice<APNSAddressResolver.Address>, deadline: Double)
+        case handshaking(deadline: Double)
+        case open
     }
 
     private let index: Int
-    private let shared: Shared
-    private let wake: APNSWakeSignal
-    private let stopRequested = Atomic(false)
-    private let finished = DispatchSemaphore(value: 0)
+    unowned let pool: APNSConnectionPool
+    private let context: APNSLoopContext
+    private let shared: APNSConnectionPool.Shared
 
-    // Owned by the connection thread.
     private var machine: APNSConnectionStateMachine
+    private var phase = Phase.idle
     private var socket: APNSSocket?
+    private var token: UInt64 = 0
+    private var interest: APNSEpoll.Interest = []
     private var session: HTTP2ClientSession?
     private var inFlight: [Int32: APNSPendingRequest] = [:]
     private var output: [UInt8] = []
     private var outputOffset = 0
     /// TLS wants the socket writable before it can read on (a renegotiation or key update).
     private var readWantsWritable = false
-    private var nextSweep: Double = 0
-    private var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
-    /// Backoff jitter from a cheap generator: the system one is a syscall, and `tick` runs
-    /// every loop iteration.
+    /// The last write (or handshake step) waits for writability rather than readability.
+    private var writeWantsWritable = false
+    /// Counted in `openConnections` (from the end of the handshake until closed).
+    private var isCounted = false
+    /// Backoff jitter from a cheap generator: the system one is a syscall.
     private var jitterState = UInt64.random(in: 1...UInt64.max)
 
-    init(index: Int, shared: Shared) {
+    init(index: Int, pool: APNSConnectionPool, context: APNSLoopContext) {
         self.index = index
-        self.shared = shared
-        wake = shared.queue.wakers[index]
-        machine = APNSConnectionStateMachine(configuration: shared.configuration.stateMachineConfiguration)
+        self.pool = pool
+        self.context = context
+        shared = pool.shared
+        machine = APNSConnectionStateMachine(configuration: pool.shared.configuration.stateMachineConfiguration)
     }
 
-    func start() {
-        let thread = Thread { [self] in
-            run()
-            finished.signal()
-        }
-        thread.name = "apns-\(shared.endpoint.authority)-\(index)"
-        thread.start()
-    }
+    var inFlightCount: Int { inFlight.count }
 
-    /// Asks the thread to close the connection (failing what is in flight) and end.
-    func stop() {
-        stopRequested.store(true, ordering: .releasing)
-        wake.wake()
-    }
+    // MARK: Driven by the loop
 
-    /// Blocks until the thread has ended; call after `stop()`, from a thread of one's own.
-    func waitUntilFinished() {
-        finished.wait()
-    }
-
-    // MARK: The loop
-
-    private func run() {
-        while true {
-            wake.acknowledge()
-            if stopRequested.load(ordering: .acquiring) {
-                perform(machine.shutdown(), lost: true)
-                failInFlight(APNSTransportError(.shutdown, "the APNs client is shut down"))
-                return
+    /// Timers, connecting when there is work, new streams and writing.
+    func service(now: Double) {
+        switch phase {
+        case .resolving(let deadline), .connecting(_, let deadline), .handshaking(let deadline):
+            if now >= deadline {
+                connectFailed(APNSTransportError(
+                    .connectFailed, "cannot connect to \(shared.endpoint.authority): timed out after \(shared.configuration.connectTimeout) s"))
+            } else if case .resolving = phase {
+                resolveAndConnect(deadline: deadline)
             }
-            var now = APNSMonotonicClock.now()
-            perform(machine.tick(now: now, hasWork: !shared.queue.isEmpty, jitter: nextJitter()), lost: true)
-            if socket != nil {
+        case .idle, .open:
+            break
+        }
+        perform(machine.tick(now: now, hasWork: !shared.queue.isEmpty, jitter: nextJitter()), lost: true)
+        switch phase {
+        case .open:
+            openStreams()
+            flush()
+        case .handshaking:
+            flush()  // the handshake advances inside the write of the client preface
+        case .idle, .resolving, .connecting:
+            break
+        }
+        updateInterest()
+    }
+
+    /// The socket is ready for `ready`.
+    func handle(_ ready: APNSEpoll.Interest) {
+        switch phase {
+        case .connecting:
+            tcpConnected()
+        case .open:
+            if !ready.isDisjoint(with: [.readable, .hangUp, .error]) || (ready.contains(.writable) && readWantsWritable) {
                 readAvailable()
-                openStreams()
-                flush()
             }
-            now = APNSMonotonicClock.now()
-            if now >= nextSweep {
-                sweepTimeouts(now: now)
-                nextSweep = now + 0.25
-            }
-            waitForActivity(now: now)
+        case .idle, .resolving, .handshaking:
+            break  // `service` writes, which is what the handshake needs
         }
     }
 
-    private func waitForActivity(now: Double) {
-        let hasWork = !shared.queue.isEmpty
-        var timeout: Int32 = -1
+    /// Goes on reading where the last read stopped at its bound.
+    func continueReading() {
+        if case .open = phase { readAvailable() }
+    }
+
+    /// When `service` next has something to do; nil: only events.
+    func nextDeadline(hasWork: Bool) -> Double? {
         var deadline = machine.nextDeadline(hasWork: hasWork)
-        if !inFlight.isEmpty || hasWork {
-            deadline = min(deadline ?? nextSweep, nextSweep)
+        switch phase {
+        case .resolving(let connectBy), .connecting(_, let connectBy), .handshaking(let connectBy):
+            deadline = min(deadline ?? connectBy, connectBy)
+        case .idle, .open:
+            break
         }
-        if let deadline {
-            timeout = Int32(clamping: Int(max(0, (deadline - now) * 1000).rounded(.up)))
+        return deadline
+    }
+
+    /// Closes for good: what is in flight fails with `error`.
+    func shutdown(_ error: APNSTransportError) {
+        perform(machine.shutdown(), lost: true)
+        closeSocket()
+        for item in inFlight.values {
+            shared.counters.inFlightStreams.subtract(1, ordering: .relaxed)
+            item.complete(.failure(error))
         }
-        // Work waiting and streams free: do not sleep at all.
-        if hasWork, machine.availableStreams > 0 { timeout = 0 }
-        var entries = [pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)]
-        if let socket {
-            let hasOutput = outputOffset < output.count || session?.wantsWrite == true
-            let events = Int16(POLLIN) | (hasOutput || readWantsWritable ? Int16(POLLOUT) : 0)
-            entries.append(pollfd(fd: socket.descriptor, events: events, revents: 0))
-        }
-        _ = poll(&entries, nfds_t(entries.count), timeout)
+        inFlight = [:]
     }
 
     // MARK: Actions
@@ -141,50 +145,162 @@ final class APNSConnection: @unchecked Sendable {
         }
     }
 
+    // MARK: Connecting
+
     private func connect() {
         shared.queue.setStatus(.connecting, of: index)
-        do throws(APNSTransportError) {
-            let opened = try APNSSocket.open(
-                shared.endpoint, tlsContext: shared.tlsContext, timeout: shared.configuration.connectTimeout)
-            guard let session = try? HTTP2ClientSession() else {
-                opened.close()
-                throw APNSTransportError(.connectFailed, "cannot create an HTTP/2 session")
+        resolveAndConnect(deadline: APNSMonotonicClock.now() + shared.configuration.connectTimeout)
+    }
+
+    private func resolveAndConnect(deadline: Double) {
+        let endpoint = shared.endpoint
+        switch context.resolver.addresses(host: endpoint.host, port: endpoint.port, now: APNSMonotonicClock.now()) {
+        case .ready(let addresses):
+            do throws(APNSTransportError) {
+                try connectNext(addresses[...], deadline: deadline)
+            } catch {
+                connectFailed(error)
             }
-            socket = opened
-            self.session = session
-            output = []
-            outputOffset = 0
-            readWantsWritable = false
-            machine.connectSucceeded(now: APNSMonotonicClock.now())
-            shared.queue.setStatus(.up, of: index)
-            shared.counters.openConnections.add(1, ordering: .relaxed)
-            shared.counters.connectionsOpened.add(1, ordering: .relaxed)
-            shared.logger.debug("APNs connection open", ["apns.endpoint": shared.endpoint.authority])
-            flush()
-        } catch {
-            shared.logger.warning("APNs connect failed: \(error.message)", ["apns.endpoint": shared.endpoint.authority])
-            machine.connectFailed(now: APNSMonotonicClock.now(), jitter: nextJitter())
-            shared.queue.connectFailed(index: index, error: error)
+        case .pending:
+            phase = .resolving(deadline: deadline)
+        case .failed(let error):
+            connectFailed(error)
         }
     }
 
-    private func closeSocket() {
+    /// Starts connecting to the first address that takes a connect; throws when none does.
+    private func connectNext(_ addresses: ArraySlice<APNSAddressResolver.Address>, deadline: Double) throws(APNSTransportError) {
+        var remaining = addresses
+        var lastError = "no address"
+        while let address = remaining.popFirst() {
+            do throws(APNSTransportError) {
+                let (opened, connected) = try APNSSocket.connect(to: address)
+                socket = opened
+                interest = [.writable]
+                token = context.register(self, descriptor: opened.descriptor, interest: interest)
+                phase = .connecting(remaining: remaining, deadline: deadline)
+                if connected { tcpConnected() }
+                return
+            } catch {
+                lastError = error.message
+            }
+        }
+        throw APNSTransportError(.connectFailed, "cannot connect to \(shared.endpoint.authority): \(lastError)")
+    }
+
+    private func tcpConnected() {
+        guard case .connecting(let remaining, let deadline) = phase, let socket else { return }
+        do throws(APNSTransportError) {
+            do throws(APNSTransportError) {
+                try socket.finishConnect()
+            } catch {
+                dropSocket()
+                guard !remaining.isEmpty else {
+                    throw APNSTransportError(.connectFailed, "cannot connect to \(shared.endpoint.authority): \(error.message)")
+                }
+                return try connectNext(remaining, deadline: deadline)
+            }
+            guard let http2 = try? HTTP2ClientSession() else {
+                throw APNSTransportError(.connectFailed, "cannot create an HTTP/2 session")
+            }
+            session = http2
+            output = []
+            outputOffset = 0
+            readWantsWritable = false
+            writeWantsWritable = false
+            if shared.endpoint.usesTLS {
+                guard let tlsContext = shared.tlsContext else {
+                    throw APNSTransportError(.connectFailed, "no TLS context for \(shared.endpoint.authority)")
+                }
+                try socket.startTLS(context: tlsContext, hostname: shared.endpoint.host, authority: shared.endpoint.authority)
+                phase = .handshaking(deadline: APNSMonotonicClock.now() + shared.configuration.connectTimeout)
+            } else {
+                established()
+            }
+            flush()
+            updateInterest()
+        } catch {
+            connectFailed(error)
+        }
+    }
+
+    /// TCP (and TLS) are up and the client preface is (or goes) out; SETTINGS are awaited.
+    private func established() {
+        phase = .open
+        machine.connectSucceeded(now: APNSMonotonicClock.now())
+        shared.queue.setStatus(.up, of: index)
+        isCounted = true
+        shared.counters.openConnections.add(1, ordering: .relaxed)
+        shared.counters.connectionsOpened.add(1, ordering: .relaxed)
+        shared.logger.debug("APNs connection open", ["apns.endpoint": shared.endpoint.authority])
+    }
+
+    private func connectFailed(_ error: APNSTransportError) {
+        shared.logger.warning("APNs connect failed: \(error.message)", ["apns.endpoint": shared.endpoint.authority])
+        dropSocket()
+        session = nil
+        phase = .idle
+        context.resolver.forget(host: shared.endpoint.host, port: shared.endpoint.port)
+        machine.connectFailed(now: APNSMonotonicClock.now(), jitter: nextJitter())
+        shared.queue.connectFailed(index: index, error: error)
+    }
+
+    /// A failure of the socket: before the handshake is done a connect failure, after it a
+    /// lost connection.
+    private func failed(_ error: APNSTransportError) {
+        if case .open = phase {
+            connectionLost(error.message)
+        } else {
+            connectFailed(APNSTransportError(.connectFailed, error.message))
+        }
+    }
+
+    /// Closes the socket without touching streams or counters (nothing is open on it yet).
+    private func dropSocket() {
         guard let socket else { return }
+        context.unregister(token: token, descriptor: socket.descriptor)
         socket.close()
         self.socket = nil
+        interest = []
+    }
+
+    private func closeSocket() {
+        guard socket != nil else { return }
+        dropSocket()
         session = nil
+        phase = .idle
         output = []
         outputOffset = 0
         // Whatever the machine no longer tracks but still waits (none, normally) goes back too.
         giveBack(Array(inFlight.keys), lost: true)
         shared.queue.setStatus(.down, of: index)
-        shared.counters.openConnections.subtract(1, ordering: .relaxed)
+        if isCounted {
+            isCounted = false
+            shared.counters.openConnections.subtract(1, ordering: .relaxed)
+        }
     }
 
     private func connectionLost(_ reason: String) {
         shared.logger.debug("APNs connection lost: \(reason)", ["apns.endpoint": shared.endpoint.authority])
         perform(machine.connectionLost(now: APNSMonotonicClock.now(), jitter: nextJitter()), lost: true)
         closeSocket()
+    }
+
+    private func updateInterest() {
+        guard let socket else { return }
+        let wanted: APNSEpoll.Interest
+        switch phase {
+        case .idle, .resolving: return
+        case .connecting: wanted = [.writable]
+        case .handshaking: wanted = writeWantsWritable ? [.writable] : [.readable]
+        case .open:
+            // Not for output alone: a TLS write may wait for readability, and asking for
+            // writability then would wake the loop for nothing until data comes.
+            wanted = writeWantsWritable || readWantsWritable ? [.readable, .writable] : [.readable]
+        }
+        guard wanted != interest else { return }
+        interest = wanted
+        context.epoll.modify(socket.descriptor, token: token, interest: wanted)
     }
 
     /// Puts the requests of these streams back on the queue (or fails them when they have
@@ -208,28 +324,21 @@ final class APNSConnection: @unchecked Sendable {
         shared.queue.requeue(returned)
     }
 
-    private func failInFlight(_ error: APNSTransportError) {
-        for item in inFlight.values {
-            shared.counters.inFlightStreams.subtract(1, ordering: .relaxed)
-            item.complete(.failure(error))
-        }
-        inFlight = [:]
-    }
-
     // MARK: Reading
 
     private func readAvailable() {
-        // Bounded, so a flood of responses cannot starve writing.
-        for _ in 0..<64 {
+        // Bounded, so a flood of responses on one connection cannot starve the others; the
+        // loop comes back at once for the rest (TLS may hold it where epoll cannot see it).
+        for _ in 0..<16 {
             guard let socket, let session else { return }
             // withUnsafeMutableBytes only rethrows untyped errors: carry the typed one out as a Result.
-            let attempt = readBuffer.withUnsafeMutableBytes { buffer in
+            let attempt = context.readBuffer.withUnsafeMutableBytes { buffer in
                 Result { () throws(APNSTransportError) in try socket.read(into: buffer) }
             }
             let result: APNSSocket.IOResult
             switch attempt {
             case .success(let value): result = value
-            case .failure(let error): return connectionLost(error.message)
+            case .failure(let error): return failed(error)
             }
             switch result {
             case .transferred(let count):
@@ -238,7 +347,7 @@ final class APNSConnection: @unchecked Sendable {
                 machine.bytesReceived(now: now)
                 let events: [HTTP2Event]
                 do {
-                    events = try session.receive(Array(readBuffer[0..<count]))
+                    events = try session.receive(Array(context.readBuffer[0..<count]))
                 } catch {
                     return connectionLost("HTTP/2: \(error)")
                 }
@@ -251,6 +360,7 @@ final class APNSConnection: @unchecked Sendable {
                 return connectionLost("closed by the server")
             }
         }
+        context.unfinishedReads.append(self)
     }
 
     private func handle(_ event: HTTP2Event, now: Double) {
@@ -261,7 +371,7 @@ final class APNSConnection: @unchecked Sendable {
             let action = machine.responseReceived(streamID, now: now)
             if let item = inFlight.removeValue(forKey: streamID) {
                 shared.counters.inFlightStreams.subtract(1, ordering: .relaxed)
-                finish(item, response: Self.response(status: status, headers: headers, body: body))
+                finish(item, response: Self.response(status: status, headers: headers, body: body), now: now)
             }
             perform(action, lost: false)
         case .streamReset(let streamID, let errorCode):
@@ -279,7 +389,8 @@ final class APNSConnection: @unchecked Sendable {
 
     /// A response is the request's outcome, except one `ExpiredProviderToken`, after which
     /// the request goes out again with a fresh token if the refresh floor allows one.
-    private func finish(_ item: APNSPendingRequest, response: APNSResponse) {
+    private func finish(_ item: APNSPendingRequest, response: APNSResponse, now: Double) {
+        pool.lastActivity = now
         if response.status == 403, response.reason == .expiredProviderToken, !item.refreshedToken,
            let fresh = try? shared.signer.refresh(rejected: item.sentJWT, now: shared.configuration.clock()),
            fresh.jwt != item.sentJWT {
@@ -312,9 +423,8 @@ final class APNSConnection: @unchecked Sendable {
     private func openStreams() {
         guard let session else { return }
         let available = machine.availableStreams
-        guard available > 0 else { return }
+        guard available > 0, !shared.queue.isEmpty else { return }
         let items = shared.queue.take(max: available)
-        guard !items.isEmpty else { return }
         let token: APNSProviderToken
         do {
             token = try shared.signer.token(now: shared.configuration.clock())
@@ -323,11 +433,11 @@ final class APNSConnection: @unchecked Sendable {
             return
         }
         let authorization = "bearer " + token.jwt
-        for (position, item) in items.enumerated() {
-            var headers = item.headers
-            headers.insert(("authorization", authorization), at: 4)
+        for position in items.indices {
+            let item = items[position]
+            item.authorize(authorization)
             do {
-                let streamID = try session.submitRequest(headers: headers, body: item.payload)
+                let streamID = try session.submitRequest(headers: item.headers, body: item.payload)
                 item.sentJWT = token.jwt
                 inFlight[streamID] = item
                 machine.streamOpened(streamID)
@@ -355,6 +465,7 @@ final class APNSConnection: @unchecked Sendable {
         } catch {
             return connectionLost("HTTP/2: \(error)")
         }
+        writeWantsWritable = false
         while outputOffset < output.count {
             let offset = outputOffset
             let attempt = output.withUnsafeBytes { bytes in
@@ -363,15 +474,17 @@ final class APNSConnection: @unchecked Sendable {
             let result: APNSSocket.IOResult
             switch attempt {
             case .success(let value): result = value
-            case .failure(let error): return connectionLost(error.message)
+            case .failure(let error): return failed(error)
             }
             switch result {
             case .transferred(let count):
                 outputOffset += count
-            case .wouldBlock:
+                if case .handshaking = phase, socket.isHandshaken { established() }
+            case .wouldBlock(let wantsWrite):
+                writeWantsWritable = wantsWrite
                 return
             case .closed:
-                return connectionLost("closed by the server")
+                return failed(APNSTransportError(.connectionLost, "closed by the server"))
             }
         }
         output.removeAll(keepingCapacity: true)
@@ -388,8 +501,8 @@ final class APNSConnection: @unchecked Sendable {
 
     // MARK: Timeouts
 
-    private func sweepTimeouts(now: Double) {
-        shared.queue.expire(now: now)
+    /// Fails the streams whose request timed out and resets them on the wire.
+    func sweepTimeouts(now: Double) {
         let expired = inFlight.filter { $0.value.deadline <= now }
         guard !expired.isEmpty else { return }
         for (streamID, item) in expired {
@@ -402,6 +515,5 @@ final class APNSConnection: @unchecked Sendable {
             try? session?.resetStream(streamID)
             perform(machine.streamReset(streamID, now: now, jitter: nextJitter()), lost: false)
         }
-        flush()
     }
 }

@@ -1,47 +1,115 @@
 import Crypto
 import OpenPushCore
 
-/// The connections of one (credential, environment): a shared queue of requests and a few
-/// connection threads that take from it.
-final class APNSConnectionPool: Sendable {
-    let endpoint: APNSEndpoint
-    let queue: APNSRequestQueue
-    private let connections: [APNSConnection]
-    private let requestTimeout: Double
+/// Which pool a push goes to: one per credential and environment.
+struct APNSPoolKey: Hashable, Sendable {
+    var credential: APNSCredential
+    var environment: APNSEnvironment
+}
+
+/// What a loop needs to open its pool of a key: the key's signer (shared by every loop, so
+/// the key has one provider token) and how many of the key's connections are this loop's.
+struct APNSPoolShape: Sendable {
+    var signer: APNSJWTSigner
+    var connections: Int
+}
+
+/// The connections of one (credential, environment) on one event loop: a shared queue of requests and a few
+/// connections that take from it, all state of the event loop. Opened by the first push for
+/// its key; the loop closes it once it has been idle for `idleTimeout`, or when its
+/// credential is retired.
+///
+/// Not thread-safe: the event loop's thread owns it.
+final class APNSConnectionPool {
+    /// What its connections share; a class, so reaching it costs one reference, not a copy.
+    final class Shared {
+        let endpoint: APNSEndpoint
+        let tlsContext: TLSClientContext?
+        let signer: APNSJWTSigner
+        let queue: APNSRequestQueue
+        let counters: APNSClientCounters
+        let configuration: APNSClientConfiguration
+        let logger: Logger
+
+        init(
+            endpoint: APNSEndpoint, tlsContext: TLSClientContext?, signer: APNSJWTSigner, queue: APNSRequestQueue,
+            counters: APNSClientCounters, configuration: APNSClientConfiguration, logger: Logger
+        ) {
+            self.endpoint = endpoint
+            self.tlsContext = tlsContext
+            self.signer = signer
+            self.queue = queue
+            self.counters = counters
+            self.configuration = configuration
+            self.logger = logger
+        }
+    }
+
+    /// How often requests past their deadline are looked for while the pool is busy.
+    private static let sweepInterval = 0.25
+
+    let key: APNSPoolKey
+    let shared: Shared
+    private(set) var connections: [APNSConnection] = []
+    /// When a push last came in or an answer came back (monotonic seconds).
+    var lastActivity: Double
+    /// Already in the loop's list of pools to service.
+    var isScheduled = false
+    /// When `service` last said it next has something to do (monotonic seconds).
+    var deadline = Double.infinity
+    /// Closed and out of the loop's table (it may still be in the list to service).
+    private(set) var isClosed = false
+    private var nextSweep: Double
 
     init(
-        endpoint: APNSEndpoint, tlsContext: TLSClientContext?, signer: APNSJWTSigner,
-        configuration: APNSClientConfiguration, counters: APNSClientCounters, logger: Logger
+        key: APNSPoolKey, endpoint: APNSEndpoint, tlsContext: TLSClientContext?, signer: APNSJWTSigner,
+        connections: Int, configuration: APNSClientConfiguration, counters: APNSClientCounters, logger: Logger,
+        context: APNSLoopContext, now: Double
     ) {
-        self.endpoint = endpoint
-        requestTimeout = configuration.requestTimeout
-        let count = max(1, configuration.connectionsPerKey)
-        queue = APNSRequestQueue(connections: count)
-        let shared = APNSConnection.Shared(
-            endpoint: endpoint, tlsContext: tlsContext, signer: signer, queue: queue, counters: counters,
+        self.key = key
+        let count = max(1, connections)
+        shared = Shared(
+            endpoint: endpoint, tlsContext: tlsContext, signer: signer,
+            queue: APNSRequestQueue(connections: count, counters: counters), counters: counters,
             configuration: configuration, logger: logger)
-        connections = (0..<count).map { APNSConnection(index: $0, shared: shared) }
-        for connection in connections { connection.start() }
+        lastActivity = now
+        nextSweep = now + Self.sweepInterval
+        self.connections = (0..<count).map { APNSConnection(index: $0, pool: self, context: context) }
     }
 
-    func submit(
-        _ requests: [APNSPushRequest],
-        completion: @escaping @Sendable (Int, Result<APNSResponse, APNSTransportError>) -> Void
-    ) {
-        let deadline = APNSMonotonicClock.now() + requestTimeout
-        let items = requests.enumerated().map { index, request in
-            APNSPendingRequest(
-                headers: APNSPendingRequest.headers(for: request, endpoint: endpoint), payload: request.payload,
-                deadline: deadline, completion: { completion(index, $0) })
+    func submit(_ items: [APNSPendingRequest], now: Double) {
+        lastActivity = now
+        shared.queue.enqueue(items)
+    }
+
+    private var isBusy: Bool {
+        !shared.queue.isEmpty || connections.contains { $0.inFlightCount > 0 }
+    }
+
+    /// Runs timers and moves requests onto streams; returns when it next has something to do.
+    func service(now: Double) -> Double? {
+        if now >= nextSweep {
+            nextSweep = now + Self.sweepInterval
+            shared.queue.expire(now: now)
+            for connection in connections { connection.sweepTimeouts(now: now) }
         }
-        queue.enqueue(items)
+        for connection in connections { connection.service(now: now) }
+        let hasWork = !shared.queue.isEmpty
+        var deadline = connections.lazy.compactMap { $0.nextDeadline(hasWork: hasWork) }.min()
+        let timer = isBusy ? nextSweep : lastActivity + shared.configuration.idleTimeout
+        deadline = min(deadline ?? timer, timer)
+        return deadline
     }
 
-    /// Fails what waits, closes the connections, and blocks until their threads have ended:
-    /// call it from a thread of one's own, not the cooperative pool.
-    func shutdownAndWait() {
-        queue.shutdown()
-        for connection in connections { connection.stop() }
-        for connection in connections { connection.waitUntilFinished() }
+    /// Nothing waiting, nothing in flight, and nothing new for `idleTimeout`.
+    func isIdle(now: Double) -> Bool {
+        !isBusy && now - lastActivity >= shared.configuration.idleTimeout
+    }
+
+    /// Fails what waits or is in flight with `error` and closes every connection.
+    func close(_ error: APNSTransportError) {
+        isClosed = true
+        shared.queue.shutdown(error)
+        for connection in connections { connection.shutdown(error) }
     }
 }

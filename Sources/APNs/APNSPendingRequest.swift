@@ -1,10 +1,12 @@
 /// One request on its way: queued, in flight on some stream, or back on the queue for a retry.
 ///
-/// `@unchecked Sendable`: it has one owner at a time — the sender, then the queue (under its
-/// lock), then the connection thread that took it — and passes between them through the lock.
+/// `@unchecked Sendable`: it has one owner at a time — the sender, then the event loop's
+/// thread, which it reaches through the loop's inbox (a lock).
 final class APNSPendingRequest: @unchecked Sendable {
-    /// Every header but `authorization`, pseudo-headers first.
-    let headers: [(name: String, value: String)]
+    /// The wire headers, pseudo-headers first; `authorization` is filled in by `authorize`
+    /// as the request goes out (in place: the event loop copies no header list per push).
+    private(set) var headers: [(name: String, value: String)]
+    private static let authorizationIndex = 4
     let payload: [UInt8]
     /// Monotonic seconds after which the request fails with `timeout`.
     let deadline: Double
@@ -20,10 +22,17 @@ final class APNSPendingRequest: @unchecked Sendable {
         headers: [(name: String, value: String)], payload: [UInt8], deadline: Double,
         completion: @escaping @Sendable (Result<APNSResponse, APNSTransportError>) -> Void
     ) {
-        self.headers = headers
+        var all = headers
+        all.insert(("authorization", ""), at: Self.authorizationIndex)
+        self.headers = all
         self.payload = payload
         self.deadline = deadline
         self.completion = completion
+    }
+
+    /// Sets the `authorization` header (`bearer <jwt>`).
+    func authorize(_ value: String) {
+        headers[Self.authorizationIndex].value = value
     }
 
     /// Hands over the outcome; only the first call counts.

@@ -3,137 +3,114 @@ import Synchronization
 /// The requests of one pool waiting for a stream, shared by the pool's connections: each
 /// connection takes as many as it has free streams, so the server's concurrency limit holds
 /// per connection and the load spreads over whichever connections have room. Retries go to
-/// the front. Completions are called outside the lock.
-final class APNSRequestQueue: Sendable {
+/// the front.
+///
+/// Not thread-safe: the event loop's thread owns it; only the gauge it keeps is read elsewhere.
+final class APNSRequestQueue {
     enum ConnectionStatus: Sendable {
         case down, connecting, up
     }
 
-    private struct State {
-        var items: [APNSPendingRequest] = []
-        /// Items before this index have been taken; compacted now and then.
-        var head = 0
-        var statuses: [ConnectionStatus]
-        var isShutDown = false
+    private var items: [APNSPendingRequest] = []
+    /// Items before this index have been taken; compacted now and then.
+    private var head = 0
+    private var statuses: [ConnectionStatus]
+    private var shutdownError: APNSTransportError?
+    /// Holds the client-wide gauge of waiting requests.
+    private let counters: APNSClientCounters
 
-        var count: Int { items.count - head }
-
-        mutating func compact() {
-            if head == items.count {
-                items.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head > 1024, head * 2 > items.count {
-                items.removeFirst(head)
-                head = 0
-            }
-        }
+    init(connections: Int, counters: APNSClientCounters) {
+        statuses = Array(repeating: .down, count: connections)
+        self.counters = counters
     }
 
-    private let state: Mutex<State>
-    let wakers: [APNSWakeSignal]
-
-    init(connections: Int) {
-        wakers = (0..<connections).map { _ in APNSWakeSignal() }
-        state = Mutex(State(statuses: Array(repeating: .down, count: connections)))
-    }
-
-    var isEmpty: Bool { state.withLock { $0.count == 0 } }
-    var count: Int { state.withLock { $0.count } }
+    var isEmpty: Bool { count == 0 }
+    var count: Int { items.count - head }
 
     /// New requests, at the back.
     func enqueue(_ newItems: [APNSPendingRequest]) {
-        let accepted = state.withLock { state -> Bool in
-            guard !state.isShutDown else { return false }
-            state.items.append(contentsOf: newItems)
-            return true
-        }
-        guard accepted else {
-            for item in newItems { item.complete(.failure(APNSTransportError(.shutdown, "the APNs client is shut down"))) }
-            return
-        }
-        wakeAll()
+        guard shutdownError == nil else { return fail(newItems) }
+        items.append(contentsOf: newItems)
+        counters.queuedRequests.add(newItems.count, ordering: .relaxed)
     }
 
     /// Requests coming back from a connection, at the front: they have waited longest.
     func requeue(_ returned: [APNSPendingRequest]) {
         guard !returned.isEmpty else { return }
-        let accepted = state.withLock { state -> Bool in
-            guard !state.isShutDown else { return false }
-            if state.head >= returned.count {
-                state.items.replaceSubrange((state.head - returned.count)..<state.head, with: returned)
-                state.head -= returned.count
-            } else {
-                state.items.removeFirst(state.head)
-                state.head = 0
-                state.items.insert(contentsOf: returned, at: 0)
-            }
-            return true
+        guard shutdownError == nil else { return fail(returned) }
+        if head >= returned.count {
+            items.replaceSubrange((head - returned.count)..<head, with: returned)
+            head -= returned.count
+        } else {
+            items.removeFirst(head)
+            head = 0
+            items.insert(contentsOf: returned, at: 0)
         }
-        guard accepted else {
-            for item in returned { item.complete(.failure(APNSTransportError(.shutdown, "the APNs client is shut down"))) }
-            return
-        }
-        wakeAll()
+        counters.queuedRequests.add(returned.count, ordering: .relaxed)
     }
 
     func take(max: Int) -> [APNSPendingRequest] {
-        guard max > 0 else { return [] }
-        return state.withLock { state in
-            let count = min(max, state.count)
-            guard count > 0 else { return [] }
-            let taken = Array(state.items[state.head..<(state.head + count)])
-            state.head += count
-            state.compact()
-            return taken
-        }
+        let count = min(max, self.count)
+        guard count > 0 else { return [] }
+        // A copy, not a slice: a slice would keep `items` shared, and compacting it would then
+        // allocate a new buffer every time.
+        let taken = Array(items[head..<(head + count)])
+        head += count
+        counters.queuedRequests.subtract(count, ordering: .relaxed)
+        compact()
+        return taken
     }
 
     func setStatus(_ status: ConnectionStatus, of index: Int) {
-        state.withLock { $0.statuses[index] = status }
+        statuses[index] = status
     }
 
     /// After connection `index` failed to connect: if no other connection is up or on its
     /// way, nobody will serve the queue soon, so fail it now and let the caller back off.
     func connectFailed(index: Int, error: APNSTransportError) {
-        let failed = state.withLock { state -> [APNSPendingRequest] in
-            state.statuses[index] = .down
-            guard !state.statuses.contains(where: { $0 != .down }) else { return [] }
-            let failed = Array(state.items[state.head...])
-            state.items.removeAll(keepingCapacity: true)
-            state.head = 0
-            return failed
-        }
-        for item in failed { item.complete(.failure(error)) }
+        statuses[index] = .down
+        guard !statuses.contains(where: { $0 != .down }) else { return }
+        failAll(error)
     }
 
     /// Fails the requests at the front whose deadline has passed. Items are in deadline order
     /// but for retries at the front, so stopping at the first live one is close enough.
     func expire(now: Double) {
-        let expired = state.withLock { state -> [APNSPendingRequest] in
-            var index = state.head
-            while index < state.items.count, state.items[index].deadline <= now { index += 1 }
-            let expired = Array(state.items[state.head..<index])
-            state.head = index
-            state.compact()
-            return expired
-        }
+        var index = head
+        while index < items.count, items[index].deadline <= now { index += 1 }
+        guard index > head else { return }
+        let expired = Array(items[head..<index])
+        head = index
+        counters.queuedRequests.subtract(expired.count, ordering: .relaxed)
+        compact()
         for item in expired { item.complete(.failure(APNSTransportError(.timeout, "no stream free before the request timeout"))) }
     }
 
-    /// Refuses new work and fails what is waiting.
-    func shutdown() {
-        let failed = state.withLock { state -> [APNSPendingRequest] in
-            state.isShutDown = true
-            let failed = Array(state.items[state.head...])
-            state.items = []
-            state.head = 0
-            return failed
-        }
-        for item in failed { item.complete(.failure(APNSTransportError(.shutdown, "the APNs client is shut down"))) }
-        wakeAll()
+    /// Refuses new work from now on (failing it with `error`) and fails what is waiting.
+    func shutdown(_ error: APNSTransportError) {
+        shutdownError = error
+        failAll(error)
     }
 
-    private func wakeAll() {
-        for waker in wakers { waker.wake() }
+    private func failAll(_ error: APNSTransportError) {
+        let failed = Array(items[head...])
+        counters.queuedRequests.subtract(failed.count, ordering: .relaxed)
+        items = []
+        head = 0
+        for item in failed { item.complete(.failure(error)) }
+    }
+
+    private func fail(_ refused: [APNSPendingRequest]) {
+        for item in refused { item.complete(.failure(shutdownError!)) }
+    }
+
+    private func compact() {
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 1024, head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
     }
 }

@@ -4,10 +4,10 @@ import Synchronization
 import Glibc
 #endif
 
-/// Wakes a connection thread sleeping in poll(2): a non-blocking pipe, written at most once
-/// until the thread has taken notice, so a burst of sends costs one write.
+/// Wakes the event loop's thread sleeping in epoll_wait: a non-blocking pipe, written at most
+/// once until the thread has taken notice, so a burst of sends costs one write.
 final class APNSWakeSignal: Sendable {
-    /// The end the connection thread polls.
+    /// The end the loop's thread waits on.
     let descriptor: Int32
     private let writeEnd: Int32
     private let pending = Atomic(false)

@@ -12,10 +12,11 @@ import APNs
         return try await body(url.path)
     }
 
-    private func tlsServer() -> (server: H2TestServer, certificatePEM: String) {
+    private func tlsServer(agreesToH2: Bool = true) -> (server: H2TestServer, certificatePEM: String) {
         let (certificate, key) = TestKeys.selfSignedCertificate(commonName: "localhost")
         var options = H2TestServer.Options()
         options.tls = (certificate, key)
+        options.agreesToH2 = agreesToH2
         return (H2TestServer(options: options, handler: APNSTestSupport.reply), certificate)
     }
 
@@ -49,6 +50,23 @@ import APNs
         await client.shutdown()
         #expect(error?.kind == .connectFailed)
         #expect(error?.message.contains("verification failed") == true)
+        #expect(server.snapshot().requests.isEmpty)
+    }
+
+    @Test func aServerThatDoesNotAgreeToH2IsAConnectError() async throws {
+        let (server, certificate) = tlsServer(agreesToH2: false)
+        defer { server.stop() }
+        try await withCAFile(certificate) { caFile in
+            let client = try APNSTestSupport.client(server.url, caFile: caFile)
+            let error = await #expect(throws: APNSTransportError.self) {
+                try await client.send(
+                    APNSTestSupport.request(token: APNSTestSupport.token("a")), credential: try APNSTestSupport.credential(),
+                    environment: .production)
+            }
+            await client.shutdown()
+            #expect(error?.kind == .connectFailed)
+            #expect(error?.message.contains("did not agree to HTTP/2 (ALPN h2)") == true)
+        }
         #expect(server.snapshot().requests.isEmpty)
     }
 

@@ -14,12 +14,12 @@ enum APNSTestSupport {
 
     static func client(
         _ url: String, connections: Int = 1, requestTimeout: Double = 20, caFile: String? = nil,
-        clock: (@Sendable () -> Double)? = nil
+        idleTimeout: Double = 300, clock: (@Sendable () -> Double)? = nil
     ) throws -> APNSClient {
         try APNSClient(configuration: APNSClientConfiguration(
             productionURL: url, sandboxURL: url, connectionsPerKey: connections, caFile: caFile,
             connectTimeout: 5, requestTimeout: requestTimeout, reconnectBackoffBase: 0.01, reconnectBackoffCap: 0.2,
-            clock: clock))
+            idleTimeout: idleTimeout, clock: clock))
     }
 
     /// A Live Activity update of about 290 bytes, the size the benchmark uses.
@@ -85,4 +85,16 @@ final class Tally<Key: Hashable & Sendable>: Sendable {
     @discardableResult
     func add(_ key: Key) -> Int { counts.withLock { $0[key, default: 0] += 1; return $0[key]! } }
     var snapshot: [Key: Int] { counts.withLock { $0 } }
+}
+
+extension APNSClient {
+    /// Waits (up to `timeout` seconds) until the metrics satisfy `condition`; false if they never did.
+    func waitForMetrics(timeout: Double = 10, _ condition: (APNSClientMetrics) -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition(metrics) {
+            guard Date() < deadline else { return false }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
 }

@@ -13,6 +13,8 @@ final class H2TestServer: Sendable {
         var raiseLimitAfterFirstResponse: UInt32?
         /// PEM certificate and key: serve TLS.
         var tls: (certificatePEM: String, keyPEM: String)?
+        /// Over TLS, agree to `h2` by ALPN (false: agree to nothing, as an HTTP/1.1 server).
+        var agreesToH2 = true
     }
 
     struct Records {
@@ -92,7 +94,8 @@ final class H2TestServer: Sendable {
     private func serve(_ descriptor: Int32, index: Int) {
         let transport: H2ServerTransport
         if let tls = options.tls {
-            guard let secured = H2ServerTransport.tls(descriptor, certificatePEM: tls.certificatePEM, keyPEM: tls.keyPEM) else { return }
+            guard let secured = H2ServerTransport.tls(
+                descriptor, certificatePEM: tls.certificatePEM, keyPEM: tls.keyPEM, agreesToH2: options.agreesToH2) else { return }
             transport = secured
         } else {
             transport = .plain(descriptor)
@@ -134,7 +137,7 @@ enum H2ServerTransport {
     case plain(Int32)
     case secure(OpaquePointer, OpaquePointer)  // SSL_CTX, SSL
 
-    static func tls(_ descriptor: Int32, certificatePEM: String, keyPEM: String) -> H2ServerTransport? {
+    static func tls(_ descriptor: Int32, certificatePEM: String, keyPEM: String, agreesToH2: Bool) -> H2ServerTransport? {
         let context = SSL_CTX_new(TLS_server_method())!
         let certificate = withMemoryBIO(certificatePEM) { PEM_read_bio_X509($0, nil, nil, nil) }
         defer { X509_free(certificate) }
@@ -142,7 +145,7 @@ enum H2ServerTransport {
         defer { EVP_PKEY_free(key) }
         precondition(SSL_CTX_use_certificate(context, certificate) == 1)
         precondition(SSL_CTX_use_PrivateKey(context, key) == 1)
-        SSL_CTX_set_alpn_select_cb(context, selectH2, nil)
+        if agreesToH2 { SSL_CTX_set_alpn_select_cb(context, selectH2, nil) }
         let ssl = SSL_new(context)!
         SSL_set_fd(ssl, descriptor)
         guard SSL_accept(ssl) == 1 else {

@@ -1,20 +1,26 @@
 // The APNs client alone: N pushes of a 247-byte alert payload to an APNs-compatible server
 // (normally `openpush apns-sim --accept-any-token`), in batches of 2,000 in flight.
 // Usage: apns-client-bench URL [count] [connections]       (see bench/apns-client.sh)
+//        apns-client-bench --apps N URL [idle seconds]    (see ManyApps.swift)
 import APNs
 import Crypto
 import Foundation
 import OpenPushCore
 
 let arguments = CommandLine.arguments
+signal(SIGPIPE, SIG_IGN)
+if arguments.count >= 4, arguments[1] == "--apps", let apps = Int(arguments[2]) {
+    let idleTimeout = arguments.count > 4 ? Double(arguments[4]) ?? 3 : 3
+    try await runManyApps(url: arguments[3], apps: apps, idleTimeout: idleTimeout)
+    exit(0)
+}
 guard arguments.count >= 2 else {
-    FileHandle.standardError.write(Data("usage: apns-client-bench URL [count] [connections]\n".utf8))
+    FileHandle.standardError.write(Data("usage: apns-client-bench URL [count] [connections] | --apps N URL [idle seconds]\n".utf8))
     exit(2)
 }
 let url = arguments[1]
 let count = arguments.count > 2 ? Int(arguments[2]) ?? 50_000 : 50_000
 let connections = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
-signal(SIGPIPE, SIG_IGN)
 
 let credential = APNSCredential(keyID: "BENCHKEY01", teamID: "BENCHTEAM1",
                                 signingKey: try P256SigningKey(pem: P256SigningKey.generatePEM()))
@@ -42,6 +48,9 @@ let started = ContinuousClock.now
 let accepted = await run(count)
 let elapsed = ContinuousClock.now - started
 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+// The process's threads (/proc/self/status) while the connections are still open.
+let threads = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))?
+    .split(separator: "\n").first { $0.hasPrefix("Threads:") }?.split(separator: "\t").last ?? "?"
 print(String(format: "client: %d pushes of %d bytes, %d accepted, %d connection(s): %.2f s, %.0f req/s",
-             count, payload.count, accepted, connections, seconds, Double(count) / seconds))
+             count, payload.count, accepted, connections, seconds, Double(count) / seconds) + ", \(threads) threads")
 await client.shutdown()

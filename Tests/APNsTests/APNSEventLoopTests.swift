@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+import APNs
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Nothing a connection waits for holds up the other connections of its loop.
+@Suite struct APNSEventLoopNonBlockingTests {
+    @Test func aHandshakeThatHangsDoesNotHoldUpOtherPushes() async throws {
+        // Listening but never accepting: TCP connects (the kernel's backlog), TLS never answers.
+        let hanging = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(hanging) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                precondition(bind(hanging, $0, length) == 0 && listen(hanging, 8) == 0)
+                _ = getsockname(hanging, $0, &length)
+            }
+        }
+        let server = H2TestServer(handler: APNSTestSupport.reply)
+        defer { server.stop() }
+        let client = try APNSClient(configuration: APNSClientConfiguration(
+            productionURL: "https://127.0.0.1:\(UInt16(bigEndian: address.sin_port))", sandboxURL: server.url,
+            connectionsPerKey: 1, eventLoops: 1, connectTimeout: 3))
+        let credential = try APNSTestSupport.credential()
+
+        let stuck = Task {
+            try await client.send(APNSTestSupport.request(token: APNSTestSupport.token("a")), credential: credential,
+                                  environment: .production)
+        }
+        try await Task.sleep(for: .milliseconds(200))  // the TLS handshake is under way
+        let other = try await client.send(
+            APNSTestSupport.request(token: APNSTestSupport.token("a")), credential: credential, environment: .sandbox)
+        let stuckStillWaits = client.metrics.queuedRequests == 1
+        #expect(other.status == 200)  // over h2c, though the client has a TLS endpoint too
+        #expect(stuckStillWaits)
+        let error = await #expect(throws: APNSTransportError.self) { try await stuck.value }
+        await client.shutdown()
+        #expect(error?.kind == .connectFailed)
+        #expect(error?.message.contains("timed out") == true)
+    }
+}
