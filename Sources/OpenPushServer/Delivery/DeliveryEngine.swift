@@ -33,7 +33,7 @@ public final class DeliveryEngine: Sendable {
     private let settings: Settings
     private let logger: Logger
     private let worker: String
-    private let credentials = CredentialCache()
+    private let credentials: CredentialCache
     private let wake = WakeSignal()
     private let stopping = Atomic<Bool>(false)
     private let tasks = Mutex<[Task<Void, Never>]>([])
@@ -45,6 +45,7 @@ public final class DeliveryEngine: Sendable {
         self.client = client
         self.settings = settings
         self.logger = logger
+        credentials = CredentialCache(retired: { old in Task { await client.retire(credential: old) } })
         worker = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))"
     }
 
