@@ -87,11 +87,14 @@ CREATE TABLE deliveries (
     apns_status        integer,
     finished_at        timestamptz NOT NULL,
     clicked_at         timestamptz,
-    created_at         timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (id, created_at)
+    created_at         timestamptz NOT NULL DEFAULT now()
 ) PARTITION BY RANGE (created_at);
+-- One index only: every record is written once and read by message (counts, the deliveries
+-- list, a tap's record among its message's recipients). Each index more is a write per push.
 CREATE INDEX deliveries_by_message ON deliveries (message_id, id);
-CREATE INDEX deliveries_by_subscription ON deliveries (subscription_id, created_at DESC);
+-- A tap finds its Live Activity's messages newest first.
+-- (By a digest: activity ids are the app's own strings, of any length.)
+CREATE INDEX messages_by_activity ON messages (app_id, md5(activity_id), created_at DESC) WHERE kind = 'live_activity';
 
 -- Creates the daily partitions covering [first, last] that do not exist yet.
 CREATE FUNCTION openpush_delivery_partitions(first date, last date) RETURNS void LANGUAGE plpgsql AS $$

@@ -1,5 +1,9 @@
 import COpenSSL
 
+/// The SHA-256 implementation, fetched from the provider once: passing `EVP_sha256()` makes
+/// OpenSSL 3 look it up again on every digest, which costs more than hashing a short string.
+nonisolated(unsafe) private let fetchedSHA256: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
+
 /// SHA-256 through libcrypto's EVP interface.
 public enum SHA256 {
     public static func hash<D: Collection>(_ data: D) -> [UInt8] where D.Element == UInt8 {
@@ -13,7 +17,7 @@ public enum SHA256 {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         // EVP_Digest only fails on allocation failure or a missing provider: nothing to recover.
-        guard EVP_Digest(buffer.baseAddress, buffer.count, &output, &length, EVP_sha256(), nil) == 1 else {
+        guard EVP_Digest(buffer.baseAddress, buffer.count, &output, &length, fetchedSHA256 ?? EVP_sha256(), nil) == 1 else {
             fatalError("EVP_Digest(SHA-256) failed: \(CryptoError.openSSL("SHA-256"))")
         }
         return Array(output.prefix(Int(length)))

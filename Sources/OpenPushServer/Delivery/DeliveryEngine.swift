@@ -253,7 +253,7 @@ public final class DeliveryEngine: Sendable {
             switch decision {
             case .finished(let state, let reason):
                 completion.records.append(DeliveryRecord(job: job, recipient: recipient, state: state, reason: reason,
-                                                         apnsStatus: status))
+                                                         apnsStatus: status, apnsID: delivery.apnsID))
                 services.metrics.recordPush(kind: job.tokenKind.rawValue, state: state.rawValue, reason: reason)
                 if state == .accepted { services.metrics.recordDeliveryLatency(now - job.createdAt) }
             case .retry(let reason):

@@ -132,7 +132,7 @@ public enum DeliveryQueue {
             records += (completion.retry + completion.held).map { DeliveryRecord(job: job, recipient: $0, state: .cancelled) }
             again = []
         }
-        try DeliveryRecord.append(records, in: connection)
+        try DeliveryRecord.append(records, of: job, in: connection)
         for (recipients, attempt, delay) in again where !recipients.isEmpty {
             try connection.query("""
                 INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, attempt, due_at, subscription_ids, tokens,

@@ -8,16 +8,19 @@ public enum ClickStore {
     /// push reached this device.
     public static func record(appID: String, subscriptionID: String, activityID: String, messageID: String?,
                               activityType: String?, now: Double, in connection: PostgresConnection) throws -> Bool {
-        var conditions: PostgresQuery = """
-            d.app_id = \(appID) AND d.subscription_id = \(subscriptionID)
-            AND m.kind = 'live_activity' AND m.activity_id = \(activityID)
+        // The activity's messages, newest first (a small index: one row per message); then this
+        // device's record among each one's recipients, which the record index lists by message.
+        var messages: PostgresQuery = """
+            SELECT m.id, m.created_at FROM messages m
+            WHERE m.app_id = \(appID) AND m.kind = 'live_activity' AND md5(m.activity_id) = md5(\(activityID))
+              AND m.activity_id = \(activityID)
             """
-        if let messageID { conditions = conditions + " AND m.id = \(messageID)" }
-        if let activityType { conditions = conditions + " AND m.activity_type = \(activityType)" }
+        if let messageID { messages = messages + " AND m.id = \(messageID)" }
+        if let activityType { messages = messages + " AND m.activity_type = \(activityType)" }
         let found = try connection.query("""
-            SELECT d.id, d.message_id FROM deliveries d JOIN messages m ON m.id = d.message_id
-            WHERE \(conditions)
-            ORDER BY d.created_at DESC, d.id DESC
+            SELECT d.id, d.message_id FROM (\(messages)) AS m
+            JOIN deliveries d ON d.message_id = m.id AND d.subscription_id = \(subscriptionID) AND d.app_id = \(appID)
+            ORDER BY m.created_at DESC, d.id DESC
             LIMIT 1
             FOR UPDATE OF d
             """)
@@ -26,7 +29,8 @@ public enum ClickStore {
         let message: String = try delivery.decode("message_id")
         try connection.query("UPDATE messages SET clicks = clicks + 1 WHERE id = \(message)")
         try connection.query("""
-            UPDATE deliveries SET clicked_at = COALESCE(clicked_at, to_timestamp(\(now))) WHERE id = \(deliveryID)
+            UPDATE deliveries SET clicked_at = COALESCE(clicked_at, to_timestamp(\(now)))
+            WHERE message_id = \(message) AND id = \(deliveryID)
             """)
         return true
     }

@@ -95,13 +95,18 @@ enum NotificationExpansion {
         try connection.query("""
             UPDATE messages SET
                 expansion_attempts = \(attempts),
-                expansion_retry_at = now() + make_interval(secs => \(Double(1 << min(attempts, 10)))),
+                expansion_retry_at = now() + make_interval(secs => \(retryDelay(afterAttempt: attempts))),
                 expansion = CASE WHEN \(final) THEN 'failed' ELSE expansion END,
                 expansion_error = CASE WHEN \(final) THEN \(reason) ELSE expansion_error END,
                 failed_reason = CASE WHEN \(final) THEN \(reason) ELSE failed_reason END
             WHERE id = \(messageID)
             """)
         return final
+    }
+
+    /// Seconds before a failed page is tried again: 10 s, 20 s, … at most 10 minutes.
+    static func retryDelay(afterAttempt attempt: Int) -> Double {
+        min(600, 5 * Double(1 << min(max(attempt, 1), 10)))
     }
 
     /// PostgreSQL's clock, the one every worker shares.
