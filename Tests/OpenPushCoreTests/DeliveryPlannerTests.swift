@@ -109,6 +109,28 @@ import OpenPushCore
         #expect(Self.refusal(DeliveryPlanner.plan(retry, context: context, now: Self.now + 1)) == .permanent("Expired"))
     }
 
+    @Test func recipientsSharingAPayloadGetItBuiltOnceWithTheirOwnAPNSID() throws {
+        let send = try NotificationSendParser.parse(["contents": ["en": "Hi {{ first_name | default: 'there' }}"],
+                                                     "included_segments": ["Subscribed Users"]]).get()
+        var context = DeliveryContext()
+        context.add(Self.app)
+        context.add(DeliveryContext.Message(id: "msg_1", appID: "app_a", notification: send, sendTime: Self.now))
+        context.add(DeliveryContext.Subscription(id: "sub_1", appID: "app_a", token: "aa"))
+        context.add(DeliveryContext.Subscription(id: "sub_2", appID: "app_a", token: "bb"))
+        context.add(DeliveryContext.Subscription(id: "sub_3", appID: "app_a", tags: ["first_name": "Ana"], token: "cc"))
+        var cache = DeliveryPlanner.PayloadCache()
+        var plans: [DeliveryPlanner.Plan] = []
+        for (index, subscription) in ["sub_1", "sub_2", "sub_3"].enumerated() {
+            var delivery = Self.recipient(.device, token: ["aa", "bb", "cc"][index], activity: nil, subscription: subscription)
+            delivery.apnsID = "6f1e2d3c-0000-8000-8000-00000000000\(index)"
+            plans.append(try DeliveryPlanner.plan(delivery, context: context, now: Self.now, lastTimestamps: [:], cache: &cache).get())
+        }
+        #expect(plans.map(\.request.headers.apnsID) == (0..<3).map { "6f1e2d3c-0000-8000-8000-00000000000\($0)" })
+        #expect(plans[0].request.payloadBytes == plans[1].request.payloadBytes)
+        let bodies = plans.map { $0.request.payload.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["body"]?.stringValue }
+        #expect(bodies == ["Hi there", "Hi there", "Hi Ana"])
+    }
+
     @Test func twoAppsSharingAnExternalIDRenderTheirOwnAliases() throws {
         var context = DeliveryContext()
         for (app, crm) in [("app_a", "A-1"), ("app_b", "B-1")] {

@@ -25,13 +25,38 @@ public enum DeliveryPlanner {
         case superseded
     }
 
+    /// Notification payloads already built in this batch: most recipients of a fan-out share
+    /// one (same texts, badge and platform), so it is built once and only its `apns-id` differs.
+    /// Keyed by app and message too, like every per-batch map.
+    public struct PayloadCache: Sendable {
+        struct Key: Hashable {
+            var appID: String
+            var messageID: String
+            var title: String?
+            var subtitle: String?
+            var body: String?
+            var badge: Int?
+            var platform: String
+        }
+
+        var built: [Key: Result<APNSRequest, Refusal>] = [:]
+
+        public init() {}
+    }
+
     /// `lastTimestamps`: the `aps.timestamp` given to activity rows earlier in the same batch.
     public static func plan(_ delivery: ClaimedDelivery, context: DeliveryContext, now: Double,
                             lastTimestamps: [String: Int] = [:]) -> Result<Plan, Refusal> {
+        var cache = PayloadCache()
+        return plan(delivery, context: context, now: now, lastTimestamps: lastTimestamps, cache: &cache)
+    }
+
+    public static func plan(_ delivery: ClaimedDelivery, context: DeliveryContext, now: Double,
+                            lastTimestamps: [String: Int], cache: inout PayloadCache) -> Result<Plan, Refusal> {
         if let message = context.message(for: delivery), message.cancelled { return .failure(.cancelled) }
         if let stop = stopped(delivery, context: context) { return .failure(.permanent(stop)) }
         if let message = context.message(for: delivery), message.notification != nil {
-            return planNotification(delivery, message: message, context: context, now: now)
+            return planNotification(delivery, message: message, context: context, now: now, cache: &cache)
         }
         guard now - delivery.createdAt < maximumAge else { return .failure(.permanent("Expired")) }
         guard let message = context.message(for: delivery), let send = message.send,
@@ -72,7 +97,7 @@ public enum DeliveryPlanner {
     /// An ordinary notification: alert, background or widget reload. It lives as long as its
     /// `ttl` says (APNs would drop it after that too), not the Live Activity day.
     static func planNotification(_ delivery: ClaimedDelivery, message: DeliveryContext.Message, context: DeliveryContext,
-                                 now: Double) -> Result<Plan, Refusal> {
+                                 now: Double, cache: inout PayloadCache) -> Result<Plan, Refusal> {
         guard let send = message.notification, let app = context.app(for: delivery),
               let subscription = context.subscription(for: delivery)
         else { return .failure(.permanent("MissingContext")) }
@@ -85,18 +110,26 @@ public enum DeliveryPlanner {
         guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }
         let liquid = liquidContext(subscription, context: context)
         let language = subscription.language
-        let input = NotificationPushInput(
-            send: send,
+        let key = PayloadCache.Key(
+            appID: app.id, messageID: message.id,
             title: message.headings.render(language: language, context: liquid, limit: LocalizedText.titleLimit),
             subtitle: message.subtitle.render(language: language, context: liquid, limit: LocalizedText.titleLimit),
             body: message.contents.render(language: language, context: liquid, limit: LocalizedText.bodyLimit),
-            badge: delivery.badge, bundleID: bundleID, watchBundleID: app.watchBundleID,
-            platform: subscription.platform, apnsID: delivery.apnsID, expiration: expiration)
-        switch NotificationPayload.build(input) {
-        case .success(let request):
-            return .success(Plan(request: request, environment: subscription.environment, activityTimestamp: nil))
-        case .failure(let problem):
-            return .failure(.permanent(problem.reason.rawValue))
+            badge: delivery.badge, platform: subscription.platform)
+        let built: Result<APNSRequest, Refusal>
+        if let cached = cache.built[key] {
+            built = cached
+        } else {
+            let input = NotificationPushInput(
+                send: send, title: key.title, subtitle: key.subtitle, body: key.body, badge: key.badge, bundleID: bundleID,
+                watchBundleID: app.watchBundleID, platform: key.platform, apnsID: delivery.apnsID, expiration: expiration)
+            built = NotificationPayload.build(input).mapError { .permanent($0.reason.rawValue) }
+            cache.built[key] = built
+        }
+        return built.map { request in
+            var request = request
+            request.headers.apnsID = delivery.apnsID
+            return Plan(request: request, environment: subscription.environment, activityTimestamp: nil)
         }
     }
 

@@ -174,8 +174,9 @@ public final class DeliveryEngine: Sendable {
     private func plan(_ claimed: [ClaimedDelivery], context: DeliveryContext, now: Double) -> Batch {
         var batch = Batch()
         var timestamps: [String: Int] = [:]
+        var payloads = DeliveryPlanner.PayloadCache()
         for delivery in claimed {
-            switch DeliveryPlanner.plan(delivery, context: context, now: now, lastTimestamps: timestamps) {
+            switch DeliveryPlanner.plan(delivery, context: context, now: now, lastTimestamps: timestamps, cache: &payloads) {
             case .failure(let refusal):
                 batch.refused.append((delivery, refusal))
             case .success(let plan):
