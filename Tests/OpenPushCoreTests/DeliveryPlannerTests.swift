@@ -131,6 +131,23 @@ import OpenPushCore
         #expect(bodies == ["Hi there", "Hi there", "Hi Ana"])
     }
 
+    @Test func liveActivityRecipientsShareTheirPayloadButNotTheirStaleDate() throws {
+        let message = try Self.update(pushTimestamp: 1_799_999_000)
+        var context = Self.context(message)
+        context.add(DeliveryContext.Subscription(id: "sub_2", appID: "app_a", token: "bb"))
+        context.add(DeliveryContext.Activity(id: "lact_2", appID: "app_a", staleAt: Self.now + 600))
+        var cache = DeliveryPlanner.PayloadCache()
+        let first = try DeliveryPlanner.plan(Self.recipient(), context: context, now: Self.now, lastTimestamps: [:], cache: &cache).get()
+        var second = Self.recipient(token: "bb", activity: "lact_2", subscription: "sub_2")
+        second.apnsID = "6f1e2d3c-0000-8000-8000-000000000002"
+        let other = try DeliveryPlanner.plan(second, context: context, now: Self.now, lastTimestamps: [:], cache: &cache).get()
+        #expect(other.request.headers.apnsID == "6f1e2d3c-0000-8000-8000-000000000002")
+        #expect(first.request.headers.apnsID == "6f1e2d3c-0000-8000-8000-000000000001")
+        #expect(other.activityTimestamp?.activityID == "lact_2")
+        let stale = { (plan: DeliveryPlanner.Plan) in plan.request.payload.objectValue?["aps"]?.objectValue?["stale-date"] }
+        #expect(stale(first) != stale(other), "each activity keeps its own registered stale date")
+    }
+
     @Test func twoAppsSharingAnExternalIDRenderTheirOwnAliases() throws {
         var context = DeliveryContext()
         for (app, crm) in [("app_a", "A-1"), ("app_b", "B-1")] {

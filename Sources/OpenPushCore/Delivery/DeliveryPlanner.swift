@@ -33,13 +33,23 @@ public enum DeliveryPlanner {
             var appID: String
             var messageID: String
             var title: String?
-            var subtitle: String?
+            var subtitle: String? = nil
             var body: String?
-            var badge: Int?
+            var badge: Int? = nil
             var platform: String
         }
 
+        /// What else a Live Activity payload depends on: the activity's own stale date and the
+        /// push's timestamp (the same for every recipient of a message queued after timestamps
+        /// were fixed).
+        struct ActivityKey: Hashable {
+            var texts: Key
+            var registeredStaleDate: Double?
+            var timestamp: Int
+        }
+
         var built: [Key: Result<APNSRequest, Refusal>] = [:]
+        var builtActivities: [ActivityKey: Result<APNSRequest, Refusal>] = [:]
 
         public init() {}
     }
@@ -75,22 +85,34 @@ public enum DeliveryPlanner {
             timestamp = LiveActivityPayload.nextTimestamp(now: now, previous: previous)
         }
         let liquid = liquidContext(subscription, context: context)
-        let input = LiveActivityPushInput(
-            event: send.event, messageID: message.id, activityID: send.activityID,
-            activityType: message.activityType ?? "", attributes: send.attributes, contentState: send.contentState,
-            title: message.headings.render(language: subscription.language, context: liquid, limit: LocalizedText.titleLimit),
-            body: message.contents.render(language: subscription.language, context: liquid, limit: LocalizedText.bodyLimit),
-            sound: send.sound, relevanceScore: send.relevanceScore, explicitPriority: send.priority,
-            requestedStaleDate: send.staleDate, registeredStaleDate: activity?.staleAt,
-            requestedDismissalDate: send.dismissalDate, autoEndMinutes: app.autoEndMinutes,
-            bundleID: bundleID, watchBundleID: app.watchBundleID, platform: subscription.platform,
-            apnsID: delivery.apnsID, onesignalAlias: app.onesignalAlias, now: now, timestamp: timestamp)
-        switch LiveActivityPayload.build(input) {
-        case .success(let request):
-            return .success(Plan(request: request, environment: subscription.environment,
-                                 activityTimestamp: activity.map { ($0.id, timestamp) }))
-        case .failure(let problem):
-            return .failure(.permanent(problem.reason.rawValue))
+        let key = PayloadCache.ActivityKey(
+            texts: PayloadCache.Key(
+                appID: app.id, messageID: message.id,
+                title: message.headings.render(language: subscription.language, context: liquid, limit: LocalizedText.titleLimit),
+                body: message.contents.render(language: subscription.language, context: liquid, limit: LocalizedText.bodyLimit),
+                platform: subscription.platform),
+            registeredStaleDate: activity?.staleAt, timestamp: timestamp)
+        let built: Result<APNSRequest, Refusal>
+        if let cached = cache.builtActivities[key] {
+            built = cached
+        } else {
+            let input = LiveActivityPushInput(
+                event: send.event, messageID: message.id, activityID: send.activityID,
+                activityType: message.activityType ?? "", attributes: send.attributes, contentState: send.contentState,
+                title: key.texts.title, body: key.texts.body,
+                sound: send.sound, relevanceScore: send.relevanceScore, explicitPriority: send.priority,
+                requestedStaleDate: send.staleDate, registeredStaleDate: key.registeredStaleDate,
+                requestedDismissalDate: send.dismissalDate, autoEndMinutes: app.autoEndMinutes,
+                bundleID: bundleID, watchBundleID: app.watchBundleID, platform: subscription.platform,
+                apnsID: delivery.apnsID, onesignalAlias: app.onesignalAlias, now: now, timestamp: timestamp)
+            built = LiveActivityPayload.build(input).mapError { .permanent($0.reason.rawValue) }
+            cache.builtActivities[key] = built
+        }
+        return built.map { request in
+            var request = request
+            request.headers.apnsID = delivery.apnsID
+            return Plan(request: request, environment: subscription.environment,
+                        activityTimestamp: activity.map { ($0.id, timestamp) })
         }
     }
 
