@@ -79,23 +79,27 @@ final class APNSSocket {
         isHandshaken = false
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(APNSTransportError) -> IOResult {
-        if let tls {
-            let outcome: TLSConnection.NonBlockingResult
-            do {
-                outcome = try tls.readNonBlocking(into: buffer)
-            } catch {
-                throw handshakeFailure(error) ?? APNSTransportError(.connectionLost, error.message)
-            }
-            switch outcome {
-            case .transferred(let count):
-                try checkHandshake()
-                return .transferred(count)
-            case .wantRead: return .wouldBlock(wantsWrite: false)
-            case .wantWrite: return .wouldBlock(wantsWrite: true)
-            case .closed: return .closed
-            }
+    /// One non-blocking TLS read or write, its outcome as the socket's: TLS may want to read
+    /// when asked to write and the other way round.
+    private func throughTLS(_ operation: () throws(CryptoError) -> TLSConnection.NonBlockingResult) throws(APNSTransportError) -> IOResult {
+        let outcome: TLSConnection.NonBlockingResult
+        do {
+            outcome = try operation()
+        } catch {
+            throw handshakeFailure(error) ?? APNSTransportError(.connectionLost, error.message)
         }
+        switch outcome {
+        case .transferred(let count):
+            try checkHandshake()
+            return .transferred(count)
+        case .wantRead: return .wouldBlock(wantsWrite: false)
+        case .wantWrite: return .wouldBlock(wantsWrite: true)
+        case .closed: return .closed
+        }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(APNSTransportError) -> IOResult {
+        if let tls { return try throughTLS { () throws(CryptoError) in try tls.readNonBlocking(into: buffer) } }
         let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
         if count > 0 { return .transferred(count) }
         if count == 0 { return .closed }
@@ -104,22 +108,7 @@ final class APNSSocket {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(APNSTransportError) -> IOResult {
-        if let tls {
-            let outcome: TLSConnection.NonBlockingResult
-            do {
-                outcome = try tls.writeNonBlocking(bytes)
-            } catch {
-                throw handshakeFailure(error) ?? APNSTransportError(.connectionLost, error.message)
-            }
-            switch outcome {
-            case .transferred(let count):
-                try checkHandshake()
-                return .transferred(count)
-            case .wantRead: return .wouldBlock(wantsWrite: false)
-            case .wantWrite: return .wouldBlock(wantsWrite: true)
-            case .closed: return .closed
-            }
-        }
+        if let tls { return try throughTLS { () throws(CryptoError) in try tls.writeNonBlocking(bytes) } }
         // MSG_NOSIGNAL: a peer that hung up is an error here, not SIGPIPE.
         let count = send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
         if count >= 0 { return .transferred(count) }
