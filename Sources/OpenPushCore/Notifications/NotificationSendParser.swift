@@ -46,7 +46,7 @@ public enum NotificationSendParser {
         let relevance = LiveActivitySendParser.readRelevance(&reader)
         let priority = LiveActivitySendParser.readPriority(&reader)
         let ttl = reader.integer("ttl", in: 0...maximumTTL).map(Int.init)
-        let sendAfter = LiveActivitySendParser.seconds("send_after", &reader)
+        let sendAfter = readSendAfter(&reader)
         let targetContentIdentifier = nonBlank(reader.string("target_content_identifier"))
         let widgets = readPushType(&reader)
         let targeting = AudienceTargeting.read(&reader)
@@ -83,6 +83,19 @@ public enum NotificationSendParser {
     static func nonBlank(_ text: String?) -> String? {
         guard let text, !text.allSatisfy(\.isWhitespace) else { return nil }
         return text
+    }
+
+    /// Unix seconds as a number (checked as every timestamp field is), or a date in one of the
+    /// forms OneSignal accepts (`SendAfterDate`).
+    static func readSendAfter(_ reader: inout FieldReader) -> Double? {
+        guard case .string(let text)? = reader.value("send_after") else {
+            return LiveActivitySendParser.seconds("send_after", &reader)
+        }
+        guard let seconds = SendAfterDate.unixSeconds(text) else {
+            reader.problem(SendAfterDate.message)
+            return nil
+        }
+        return seconds
     }
 
     static func readData(_ reader: inout FieldReader) -> JSONObject? {
