@@ -199,6 +199,28 @@ import Postgres
         #expect(object["notifications"]?.arrayValue?.count == 2)
     }
 
+    /// OneSignal's clients send `send_after` as a date string; the view answers unix seconds.
+    @Test func sendAfterTakesAnISODateAndRefusesOtherText() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        try await harness.app.insertSubscription(appID: harness.created.app.id, token: Self.token(0))
+        let response = await Self.post(harness, ["included_segments": ["Subscribed Users"], "contents": ["en": "later"],
+                                                 "send_after": "2099-01-01T02:00:00+02:00"])
+        #expect(response.status == 200)
+        let id = try #require(response.json?.objectValue?["id"]?.stringValue)
+        try await harness.drain()
+        #expect(harness.simulator.accepted().isEmpty)
+        let view = await harness.app.request(.get, "/notifications/\(id)", headers: .restKey(harness.created.restKey),
+                                             query: ["app_id": harness.created.app.id])
+        #expect(view.status == 200)
+        #expect(view.json?.objectValue?["send_after"] == 4_070_908_800)  // 2099-01-01T00:00:00Z
+
+        let refused = await Self.post(harness, ["included_segments": ["Subscribed Users"], "contents": ["en": "later"],
+                                                "send_after": "next tuesday"])
+        #expect(refused.status == 400)
+        #expect(refused.json == ["errors": [.string(SendAfterDate.message)]])
+    }
+
     @Test func aFanOutOf20000IsExpandedInPagesWithOneRowPerDevice() async throws {
         var settings = DeliveryHarness.quickSettings()
         settings.jobSize = 2000
