@@ -18,7 +18,7 @@ sleep 1
 .build/release/apns-client-bench "http://127.0.0.1:$port" "$count" "$connections" | tee "$state/client.txt"
 curl -s "http://127.0.0.1:$control/pushes?limit=1" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["pushes"][0]["payload"], separators=(",",":")))' >"$state/payload.json"
 h2load -n "$count" -c "$connections" -m 100 -d "$state/payload.json" -H 'apns-push-type: alert' -H 'apns-topic: com.example.bench' \
-  -H 'apns-priority: 10' "http://127.0.0.1:$port/3/device/$(printf 'ab%.0s' $(seq 1 32))" >"$state/h2load.txt" 2>&1
+  -H 'apns-priority: 10' -H 'apns-expiration: 0' -H 'apns-id: 0f8c3a5e-2f1b-4c6d-9a7e-1b2c3d4e5f60' "http://127.0.0.1:$port/3/device/$(printf 'ab%.0s' $(seq 1 32))" >"$state/h2load.txt" 2>&1
 grep -E "finished in" "$state/h2load.txt" | sed 's/^/h2load: /'
 ours=$(grep -o '[0-9]* req/s' "$state/client.txt" | cut -d' ' -f1)
 theirs=$(grep -o 'finished in [^,]*, [0-9.]* req/s' "$state/h2load.txt" | grep -o '[0-9.]* req/s' | cut -d' ' -f1)

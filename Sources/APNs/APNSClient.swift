@@ -43,10 +43,10 @@ public final class APNSClient: Sendable {
 
     /// Sends one push and waits for APNs' answer.
     public func send(
-        _ request: APNSPushRequest, credential: APNSCredential, environment: APNSEnvironment
+        _ push: APNSPush, credential: APNSCredential, environment: APNSEnvironment
     ) async throws(APNSTransportError) -> APNSResponse {
         let result = await withCheckedContinuation { continuation in
-            submit([request], credential: credential, environment: environment) { _, result in
+            submit([push], credential: credential, environment: environment) { _, result in
                 continuation.resume(returning: result)
             }
         }
@@ -56,12 +56,12 @@ public final class APNSClient: Sendable {
     /// Sends many pushes at once, spread over the pool's connections within each one's stream
     /// limit, and returns their outcomes in order. Cheaper than a task per push.
     public func send(
-        _ requests: [APNSPushRequest], credential: APNSCredential, environment: APNSEnvironment
+        _ pushes: [APNSPush], credential: APNSCredential, environment: APNSEnvironment
     ) async -> [Result<APNSResponse, APNSTransportError>] {
-        guard !requests.isEmpty else { return [] }
+        guard !pushes.isEmpty else { return [] }
         return await withCheckedContinuation { continuation in
-            let collector = APNSBatchCollector(count: requests.count) { continuation.resume(returning: $0) }
-            submit(requests, credential: credential, environment: environment) { index, result in
+            let collector = APNSBatchCollector(count: pushes.count) { continuation.resume(returning: $0) }
+            submit(pushes, credential: credential, environment: environment) { index, result in
                 collector.record(result, at: index)
             }
         }
@@ -101,14 +101,14 @@ public final class APNSClient: Sendable {
     }
 
     private func submit(
-        _ requests: [APNSPushRequest], credential: APNSCredential, environment: APNSEnvironment,
+        _ pushes: [APNSPush], credential: APNSCredential, environment: APNSEnvironment,
         completion: @escaping @Sendable (Int, Result<APNSResponse, APNSTransportError>) -> Void
     ) {
         let endpoint = endpoints[environment]!
         let deadline = APNSMonotonicClock.now() + configuration.requestTimeout
-        let items = requests.enumerated().map { index, request in
+        let items = pushes.enumerated().map { index, push in
             APNSPendingRequest(
-                headers: APNSPendingRequest.headers(for: request, endpoint: endpoint), payload: request.payload,
+                headers: APNSPendingRequest.headers(for: push, endpoint: endpoint), payload: push.request.payloadBytes,
                 deadline: deadline, completion: { completion(index, $0) })
         }
         let key = APNSPoolKey(credential: credential, environment: environment)

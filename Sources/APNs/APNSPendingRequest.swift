@@ -1,3 +1,5 @@
+import OpenPushCore
+
 /// One request on its way: queued, in flight on some stream, or back on the queue for a retry.
 ///
 /// `@unchecked Sendable`: it has one owner at a time — the sender, then the event loop's
@@ -42,23 +44,25 @@ final class APNSPendingRequest: @unchecked Sendable {
         completion(result)
     }
 
-    /// The wire headers of `request` for `endpoint` (without `authorization`).
-    static func headers(for request: APNSPushRequest, endpoint: APNSEndpoint) -> [(name: String, value: String)] {
+    /// The wire headers of `push` for `endpoint` (without `authorization`), the `apns-*` ones
+    /// in `APNSHeaders.fields` order (written out here: no list per push to copy from).
+    static func headers(for push: APNSPush, endpoint: APNSEndpoint) -> [(name: String, value: String)] {
+        let apns = push.request.headers
         var headers: [(name: String, value: String)] = [
             (":method", "POST"),
             (":scheme", endpoint.scheme),
             (":authority", endpoint.authority),
-            (":path", "/3/device/" + request.deviceToken),
-            ("apns-push-type", request.pushType.rawValue),
-            ("apns-topic", request.topic),
+            (":path", "/3/device/" + push.deviceToken),
+            ("apns-push-type", apns.pushType.rawValue),
+            ("apns-topic", apns.topic),
+            ("apns-priority", String(apns.priority)),
+            ("apns-expiration", String(apns.expiration)),
+            ("apns-id", apns.apnsID),
         ]
         headers.reserveCapacity(12)
-        if let priority = request.priority { headers.append(("apns-priority", String(priority))) }
-        if let expiration = request.expiration { headers.append(("apns-expiration", String(expiration))) }
-        if let apnsID = request.apnsID { headers.append(("apns-id", apnsID)) }
-        if let collapseID = request.collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        if let collapseID = apns.collapseID { headers.append(("apns-collapse-id", collapseID)) }
         headers.append(("content-type", "application/json"))
-        headers.append(("content-length", String(request.payload.count)))
+        headers.append(("content-length", String(push.request.payloadBytes.count)))
         return headers
     }
 }

@@ -10,7 +10,7 @@ import Crypto
         defer { server.stop() }
         let client = try APNSTestSupport.client(server.url, idleTimeout: 0.3)
         let credential = try APNSTestSupport.credential()
-        let request = APNSTestSupport.request(token: APNSTestSupport.token("a"))
+        let request = APNSTestSupport.push(token: APNSTestSupport.token("a"))
 
         #expect(try await client.send(request, credential: credential, environment: .sandbox).status == 200)
         #expect(try await client.waitForMetrics { $0.openConnections == 0 && $0.openPools == 0 })
@@ -36,7 +36,7 @@ import Crypto
         let credential = try APNSTestSupport.credential()
         // Closing the pool would fail the push with a transport error instead.
         let slow = try await client.send(
-            APNSTestSupport.request(token: APNSTestSupport.token("5")), credential: credential, environment: .sandbox)
+            APNSTestSupport.push(token: APNSTestSupport.token("5")), credential: credential, environment: .sandbox)
         await client.shutdown()
         #expect(slow.status == 200)
         #expect(client.connectionsOpened == 1)
@@ -49,7 +49,7 @@ import Crypto
         let retired = try APNSTestSupport.credential()
         let other = APNSCredential(
             keyID: "OTHERKEY01", teamID: "TEAM123456", signingKey: try P256SigningKey(pem: P256SigningKey.generatePEM()))
-        let request = APNSTestSupport.request(token: APNSTestSupport.token("a"))
+        let request = APNSTestSupport.push(token: APNSTestSupport.token("a"))
 
         #expect(try await client.send(request, credential: retired, environment: .sandbox).status == 200)
         #expect(try await client.send(request, credential: retired, environment: .production).status == 200)
@@ -75,7 +75,7 @@ import Crypto
         let client = try APNSTestSupport.client(server.url)
         let credential = try APNSTestSupport.credential()
         let pending = Task {
-            await client.send([APNSTestSupport.request(token: APNSTestSupport.token("a"))], credential: credential,
+            await client.send([APNSTestSupport.push(token: APNSTestSupport.token("a"))], credential: credential,
                               environment: .sandbox)
         }
         while server.snapshot().requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }

@@ -8,7 +8,7 @@ import APNs
         let server = H2TestServer(handler: APNSTestSupport.reply)
         defer { server.stop() }
         let client = try APNSTestSupport.client("http://localhost:\(server.port)", connections: 2)
-        let requests = (0..<20).map { APNSTestSupport.request(token: APNSTestSupport.token("a", $0)) }
+        let requests = (0..<20).map { APNSTestSupport.push(token: APNSTestSupport.token("a", $0)) }
         let results = await client.send(requests, credential: try APNSTestSupport.credential(), environment: .sandbox)
         await client.shutdown()
         #expect(results.allSatisfy { (try? $0.get().status) == 200 })
@@ -19,7 +19,7 @@ import APNs
         let client = try APNSTestSupport.client("http://no-such-host.invalid:2197")
         let error = await #expect(throws: APNSTransportError.self) {
             try await client.send(
-                APNSTestSupport.request(token: APNSTestSupport.token("a")), credential: try APNSTestSupport.credential(),
+                APNSTestSupport.push(token: APNSTestSupport.token("a")), credential: try APNSTestSupport.credential(),
                 environment: .sandbox)
         }
         await client.shutdown()

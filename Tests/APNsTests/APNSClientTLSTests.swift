@@ -26,7 +26,7 @@ import APNs
         #expect(server.url.hasPrefix("https://localhost:"))
         try await withCAFile(certificate) { caFile in
             let client = try APNSTestSupport.client(server.url, connections: 2, caFile: caFile)
-            let requests = (0..<200).map { APNSTestSupport.request(token: APNSTestSupport.token($0 % 5 == 0 ? "bad" : "a", $0)) }
+            let requests = (0..<200).map { APNSTestSupport.push(token: APNSTestSupport.token($0 % 5 == 0 ? "bad" : "a", $0)) }
             let results = await client.send(requests, credential: try APNSTestSupport.credential(), environment: .production)
             await client.shutdown()
             for (index, result) in results.enumerated() {
@@ -44,7 +44,7 @@ import APNs
         let client = try APNSTestSupport.client(server.url)
         let error = await #expect(throws: APNSTransportError.self) {
             try await client.send(
-                APNSTestSupport.request(token: APNSTestSupport.token("a")), credential: try APNSTestSupport.credential(),
+                APNSTestSupport.push(token: APNSTestSupport.token("a")), credential: try APNSTestSupport.credential(),
                 environment: .production)
         }
         await client.shutdown()
@@ -60,7 +60,7 @@ import APNs
             let client = try APNSTestSupport.client(server.url, caFile: caFile)
             let error = await #expect(throws: APNSTransportError.self) {
                 try await client.send(
-                    APNSTestSupport.request(token: APNSTestSupport.token("a")), credential: try APNSTestSupport.credential(),
+                    APNSTestSupport.push(token: APNSTestSupport.token("a")), credential: try APNSTestSupport.credential(),
                     environment: .production)
             }
             await client.shutdown()

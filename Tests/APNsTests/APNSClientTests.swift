@@ -12,8 +12,8 @@ import Synchronization
         defer { server.stop() }
         let client = try APNSTestSupport.client(server.url)
         let credential = try APNSTestSupport.credential()
-        var request = APNSTestSupport.request(token: APNSTestSupport.token("a", 1), apnsID: "0f8c3a5e-2f1b-4c6d-9a7e-1b2c3d4e5f60")
-        request.collapseID = "order-58213"
+        var request = APNSTestSupport.push(token: APNSTestSupport.token("a", 1), apnsID: "0f8c3a5e-2f1b-4c6d-9a7e-1b2c3d4e5f60")
+        request.request.headers.collapseID = "order-58213"
 
         let response = try await client.send(request, credential: credential, environment: .sandbox)
         await client.shutdown()
@@ -30,7 +30,8 @@ import Synchronization
         #expect(seen.value("apns-expiration") == "1764574800")
         #expect(seen.value("apns-id") == "0f8c3a5e-2f1b-4c6d-9a7e-1b2c3d4e5f60")
         #expect(seen.value("apns-collapse-id") == "order-58213")
-        #expect(try JSONValue.parse(seen.body) == JSONValue.parse(request.payload))
+        // The body is the request's bytes as built, not serialised again.
+        #expect(seen.body == request.request.payloadBytes)
 
         // The bearer token is a JWT of this credential that verifies.
         let jwt = try #require(seen.value("authorization")?.dropFirst("bearer ".count)).split(separator: ".").map(String.init)
@@ -49,10 +50,10 @@ import Synchronization
         let credential = try APNSTestSupport.credential()
 
         let bad = try await client.send(
-            APNSTestSupport.request(token: APNSTestSupport.token("bad"), apnsID: "11111111-1111-1111-1111-111111111111"),
+            APNSTestSupport.push(token: APNSTestSupport.token("bad"), apnsID: "11111111-1111-1111-1111-111111111111"),
             credential: credential, environment: .production)
         let dead = try await client.send(
-            APNSTestSupport.request(token: APNSTestSupport.token("dead")), credential: credential, environment: .production)
+            APNSTestSupport.push(token: APNSTestSupport.token("dead")), credential: credential, environment: .production)
         await client.shutdown()
 
         #expect(bad == APNSResponse(status: 400, apnsID: "11111111-1111-1111-1111-111111111111", reason: .badDeviceToken))
@@ -68,7 +69,7 @@ import Synchronization
         defer { server.stop() }
         let client = try APNSTestSupport.client(server.url, connections: 2)
         let requests = (0..<300).map { index in
-            APNSTestSupport.request(token: APNSTestSupport.token(["a", "bad", "dead"][index % 3], index))
+            APNSTestSupport.push(token: APNSTestSupport.token(["a", "bad", "dead"][index % 3], index))
         }
         let results = await client.send(requests, credential: try APNSTestSupport.credential(), environment: .sandbox)
         await client.shutdown()
@@ -77,7 +78,7 @@ import Synchronization
         for (index, result) in results.enumerated() {
             let response = try result.get()
             #expect(response.status == [200, 400, 410][index % 3])
-            #expect(response.apnsID == requests[index].apnsID)
+            #expect(response.apnsID == requests[index].request.headers.apnsID)
         }
     }
 
@@ -95,13 +96,13 @@ import Synchronization
         }
         defer { server.stop() }
         let client = try APNSTestSupport.client(server.url, connections: 1)
-        let requests = (0..<1000).map { APNSTestSupport.request(token: APNSTestSupport.token("a", $0)) }
+        let requests = (0..<1000).map { APNSTestSupport.push(token: APNSTestSupport.token("a", $0)) }
         let results = await client.send(requests, credential: try APNSTestSupport.credential(), environment: .sandbox)
         let opened = client.connectionsOpened
         await client.shutdown()
 
         #expect(results.allSatisfy { (try? $0.get().status) == 200 })
-        #expect(zip(results, requests).allSatisfy { (try? $0.0.get().apnsID) == $0.1.apnsID })
+        #expect(zip(results, requests).allSatisfy { (try? $0.0.get().apnsID) == $0.1.request.headers.apnsID })
         // Every push processed exactly once: the refused ones only on the new connection.
         let counts = answered.snapshot
         #expect(counts.count == 1000)
@@ -121,7 +122,7 @@ import Synchronization
         let server = H2TestServer(options: options, handler: APNSTestSupport.reply)
         defer { server.stop() }
         let client = try APNSTestSupport.client(server.url, connections: 1)
-        let requests = (0..<400).map { APNSTestSupport.request(token: APNSTestSupport.token("a", $0)) }
+        let requests = (0..<400).map { APNSTestSupport.push(token: APNSTestSupport.token("a", $0)) }
         let results = await client.send(requests, credential: try APNSTestSupport.credential(), environment: .sandbox)
         await client.shutdown()
 
@@ -139,14 +140,14 @@ import Synchronization
         defer { server.stop() }
         let client = try APNSTestSupport.client(server.url, connections: 2)
         let credential = try APNSTestSupport.credential()
-        let batch = (0..<2000).map { APNSTestSupport.request(token: APNSTestSupport.token("a", $0)) }
+        let batch = (0..<2000).map { APNSTestSupport.push(token: APNSTestSupport.token("a", $0)) }
 
         async let batchResults = client.send(batch, credential: credential, environment: .sandbox)
         let single = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<500 {
                 group.addTask {
                     try await client.send(
-                        APNSTestSupport.request(token: APNSTestSupport.token("b", index)), credential: credential,
+                        APNSTestSupport.push(token: APNSTestSupport.token("b", index)), credential: credential,
                         environment: .sandbox
                     ).status
                 }
@@ -185,7 +186,7 @@ import Synchronization
         defer { server.stop() }
         let client = try APNSTestSupport.client(server.url, clock: { clock.now() })
         let credential = try APNSTestSupport.credential()
-        let push = APNSTestSupport.request(token: APNSTestSupport.token("a"))
+        let push = APNSTestSupport.push(token: APNSTestSupport.token("a"))
 
         // A token younger than 20 minutes is not renewed: the rejection is the answer.
         let tooSoon = try await client.send(push, credential: credential, environment: .sandbox)
@@ -224,7 +225,7 @@ import Synchronization
         }
         defer { server.stop() }
         let client = try APNSTestSupport.client(server.url)
-        let requests = (0..<20).map { APNSTestSupport.request(token: APNSTestSupport.token($0 % 2 == 0 ? "f" : "a", $0)) }
+        let requests = (0..<20).map { APNSTestSupport.push(token: APNSTestSupport.token($0 % 2 == 0 ? "f" : "a", $0)) }
         let results = await client.send(requests, credential: try APNSTestSupport.credential(), environment: .sandbox)
         await client.shutdown()
         #expect(results.allSatisfy { (try? $0.get().status) == 200 })
@@ -238,7 +239,7 @@ import Synchronization
         let client = try APNSTestSupport.client(server.url)
         let error = await #expect(throws: APNSTransportError.self) {
             try await client.send(
-                APNSTestSupport.request(token: APNSTestSupport.token("a")), credential: try APNSTestSupport.credential(),
+                APNSTestSupport.push(token: APNSTestSupport.token("a")), credential: try APNSTestSupport.credential(),
                 environment: .sandbox)
         }
         await client.shutdown()
@@ -253,7 +254,7 @@ import Synchronization
         }
         defer { server.stop() }
         let client = try APNSTestSupport.client(server.url)
-        let requests = (0..<50).map { APNSTestSupport.request(token: APNSTestSupport.token($0 == 10 ? "d" : "a", $0)) }
+        let requests = (0..<50).map { APNSTestSupport.push(token: APNSTestSupport.token($0 == 10 ? "d" : "a", $0)) }
         let results = await client.send(requests, credential: try APNSTestSupport.credential(), environment: .sandbox)
         await client.shutdown()
         #expect(results.allSatisfy { (try? $0.get().status) == 200 })
@@ -268,7 +269,7 @@ import Synchronization
         let started = Date()
         let error = await #expect(throws: APNSTransportError.self) {
             try await client.send(
-                APNSTestSupport.request(token: APNSTestSupport.token("a")), credential: try APNSTestSupport.credential(),
+                APNSTestSupport.push(token: APNSTestSupport.token("a")), credential: try APNSTestSupport.credential(),
                 environment: .sandbox)
         }
         await client.shutdown()
@@ -286,13 +287,13 @@ import Synchronization
         let client = try APNSTestSupport.client(server.url, requestTimeout: 0.5)
         let credential = try APNSTestSupport.credential()
         let error = await #expect(throws: APNSTransportError.self) {
-            try await client.send(APNSTestSupport.request(token: APNSTestSupport.token("5")), credential: credential,
+            try await client.send(APNSTestSupport.push(token: APNSTestSupport.token("5")), credential: credential,
                                   environment: .sandbox)
         }
         #expect(error?.kind == .timeout)
         // The one stream the server allows was reset, so the next push gets through.
         let next = try await client.send(
-            APNSTestSupport.request(token: APNSTestSupport.token("a")), credential: credential, environment: .sandbox)
+            APNSTestSupport.push(token: APNSTestSupport.token("a")), credential: credential, environment: .sandbox)
         await client.shutdown()
         #expect(next.status == 200)
     }
@@ -303,14 +304,14 @@ import Synchronization
         let client = try APNSTestSupport.client(server.url)
         let credential = try APNSTestSupport.credential()
         let pending = Task {
-            await client.send([APNSTestSupport.request(token: APNSTestSupport.token("a"))], credential: credential,
+            await client.send([APNSTestSupport.push(token: APNSTestSupport.token("a"))], credential: credential,
                               environment: .sandbox)
         }
         while server.snapshot().requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
         await client.shutdown()
         let results = await pending.value
         #expect(throws: APNSTransportError(.shutdown, "the APNs client is shut down")) { try results[0].get() }
-        let later = await client.send([APNSTestSupport.request(token: APNSTestSupport.token("a"))], credential: credential,
+        let later = await client.send([APNSTestSupport.push(token: APNSTestSupport.token("a"))], credential: credential,
                                       environment: .sandbox)
         #expect((try? later[0].get()) == nil)
     }

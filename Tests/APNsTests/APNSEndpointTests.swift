@@ -53,16 +53,28 @@ import HTTP2
         #expect(APNSConnection.response(status: 500, headers: [], body: Array("oops".utf8)) == APNSResponse(status: 500))
     }
 
-    @Test func wireHeadersPutPseudoHeadersFirstAndLeaveOutUnsetOnes() throws {
+    @Test func wireHeadersPutPseudoHeadersFirstAndLeaveOutAnUnsetCollapseID() throws {
         let endpoint = try APNSEndpoint(url: "https://api.push.apple.com")
-        let request = APNSPushRequest(deviceToken: "abcd", pushType: .alert, topic: "com.example.app", payload: Array("{}".utf8))
-        let headers = APNSPendingRequest.headers(for: request, endpoint: endpoint)
+        // Expiration 0 ("now or never") is a value and goes out; only the collapse id is optional.
+        let apns = APNSHeaders(pushType: .alert, topic: "com.example.app", priority: 10, expiration: 0,
+                               apnsID: "0f8c3a5e-2f1b-4c6d-9a7e-1b2c3d4e5f60")
+        let push = APNSPush(deviceToken: "abcd", request: APNSRequest(headers: apns, payload: [:]))
+        let headers = APNSPendingRequest.headers(for: push, endpoint: endpoint)
         #expect(headers.map(\.name) == [
-            ":method", ":scheme", ":authority", ":path", "apns-push-type", "apns-topic", "content-type", "content-length",
+            ":method", ":scheme", ":authority", ":path", "apns-push-type", "apns-topic", "apns-priority", "apns-expiration",
+            "apns-id", "content-type", "content-length",
         ])
         #expect(headers.map(\.value) == [
-            "POST", "https", "api.push.apple.com", "/3/device/abcd", "alert", "com.example.app", "application/json", "2",
+            "POST", "https", "api.push.apple.com", "/3/device/abcd", "alert", "com.example.app", "10", "0",
+            "0f8c3a5e-2f1b-4c6d-9a7e-1b2c3d4e5f60", "application/json", "2",
         ])
+
+        var collapsing = push
+        collapsing.request.headers.collapseID = "order-58213"
+        let withCollapse = APNSPendingRequest.headers(for: collapsing, endpoint: endpoint)
+        #expect(withCollapse.first { $0.name == "apns-collapse-id" }?.value == "order-58213")
+        // The apns-* headers go out as the Core request lists them.
+        #expect(withCollapse.filter { $0.name.hasPrefix("apns-") }.map(\.name) == collapsing.request.headers.fields.map(\.name))
     }
 
     @Test func reasonsKnowWhatTheyMean() {

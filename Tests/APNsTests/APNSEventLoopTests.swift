@@ -30,12 +30,12 @@ import Glibc
         let credential = try APNSTestSupport.credential()
 
         let stuck = Task {
-            try await client.send(APNSTestSupport.request(token: APNSTestSupport.token("a")), credential: credential,
+            try await client.send(APNSTestSupport.push(token: APNSTestSupport.token("a")), credential: credential,
                                   environment: .production)
         }
         try await Task.sleep(for: .milliseconds(200))  // the TLS handshake is under way
         let other = try await client.send(
-            APNSTestSupport.request(token: APNSTestSupport.token("a")), credential: credential, environment: .sandbox)
+            APNSTestSupport.push(token: APNSTestSupport.token("a")), credential: credential, environment: .sandbox)
         let stuckStillWaits = client.metrics.queuedRequests == 1
         #expect(other.status == 200)  // over h2c, though the client has a TLS endpoint too
         #expect(stuckStillWaits)

@@ -23,7 +23,7 @@ enum APNSTestSupport {
     }
 
     /// A Live Activity update of about 290 bytes, the size the benchmark uses.
-    static func request(token: String, apnsID: String = UUID().uuidString.lowercased()) -> APNSPushRequest {
+    static func push(token: String, apnsID: String = UUID().uuidString.lowercased()) -> APNSPush {
         let payload: JSONValue = [
             "aps": [
                 "timestamp": 1_764_488_400,
@@ -35,9 +35,10 @@ enum APNSTestSupport {
                 "alert": ["title": "Your order is on its way", "body": "Sam is 12 minutes away"],
             ],
         ]
-        return APNSPushRequest(
-            deviceToken: token, pushType: .liveActivity, topic: "com.example.app.push-type.liveactivity",
-            priority: 5, expiration: 1_764_574_800, apnsID: apnsID, payload: payload.serializedBytes)
+        let headers = APNSHeaders(
+            pushType: .liveActivity, topic: "com.example.app.push-type.liveactivity", priority: 5,
+            expiration: 1_764_574_800, apnsID: apnsID)
+        return APNSPush(deviceToken: token, request: APNSRequest(headers: headers, payload: payload))
     }
 
     static func token(_ prefix: String = "", _ index: Int = 0) -> String {

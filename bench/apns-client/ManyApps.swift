@@ -23,8 +23,10 @@ func runManyApps(url: String, apps: Int, idleTimeout: Double) async throws {
     let configuration = APNSClientConfiguration(productionURL: url, sandboxURL: url, connectTimeout: 10,
                                                 requestTimeout: 60, idleTimeout: idleTimeout)
     let client = try APNSClient(configuration: configuration)
-    let request = APNSPushRequest(deviceToken: String(repeating: "ab", count: 32), pushType: .alert,
-                                  topic: "com.example.app", priority: 10, payload: Array(#"{"aps":{"alert":"Hello"}}"#.utf8))
+    let headers = APNSHeaders(pushType: .alert, topic: "com.example.app", priority: 10, expiration: 0,
+                              apnsID: "0f8c3a5e-2f1b-4c6d-9a7e-1b2c3d4e5f60")
+    let request = APNSPush(deviceToken: String(repeating: "ab", count: 32),
+                           request: APNSRequest(headers: headers, payload: ["aps": ["alert": "Hello"]]))
     let threadsBefore = processThreads()
     let peak = Mutex(threadsBefore)
     let sampling = Task {

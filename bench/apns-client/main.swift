@@ -27,9 +27,11 @@ let credential = APNSCredential(keyID: "BENCHKEY01", teamID: "BENCHTEAM1",
 let client = try APNSClient(configuration: APNSClientConfiguration(productionURL: url, sandboxURL: url,
                                                                    connectionsPerKey: connections))
 let body = #"{"aps":{"alert":{"title":"Order 58213","body":"Arriving in about 24 minutes, the courier is two streets away"},"sound":"default","thread-id":"orders"},"order":{"id":"58213","eta":24,"store":"Bridge Road","items":3,"total":"42.90","courier":"Sam"}}"#
-let payload = Array(body.utf8)
-let request = APNSPushRequest(deviceToken: String(repeating: "ab", count: 32), pushType: .alert, topic: "com.example.bench",
-                              priority: 10, payload: payload)
+// Every push carries the same headers (and apns-id); the simulator only echoes it.
+let headers = APNSHeaders(pushType: .alert, topic: "com.example.bench", priority: 10, expiration: 0,
+                          apnsID: "0f8c3a5e-2f1b-4c6d-9a7e-1b2c3d4e5f60")
+let request = APNSPush(deviceToken: String(repeating: "ab", count: 32),
+                       request: APNSRequest(headers: headers, payload: try JSONValue.parse(body)))
 
 func run(_ total: Int) async -> Int {
     var accepted = 0
@@ -52,5 +54,5 @@ let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.att
 let threads = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))?
     .split(separator: "\n").first { $0.hasPrefix("Threads:") }?.split(separator: "\t").last ?? "?"
 print(String(format: "client: %d pushes of %d bytes, %d accepted, %d connection(s): %.2f s, %.0f req/s",
-             count, payload.count, accepted, connections, seconds, Double(count) / seconds) + ", \(threads) threads")
+             count, request.request.payloadBytes.count, accepted, connections, seconds, Double(count) / seconds) + ", \(threads) threads")
 await client.shutdown()

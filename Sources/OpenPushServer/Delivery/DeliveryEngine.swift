@@ -200,9 +200,9 @@ public final class DeliveryEngine: Sendable {
             for (key, outgoing) in batch.groups {
                 guard let credential = batch.credentials[key] else { continue }
                 let environment = Self.apnsEnvironment(outgoing[0].plan.environment)
-                let requests = outgoing.map { Self.wireRequest($0) }
+                let pushes = outgoing.map { APNSPush(deviceToken: $0.delivery.token, request: $0.plan.request) }
                 group.addTask {
-                    let results = await self.client.send(requests, credential: credential, environment: environment)
+                    let results = await self.client.send(pushes, credential: credential, environment: environment)
                     return Array(zip(outgoing.map(\.delivery.id), results))
                 }
             }
@@ -219,13 +219,6 @@ public final class DeliveryEngine: Sendable {
         case .production: .production
         case .sandbox: .sandbox
         }
-    }
-
-    private static func wireRequest(_ outgoing: Outgoing) -> APNSPushRequest {
-        let headers = outgoing.plan.request.headers
-        return APNSPushRequest(deviceToken: outgoing.delivery.token, pushType: headers.pushType, topic: headers.topic,
-                               priority: headers.priority, expiration: Int64(headers.expiration), apnsID: headers.apnsID,
-                               collapseID: headers.collapseID, payload: outgoing.plan.request.payloadBytes)
     }
 
     private func renewLease(_ jobID: Int64) async {
