@@ -135,15 +135,18 @@ enum Commands {
         logger.info("stopped")
     }
 
-    /// `openpush worker`: delivers queued pushes, serves no HTTP.
+    /// `openpush worker`: delivers queued pushes, serves no HTTP. It keeps house too (the delivery
+    /// record partitions above all), so a deployment of workers alone still rotates them.
     static func worker(_ configuration: Configuration, logger: Logger) async throws {
         let databaseURL = try requireDatabaseURL(configuration)
         let services = try ServerBootstrap.makeServices(configuration: configuration, databaseURL: databaseURL)
         let delivery = try ServerBootstrap.makeDeliveryEngine(services, logger: logger)
         delivery.0.start()
         logger.info("delivering", ["delivery.loops": String(max(1, configuration.deliveryLoops))])
+        let maintenance = Task { await Maintenance.loop(services, logger: logger) }
         let signal = await TerminationSignal.wait()
         logger.info("shutting down", ["signal": String(signal)])
+        maintenance.cancel()
         await stop(delivery)
         await services.database.close()
         logger.info("stopped")

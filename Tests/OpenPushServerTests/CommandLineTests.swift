@@ -78,4 +78,25 @@ import Postgres
         server.signal(SIGINT)
         #expect(try await server.waitForExit() == 0)
     }
+
+    /// A deployment of workers alone still keeps the delivery record partitions.
+    @Test func aWorkerKeepsTheDeliveryPartitions() async throws {
+        let app = try await TestApp.make()
+        let partition: String = try await app.services.database.query("""
+            SELECT 'deliveries_' || to_char((now() AT TIME ZONE 'UTC')::date + 2, 'YYYYMMDD') AS name
+            """)[0].decode("name")
+        let exists = { () async throws -> Bool in
+            try await app.services.database.query("SELECT to_regclass(\(partition)) IS NOT NULL AS present")[0].decode("present")
+        }
+        try await app.services.database.query("DROP TABLE \(identifier: partition)")
+        #expect(try await !exists())
+        let worker = try OpenPushProcess(["worker"], environment: ["OPENPUSH_DATABASE_URL": app.conninfo])
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try await !exists(), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(try await exists(), "the worker's maintenance pass creates the coming days' partitions")
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit() == 0)
+    }
 }
