@@ -26,6 +26,8 @@ public struct NotificationSend: Sendable, Equatable {
     /// Unix seconds before which nothing is expanded or sent.
     public var sendAfter: Double?
     public var targetContentIdentifier: String?
+    /// `isIos: false`: the sender excluded Apple devices, so nobody is a recipient.
+    public var appleExcluded: Bool
 
     public init(kind: NotificationKind, name: String? = nil, headings: [String: String]? = nil,
                 subtitle: [String: String]? = nil, contents: [String: String]? = nil,
@@ -33,7 +35,8 @@ public struct NotificationSend: Sendable, Equatable {
                 data: JSONObject? = nil, badge: NotificationBadge = .none, sound: String? = nil, category: String? = nil,
                 threadID: String? = nil, collapseID: String? = nil, contentAvailable: Bool = false,
                 mutableContent: Bool = false, interruptionLevel: InterruptionLevel? = nil, relevanceScore: Double? = nil,
-                priority: Int? = nil, ttl: Int? = nil, sendAfter: Double? = nil, targetContentIdentifier: String? = nil) {
+                priority: Int? = nil, ttl: Int? = nil, sendAfter: Double? = nil, targetContentIdentifier: String? = nil,
+                appleExcluded: Bool = false) {
         self.kind = kind
         self.name = name
         self.headings = headings
@@ -54,6 +57,7 @@ public struct NotificationSend: Sendable, Equatable {
         self.ttl = ttl
         self.sendAfter = sendAfter
         self.targetContentIdentifier = targetContentIdentifier
+        self.appleExcluded = appleExcluded
     }
 }
 

@@ -20,6 +20,7 @@ public enum NotificationSendParser {
         public static let badgeCountNegative = "ios_badgeCount must be 0 or more with ios_badgeType SetTo"
         public static let dataHoldsAPS = "data cannot contain the key 'aps'"
         public static let interruptionLevel = "ios_interruption_level must be one of: passive, active, time_sensitive, critical"
+        public static let targetChannel = #"target_channel must be "push": OpenPush sends Apple push notifications only"#
     }
 
     /// The body fields a widget reload refuses: it carries no content of its own.
@@ -49,7 +50,10 @@ public enum NotificationSendParser {
         let sendAfter = readSendAfter(&reader)
         let targetContentIdentifier = nonBlank(reader.string("target_content_identifier"))
         let widgets = readPushType(&reader)
-        let targeting = AudienceTargeting.read(&reader)
+        let targeting = AudienceTargeting.read(&reader, legacySpellings: true)
+        readTargetChannel(&reader)
+        let appleExcluded = reader.bool("isIos") == false
+        for field in OneSignalNotificationFields.otherChannels { _ = reader.value(field) }
 
         let visible = contents != nil || headings != nil || subtitle != nil
         let kind: NotificationKind
@@ -75,7 +79,7 @@ public enum NotificationSendParser {
             data: data, badge: badge, sound: sound, category: category, threadID: threadID, collapseID: collapseID,
             contentAvailable: contentAvailable, mutableContent: mutableContent, interruptionLevel: interruptionLevel,
             relevanceScore: relevance, priority: priority, ttl: ttl, sendAfter: sendAfter,
-            targetContentIdentifier: targetContentIdentifier))
+            targetContentIdentifier: targetContentIdentifier, appleExcluded: appleExcluded))
     }
 
     // MARK: fields
@@ -155,6 +159,12 @@ public enum NotificationSendParser {
             return nil
         }
         return level
+    }
+
+    /// OneSignal's channel switch: only `push` is something OpenPush can send.
+    static func readTargetChannel(_ reader: inout FieldReader) {
+        guard let channel = reader.string("target_channel"), channel != "push" else { return }
+        reader.problem(Messages.targetChannel)
     }
 
     /// Only `widgets` is OpenPush's own; alert and background follow from the content.

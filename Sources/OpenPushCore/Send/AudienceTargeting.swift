@@ -14,6 +14,9 @@ public enum AudienceTargeting: Sendable, Equatable {
     public static let lookupChunkSize = 400
 
     public static let fieldNames = ["include_aliases", "include_subscription_ids", "included_segments", "filters"]
+    /// OneSignal's older spellings, read by `POST /notifications` only: `include_player_ids` are
+    /// subscription ids, `include_external_user_ids` are `external_id` aliases.
+    public static let legacyFieldNames = ["include_player_ids", "include_external_user_ids"]
 }
 
 public struct AliasTarget: Sendable, Equatable {
@@ -29,8 +32,8 @@ public struct AliasTarget: Sendable, Equatable {
 extension AudienceTargeting {
     /// Reads the targeting fields of a send body. Problems are appended to `reader` in a stable
     /// order; returns nil when there is no single valid targeting method.
-    public static func read(_ reader: inout FieldReader) -> AudienceTargeting? {
-        let present = fieldNames.filter { reader.object.isPresent($0) }
+    public static func read(_ reader: inout FieldReader, legacySpellings: Bool = false) -> AudienceTargeting? {
+        let present = (fieldNames + (legacySpellings ? legacyFieldNames : [])).filter { reader.object.isPresent($0) }
         var targeting: AudienceTargeting?
         if let aliases = reader.value("include_aliases"), aliases != .null {
             targeting = readAliases(aliases, &reader)
@@ -50,6 +53,12 @@ extension AudienceTargeting {
         if let expression = reader.filters("filters") {
             targeting = .filters(expression)
         }
+        if legacySpellings {
+            if let ids = readIDs("include_player_ids", &reader) { targeting = .subscriptionIDs(ids) }
+            if let ids = readIDs("include_external_user_ids", &reader) {
+                targeting = .aliases([AliasTarget(label: "external_id", values: ids)])
+            }
+        }
         if reader.object.isPresent("excluded_segments"), !reader.object.isPresent("included_segments") {
             reader.problem(SendMessages.excludedWithoutIncluded)
         }
@@ -58,6 +67,15 @@ extension AudienceTargeting {
             return nil
         }
         return targeting
+    }
+
+    private static func readIDs(_ key: String, _ reader: inout FieldReader) -> [String]? {
+        guard let ids = reader.stringArray(key) else { return nil }
+        guard ids.count <= maximumIDs else {
+            reader.problem("\(key): at most \(maximumIDs) ids")
+            return nil
+        }
+        return ids
     }
 
     private static func readAliases(_ value: JSONValue, _ reader: inout FieldReader) -> AudienceTargeting? {

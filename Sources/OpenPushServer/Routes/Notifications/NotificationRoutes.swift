@@ -11,6 +11,8 @@ enum NotificationRoutes {
     static let idempotencyConflict = "Idempotency-Key was already used with a different request body"
     static let idempotencyKeyLength = "Idempotency-Key must be 1 to 255 characters"
     static let listLimit = 50
+    /// Names the other-channel fields of a body that were accepted and ignored.
+    static let ignoredFieldsHeader = "OpenPush-Ignored-Fields"
 
     static func register(on router: inout Router<RouteHandler>) {
         router.add(.post, "/notifications", create)
@@ -41,11 +43,9 @@ enum NotificationRoutes {
                     return (first.body, true)
                 }
             }
-            let targeted = try AudienceResolver.targeted(send.targeting, appID: appID, tenantID: principal.tenantID,
-                                                          now: now, in: connection)
             var messageID: String?
             let response: JSONValue
-            if try NotificationAudience.isEmpty(targeted: targeted, appID: appID, kind: send.kind, in: connection) {
+            if try send.appleExcluded || isAudienceEmpty(send, appID: appID, tenantID: principal.tenantID, now: now, in: connection) {
                 response = ["id": "", "errors": [.string(noRecipients)]]
             } else {
                 let id = try NotificationStore.insert(appID: appID, tenantID: principal.tenantID, send: send, request: body,
@@ -62,7 +62,16 @@ enum NotificationRoutes {
             }
             return (response, false)
         }
-        return .json(outcome.0, headers: outcome.replayed ? ["Idempotent-Replayed": "true"] : [:])
+        // Derived from the body, which a replay must repeat exactly, so a replay names the same fields.
+        var headers: [String: String] = outcome.replayed ? ["Idempotent-Replayed": "true"] : [:]
+        headers[ignoredFieldsHeader] = OneSignalNotificationFields.ignoredHeader(for: body)
+        return .json(outcome.0, headers: headers)
+    }
+
+    static func isAudienceEmpty(_ send: NotificationSend, appID: String, tenantID: String?, now: Double,
+                                in connection: PostgresConnection) throws -> Bool {
+        let targeted = try AudienceResolver.targeted(send.targeting, appID: appID, tenantID: tenantID, now: now, in: connection)
+        return try NotificationAudience.isEmpty(targeted: targeted, appID: appID, kind: send.kind, in: connection)
     }
 
     @Sendable static func list(_ context: RouteContext) async throws -> HTTPResponse {

@@ -1,0 +1,60 @@
+/// The field names of OneSignal's create-notification body (`POST /notifications`), from
+/// OneSignal's published API reference, kept in this one place and sorted by what OpenPush does
+/// with each. A body key in none of these lists is a typo: the parser's `400` names it. Apple
+/// fields OpenPush does not honour yet (`url`, `buttons`, `ios_attachments`, …) are in no list on
+/// purpose, so they stay a `400` instead of being silently dropped.
+public enum OneSignalNotificationFields {
+    /// Read and applied by `NotificationSendParser` (and `AudienceTargeting`).
+    public static let honoured: Set<String> = [
+        "app_id", "name", "contents", "headings", "subtitle", "data",
+        "ios_badgeType", "ios_badgeCount", "ios_sound", "ios_category", "thread_id", "collapse_id",
+        "content_available", "mutable_content", "ios_interruption_level", "ios_relevance_score",
+        "priority", "ttl", "send_after", "target_content_identifier",
+        "include_aliases", "include_subscription_ids", "included_segments", "excluded_segments", "filters",
+    ]
+
+    /// Honoured with OneSignal's meaning for an Apple-only service: `target_channel` must be
+    /// `push`, `isIos: false` selects nobody, and the legacy targeting spellings.
+    public static let honouredLegacyAndChannel: Set<String> = [
+        "target_channel", "isIos", "include_player_ids", "include_external_user_ids",
+    ]
+
+    /// Fields for other channels (Android, Huawei, Amazon, web, Windows, email, SMS): accepted,
+    /// ignored, and named in the `OpenPush-Ignored-Fields` response header.
+    public static let otherChannels: Set<String> = [
+        // platform switches
+        "isAndroid", "isHuawei", "isAnyWeb", "isChromeWeb", "isFirefox", "isSafari", "isWP_WNS", "isAdm", "isChrome",
+        // other channels' recipients
+        "include_email_tokens", "include_phone_numbers", "include_wp_wns_uris", "include_amazon_reg_ids",
+        "include_chrome_reg_ids", "include_chrome_web_reg_ids", "include_android_reg_ids",
+        // Android
+        "android_channel_id", "existing_android_channel_id", "android_background_layout", "small_icon", "large_icon",
+        "big_picture", "android_sound", "android_led_color", "android_accent_color", "android_visibility",
+        "android_group", "android_group_message",
+        // Huawei
+        "huawei_msg_type", "huawei_channel_id", "huawei_existing_channel_id", "huawei_small_icon", "huawei_large_icon",
+        "huawei_big_picture", "huawei_sound", "huawei_led_color", "huawei_accent_color", "huawei_visibility",
+        "huawei_category", "huawei_bi_tag",
+        // Amazon
+        "adm_small_icon", "adm_large_icon", "adm_big_picture", "adm_sound", "adm_group", "adm_group_message",
+        // web and Windows
+        "web_url", "web_buttons", "web_push_topic", "chrome_web_icon", "chrome_web_badge", "chrome_web_image",
+        "chrome_big_picture", "chrome_icon", "firefox_icon", "wp_wns_sound",
+        // email
+        "email_subject", "email_body", "email_from_name", "email_from_address", "email_preheader",
+        "email_reply_to_address", "include_unsubscribed", "disable_email_click_tracking",
+        // SMS
+        "sms_from", "sms_media_urls",
+    ]
+
+    /// The other-channel fields a body carries, sorted: the `OpenPush-Ignored-Fields` value.
+    public static func ignored(in body: JSONObject) -> [String] {
+        body.keys.filter { otherChannels.contains($0) }.sorted()
+    }
+
+    /// `OpenPush-Ignored-Fields` for a body: comma-and-space separated, `nil` when nothing was ignored.
+    public static func ignoredHeader(for body: JSONObject) -> String? {
+        let names = ignored(in: body)
+        return names.isEmpty ? nil : names.joined(separator: ", ")
+    }
+}
