@@ -9,6 +9,7 @@ enum Routes {
         UserRoutes.register(on: &router)
         SegmentsRoutes.register(on: &router)
         LiveActivityRoutes.register(on: &router)
+        OpenedRoutes.register(on: &router)
         LiveActivitySendRoutes.register(on: &router)
         NotificationViewRoutes.register(on: &router)
         NotificationDeliveriesRoutes.register(on: &router)
