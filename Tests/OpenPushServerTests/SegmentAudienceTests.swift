@@ -61,10 +61,62 @@ import Postgres
         #expect(try await Self.ids(world, appID: world.other.app.id, included: ["English"]) == ["b-s1", "b-s2"])
     }
 
+    /// Last sessions either side of the 7-day line (exactly 7 days counts as inactive), a disabled
+    /// old one that no segment reaches, and the same rows in another app.
+    static func sessionWorld() async throws -> World {
+        let app = try await TestApp.make()
+        let owner = try await app.createApp()
+        let other = try await app.createApp()
+        let rows = [("fresh", 1.0), ("six-days", 6 * 24 + 23.0), ("seven-days", 7 * 24.0), ("eight-days", 8 * 24.0),
+                    ("old", 1000.0)].map { SubscriptionFixture(id: $0.0, lastSessionHoursAgo: $0.1) }
+            + [SubscriptionFixture(id: "old-disabled", lastSessionHoursAgo: 1000).disabled()]
+        for row in rows {
+            try await row.insert(appID: owner.app.id, now: now, into: app)
+            try await row.with(id: "b-" + row.id).insert(appID: other.app.id, now: now, into: app)
+        }
+        return World(app: app, owner: owner, other: other)
+    }
+
+    @Test func builtInSegmentsSelectByLastSessionAndTheirAliases() async throws {
+        let world = try await Self.sessionWorld()
+        let everyone = ["eight-days", "fresh", "old", "seven-days", "six-days"]
+        #expect(try await Self.ids(world, included: ["Subscribed Users"]) == everyone)
+        #expect(try await Self.ids(world, included: ["All"]) == everyone)
+        #expect(try await Self.ids(world, included: ["Active Users"]) == ["fresh", "six-days"])
+        #expect(try await Self.ids(world, included: ["Inactive Users"]) == ["eight-days", "old", "seven-days"])
+        #expect(try await Self.ids(world, included: ["Active Users", "Inactive Users"]) == everyone)
+        #expect(try await Self.ids(world, appID: world.other.app.id, included: ["Active Users"]) == ["b-fresh", "b-six-days"])
+    }
+
+    @Test func builtInSegmentsWorkAsExclusions() async throws {
+        let world = try await Self.sessionWorld()
+        #expect(try await Self.ids(world, included: ["All"], excluded: ["Inactive Users"]) == ["fresh", "six-days"])
+        #expect(try await Self.ids(world, included: ["Subscribed Users"], excluded: ["Active Users"])
+                == ["eight-days", "old", "seven-days"])
+        #expect(try await Self.ids(world, included: ["Active Users"], excluded: ["All"]) == [])
+        #expect(try await Self.ids(world, included: ["All"], excluded: ["Subscribed Users"]) == [])
+        #expect(try await Self.ids(world, included: ["Inactive Users"], excluded: ["Active Users"])
+                == ["eight-days", "old", "seven-days"])
+    }
+
+    @Test func aBuiltInNameMeansTheBuiltInEvenWhereAnOlderSavedSegmentHasIt() async throws {
+        let world = try await Self.sessionWorld()
+        // Stored before the name was reserved; selects nobody on its own.
+        try await world.app.services.database.query("""
+            INSERT INTO segments (id, app_id, name, filters)
+            VALUES ('legacy-all', \(world.owner.app.id), 'All', '[{"field":"language","relation":"=","value":"xx"}]')
+            """)
+        #expect(try await Self.ids(world, included: ["All"]).count == 5)
+    }
+
     @Test func unknownSegmentNamesAreOne400NamingEach() async throws {
         let world = try await Self.world()
         await #expect(throws: APIError(status: 400, messages: ["segment 'Nope' not found", "segment 'Gone' not found"])) {
-            _ = try await Self.ids(world, included: ["Nope", "English", "Nope"], excluded: ["Gone"])
+            _ = try await Self.ids(world, included: ["Nope", "English", "Nope", "Active Users"], excluded: ["Gone", "All"])
+        }
+        // Built-in names are exact, like saved ones.
+        await #expect(throws: APIError(status: 400, "segment 'active users' not found")) {
+            _ = try await Self.ids(world, included: ["active users"])
         }
         // A segment saved only in the owner's app is unknown to the other app.
         let appID = world.owner.app.id

@@ -18,6 +18,8 @@ import OpenPushTestSupport
         return try #require(response.json?.objectValue?["id"]?.stringValue)
     }
 
+    static let builtInNames = ["Subscribed Users", "All", "Active Users", "Inactive Users"]
+
     func names(_ response: TestResponse) -> [String] {
         (response.json?.objectValue?["segments"]?.arrayValue ?? []).compactMap { $0.objectValue?["name"]?.stringValue }
     }
@@ -38,24 +40,37 @@ import OpenPushTestSupport
         let list = await app.request(.get, path(created), headers: .restKey(created.restKey))
         #expect(list.status == 200)
         let body = try #require(list.json?.objectValue)
-        #expect(body["total_count"] == 2 && body["offset"] == 0 && body["limit"] == 300)
+        #expect(body["total_count"] == 5 && body["offset"] == 0 && body["limit"] == 300)
         let segments = (body["segments"]?.arrayValue ?? []).compactMap(\.objectValue)
-        try #require(segments.count == 2)
-        #expect(segments[0]["id"] == .string(BuiltInSegment.subscribedUsersID(appID: created.app.id)))
-        #expect(segments[0]["name"] == "Subscribed Users" && segments[0]["read_only"] == true)
-        #expect(segments[1]["id"] == .string(id) && segments[1]["name"] == "Power users")
-        #expect(segments[1]["app_id"] == .string(created.app.id))
-        #expect(segments[1]["read_only"] == false && segments[1]["is_active"] == true)
-        let createdAt = try #require(segments[1]["created_at"]?.stringValue)
+        try #require(segments.count == 5)
+        for (segment, builtIn) in zip(segments, BuiltInSegment.allCases) {
+            #expect(segment["id"] == .string(builtIn.id(appID: created.app.id)))
+            #expect(segment["name"] == .string(builtIn.name) && segment["app_id"] == .string(created.app.id))
+            #expect(segment["built_in"] == true && segment["read_only"] == true && segment["is_active"] == true)
+        }
+        let saved = segments[4]
+        #expect(saved["id"] == .string(id) && saved["name"] == "Power users")
+        #expect(saved["app_id"] == .string(created.app.id))
+        #expect(saved["built_in"] == false && saved["read_only"] == false && saved["is_active"] == true)
+        let createdAt = try #require(saved["created_at"]?.stringValue)
         #expect(try Date(createdAt, strategy: .iso8601).timeIntervalSinceNow.magnitude < 60)
-        #expect(segments[1]["updated_at"] == segments[1]["created_at"])
+        #expect(saved["updated_at"] == saved["created_at"])
     }
 
-    @Test func theBuiltInSegmentHasAStableUUIDPerApp() throws {
-        let first = BuiltInSegment.subscribedUsersID(appID: "app_one")
-        #expect(first == BuiltInSegment.subscribedUsersID(appID: "app_one"))
-        #expect(first != BuiltInSegment.subscribedUsersID(appID: "app_two"))
-        #expect(UUID(uuidString: first) != nil && first == first.lowercased())
+    @Test func eachBuiltInSegmentHasAStableUUIDPerApp() throws {
+        // `Subscribed Users` keeps the id it had before the other built-ins existed.
+        #expect(BuiltInSegment.subscribedUsers.id(appID: "app_one") == "eeb67e96-ed06-8ef4-97b3-b424ec1b9888")
+        var seen: Set<String> = []
+        for builtIn in BuiltInSegment.allCases {
+            let first = builtIn.id(appID: "app_one")
+            #expect(first == builtIn.id(appID: "app_one"))
+            #expect(first != builtIn.id(appID: "app_two"))
+            #expect(UUID(uuidString: first) != nil && first == first.lowercased())
+            #expect(BuiltInSegment(id: first, appID: "app_one") == builtIn)
+            #expect(BuiltInSegment(id: first, appID: "app_two") == nil)
+            seen.insert(first)
+        }
+        #expect(seen.count == BuiltInSegment.allCases.count)
     }
 
     @Test func aBadBodyNamesEveryProblem() async throws {
@@ -90,7 +105,7 @@ import OpenPushTestSupport
         #expect(notObject.status == 400)
         #expect(notObject.json == ["errors": ["the request body must be a JSON object"]])
         // Nothing was stored.
-        #expect(names(await app.request(.get, path(created), headers: headers)) == ["Subscribed Users"])
+        #expect(names(await app.request(.get, path(created), headers: headers)) == Self.builtInNames)
     }
 
     @Test func aNameTakenInTheAppIs409() async throws {
@@ -98,7 +113,7 @@ import OpenPushTestSupport
         let first = try await app.createApp()
         let second = try await app.createApp()
         try await createSegment("English", in: first, on: app)
-        for name in ["English", "Subscribed Users"] {
+        for name in ["English"] + Self.builtInNames {
             let again = await app.request(.post, path(first), headers: .restKey(first.restKey),
                                           json: ["name": .string(name), "filters": Self.english])
             #expect(again.status == 409)
@@ -114,13 +129,16 @@ import OpenPushTestSupport
         let headers = HTTPHeaders.restKey(created.restKey)
         for name in ["A", "B", "C"] { try await createSegment(name, in: created, on: app) }
 
-        let firstPage = await app.request(.get, path(created), headers: headers, query: ["limit": "2"])
-        #expect(names(firstPage) == ["Subscribed Users", "A"])
-        #expect(firstPage.json?.objectValue?["total_count"] == 4 && firstPage.json?.objectValue?["limit"] == 2)
-        let secondPage = await app.request(.get, path(created), headers: headers, query: ["limit": "2", "offset": "2"])
-        #expect(names(secondPage) == ["B", "C"])
-        #expect(secondPage.json?.objectValue?["offset"] == 2)
-        #expect(names(await app.request(.get, path(created), headers: headers, query: ["limit": "1", "offset": "1"])) == ["A"])
+        let firstPage = await app.request(.get, path(created), headers: headers, query: ["limit": "3"])
+        #expect(names(firstPage) == ["Subscribed Users", "All", "Active Users"])
+        #expect(firstPage.json?.objectValue?["total_count"] == 7 && firstPage.json?.objectValue?["limit"] == 3)
+        let secondPage = await app.request(.get, path(created), headers: headers, query: ["limit": "3", "offset": "3"])
+        #expect(names(secondPage) == ["Inactive Users", "A", "B"])
+        #expect(secondPage.json?.objectValue?["offset"] == 3)
+        let thirdPage = await app.request(.get, path(created), headers: headers, query: ["limit": "3", "offset": "6"])
+        #expect(names(thirdPage) == ["C"])
+        #expect(names(await app.request(.get, path(created), headers: headers, query: ["limit": "1", "offset": "4"])) == ["A"])
+        #expect(names(await app.request(.get, path(created), headers: headers, query: ["limit": "1", "offset": "2"])) == ["Active Users"])
         #expect(names(await app.request(.get, path(created), headers: headers, query: ["offset": "9"])) == [])
 
         let bad = await app.request(.get, path(created), headers: headers, query: ["limit": "0", "offset": "-1"])
@@ -138,16 +156,18 @@ import OpenPushTestSupport
         let deleted = await app.request(.delete, "\(path(created))/\(id)", headers: headers)
         #expect(deleted.status == 200)
         #expect(deleted.json == ["success": true])
-        #expect(names(await app.request(.get, path(created), headers: headers)) == ["Subscribed Users"])
+        #expect(names(await app.request(.get, path(created), headers: headers)) == Self.builtInNames)
 
         let again = await app.request(.delete, "\(path(created))/\(id)", headers: headers)
         #expect(again.status == 404)
         #expect(again.json == ["errors": [.string("segment '\(id)' not found")]])
 
-        let builtIn = BuiltInSegment.subscribedUsersID(appID: created.app.id)
-        let refused = await app.request(.delete, "\(path(created))/\(builtIn)", headers: headers)
-        #expect(refused.status == 400)
-        #expect(refused.json == ["errors": ["the built-in segment 'Subscribed Users' cannot be deleted"]])
+        for builtIn in BuiltInSegment.allCases {
+            let refused = await app.request(.delete, "\(path(created))/\(builtIn.id(appID: created.app.id))", headers: headers)
+            #expect(refused.status == 400)
+            #expect(refused.json == ["errors": [.string("the built-in segment '\(builtIn.name)' cannot be deleted")]])
+        }
+        #expect(names(await app.request(.get, path(created), headers: headers)) == Self.builtInNames)
         // The name is free again.
         try await createSegment("English", in: created, on: app)
     }
@@ -187,7 +207,7 @@ import OpenPushTestSupport
         let crossed = await app.request(.delete, "\(path(intruder))/\(id)", headers: intruderKey)
         #expect(crossed.status == 404)
         #expect(crossed.json == ["errors": [.string("segment '\(id)' not found")]])
-        #expect(names(await app.request(.get, path(intruder), headers: intruderKey)) == ["Subscribed Users"])
-        #expect(names(await app.request(.get, path(owner), headers: .restKey(owner.restKey))) == ["Subscribed Users", "English"])
+        #expect(names(await app.request(.get, path(intruder), headers: intruderKey)) == Self.builtInNames)
+        #expect(names(await app.request(.get, path(owner), headers: .restKey(owner.restKey))) == Self.builtInNames + ["English"])
     }
 }

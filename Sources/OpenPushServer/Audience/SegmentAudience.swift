@@ -6,8 +6,9 @@ public import Postgres
 /// retired, and — for a shared demo tenant's key — linked to that tenant. Always restricted to
 /// the app, whatever a filter says.
 public enum SegmentAudience {
-    /// `included_segments` (OR-ed) minus `excluded_segments`. `Subscribed Users` is every
-    /// reachable subscription. Unknown names are one `400` naming each: `segment 'x' not found`.
+    /// `included_segments` (OR-ed) minus `excluded_segments`. Built-in names (`Subscribed Users`,
+    /// `All`, `Active Users`, `Inactive Users`) follow their `BuiltInSegment.rule`. Unknown names
+    /// are one `400` naming each: `segment 'x' not found`.
     public static func subscriptionIDs(appID: String, tenantID: String? = nil, included: [String], excluded: [String] = [],
                                        now: Double, in connection: PostgresConnection) throws -> PostgresQuery {
         let conditions = try conditions(named: included + excluded, appID: appID, now: now, in: connection)
@@ -39,10 +40,13 @@ public enum SegmentAudience {
     static func conditions(named names: [String], appID: String, now: Double,
                            in connection: PostgresConnection) throws -> [String: PostgresQuery] {
         var conditions: [String: PostgresQuery] = [:]
-        if names.contains(BuiltInSegment.subscribedUsers) {
-            conditions[BuiltInSegment.subscribedUsers] = "true"
+        for name in names {
+            if let builtIn = BuiltInSegment(named: name) { conditions[name] = builtIn.rule.condition(now: now) }
         }
-        for segment in try SegmentStore.find(named: names, appID: appID, in: connection) {
+        // A built-in name always means the built-in segment, even where an older saved one has it.
+        let savedNames = names.filter { BuiltInSegment(named: $0) == nil }
+        let saved = savedNames.isEmpty ? [] : try SegmentStore.find(named: savedNames, appID: appID, in: connection)
+        for segment in saved {
             guard case .success(let expression) = FilterParser.parse(segment.filters) else {
                 throw InvariantViolation("segment \(segment.id) holds filters that no longer parse")
             }

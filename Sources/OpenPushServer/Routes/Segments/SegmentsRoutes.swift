@@ -3,7 +3,7 @@ import HTTPServer
 import OpenPushCore
 
 /// Saved segments of an app (REST key), shaped like OneSignal's: create, list, delete. The
-/// built-in `Subscribed Users` segment is listed first and can be neither created nor deleted.
+/// built-in segments (`BuiltInSegment`) are listed first and can be neither created nor deleted.
 enum SegmentsRoutes {
     static let maximumNameLength = 128
     static let defaultLimit = 300
@@ -27,27 +27,29 @@ enum SegmentsRoutes {
             throw InvariantViolation("FieldReader passed a body without name or filters")
         }
         let taken = APIError(status: 409, "a segment named '\(name)' already exists")
-        guard name != BuiltInSegment.subscribedUsers else { throw taken }
+        guard BuiltInSegment(named: name) == nil else { throw taken }
         guard let segment = try await SegmentStore.create(appID: principal.app.id, name: name, filters: rawFilters,
                                                           now: context.services.now(), in: context.services.database)
         else { throw taken }
         return .json(["success": true, "id": .string(segment.id)], status: 201)
     }
 
-    /// `limit` (1–300, default 300) and `offset` page through the built-in segment, then the
+    /// `limit` (1–300, default 300) and `offset` page through the built-in segments, then the
     /// saved ones oldest first; `total_count` counts them all.
     @Sendable static func list(_ context: RouteContext) async throws -> HTTPResponse {
         let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
         let app = principal.app
         let (limit, offset) = try pageParameters(context.request.query)
-        // The built-in segment is position 0; saved segments start at position 1.
-        let (total, saved) = try await SegmentStore.page(appID: app.id, limit: offset == 0 ? limit - 1 : limit,
-                                                         offset: max(0, offset - 1), in: context.services.database)
-        var segments: [JSONValue] = offset == 0 ? [builtIn(app)] : []
+        // The built-in segments take the first positions; saved segments follow them.
+        let builtIns = BuiltInSegment.allCases.dropFirst(offset).prefix(limit)
+        let (total, saved) = try await SegmentStore.page(appID: app.id, limit: limit - builtIns.count,
+                                                         offset: max(0, offset - BuiltInSegment.allCases.count),
+                                                         in: context.services.database)
+        var segments: [JSONValue] = builtIns.map { json($0, app: app) }
         // A shared demo tenant uses the app's segments but cannot change them.
         segments += saved.map { json($0, readOnly: principal.tenantID != nil) }
         return .json([
-            "total_count": .int(Int64(total + 1)),
+            "total_count": .int(Int64(total + BuiltInSegment.allCases.count)),
             "offset": .int(Int64(offset)),
             "limit": .int(Int64(limit)),
             "segments": .array(segments),
@@ -59,8 +61,8 @@ enum SegmentsRoutes {
         try TenantAccess.requireAppKey(principal, "delete segments")
         let app = principal.app
         let id = context.pathParameter("segment_id")
-        guard id != BuiltInSegment.subscribedUsersID(appID: app.id) else {
-            throw APIError.badRequest("the built-in segment '\(BuiltInSegment.subscribedUsers)' cannot be deleted")
+        if let builtIn = BuiltInSegment(id: id, appID: app.id) {
+            throw APIError.badRequest("the built-in segment '\(builtIn.name)' cannot be deleted")
         }
         guard try await SegmentStore.delete(id: id, appID: app.id, in: context.services.database) else {
             throw APIError.notFound("segment '\(id)' not found")
@@ -86,21 +88,24 @@ enum SegmentsRoutes {
         return (limit, offset)
     }
 
-    static func builtIn(_ app: AppRecord) -> JSONValue {
-        segment(id: BuiltInSegment.subscribedUsersID(appID: app.id), name: BuiltInSegment.subscribedUsers,
-                appID: app.id, createdAt: app.createdAt, readOnly: true)
+    /// A built-in segment exists since its app does.
+    static func json(_ builtIn: BuiltInSegment, app: AppRecord) -> JSONValue {
+        segment(id: builtIn.id(appID: app.id), name: builtIn.name, appID: app.id, createdAt: app.createdAt,
+                readOnly: true, builtIn: true)
     }
 
     static func json(_ record: SegmentRecord, readOnly: Bool = false) -> JSONValue {
-        segment(id: record.id, name: record.name, appID: record.appID, createdAt: record.createdAt, readOnly: readOnly)
+        segment(id: record.id, name: record.name, appID: record.appID, createdAt: record.createdAt, readOnly: readOnly,
+                builtIn: false)
     }
 
     /// Segments never change after creation, so `updated_at` is `created_at`.
-    static func segment(id: String, name: String, appID: String, createdAt: Double, readOnly: Bool) -> JSONValue {
+    static func segment(id: String, name: String, appID: String, createdAt: Double, readOnly: Bool,
+                        builtIn: Bool) -> JSONValue {
         let timestamp = JSONValue.string(Date(timeIntervalSince1970: createdAt).formatted(.iso8601))
         return [
             "id": .string(id), "name": .string(name), "created_at": timestamp, "updated_at": timestamp,
-            "app_id": .string(appID), "read_only": .bool(readOnly), "is_active": true,
+            "app_id": .string(appID), "read_only": .bool(readOnly), "is_active": true, "built_in": .bool(builtIn),
         ]
     }
 }
