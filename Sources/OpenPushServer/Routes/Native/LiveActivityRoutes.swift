@@ -63,12 +63,8 @@ enum LiveActivityRoutes {
     }
 
     @Sendable static func end(_ context: RouteContext) async throws -> HTTPResponse {
-        let (app, body) = try await context.nativeRequest()
+        let (app, token) = try await context.nativeTokenRequest()
         let activityID = context.pathParameter("activity_id")
-        var reader = FieldReader(body)
-        let token = reader.string("token", required: true)
-        try reader.finish()
-        guard let token else { throw InvariantViolation("validated token missing") }
         let now = context.services.now()
         let deviceKey = context.deviceKey
         try await context.services.database.transaction { connection in

@@ -10,12 +10,8 @@ enum OpenedRoutes {
     }
 
     @Sendable static func opened(_ context: RouteContext) async throws -> HTTPResponse {
-        let (app, body) = try await context.nativeRequest()
+        let (app, token) = try await context.nativeTokenRequest()
         let messageID = context.pathParameter("notification_id")
-        var reader = FieldReader(body)
-        let token = reader.string("token", required: true)
-        try reader.finish()
-        guard let token else { throw InvariantViolation("validated token missing") }
         let now = context.services.now()
         let deviceKey = context.deviceKey
         try await context.services.database.transaction { connection in
