@@ -237,3 +237,26 @@ import Postgres
         #expect(Set(harness.simulator.accepted().map(\.deviceToken)).count == 20_000)
     }
 }
+
+/// `GET /notifications/{id}` in OneSignal's shape: its per-platform figures and the request's own
+/// targeting and data echoed back.
+@Suite struct NotificationViewShapeTests {
+    @Test func theViewCarriesOneSignalsFields() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        _ = try await harness.app.insertSubscription(appID: harness.created.app.id, token: NotificationRoutesTests.token(0))
+        let sent = await NotificationRoutesTests.post(harness, ["included_segments": ["Subscribed Users"], "contents": ["en": "x"],
+                                                                "data": ["order": "42"]])
+        let id = try #require(sent.json?.objectValue?["id"]?.stringValue)
+        try await harness.drain()
+        let view = try #require(await harness.app.request(.get, "/notifications/\(id)", headers: .restKey(harness.created.restKey),
+                                                          query: ["app_id": harness.created.app.id]).json?.objectValue)
+        #expect(view["platform_delivery_stats"] == ["ios": ["successful": 1, "failed": 0, "errored": 0, "converted": 0]])
+        #expect(view["data"] == ["order": "42"])
+        #expect(view["included_segments"] == ["Subscribed Users"])
+        for absent in ["excluded_segments", "include_aliases", "template_id", "throttle_rate_per_minute", "delayed_option",
+                       "delivery_time_of_day"] {
+            #expect(view[absent] == .null, "\(absent)")
+        }
+    }
+}

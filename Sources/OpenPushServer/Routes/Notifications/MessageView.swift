@@ -5,6 +5,10 @@ public import Postgres
 public enum MessageView {
     /// Reasons that mean the device can no longer be reached: OneSignal counts these as `failed`
     /// ("unsubscribed"); every other error is `errored`.
+    /// Request fields OneSignal's view echoes back as they were sent (`null` when absent).
+    static let requestEchoes = ["data", "included_segments", "excluded_segments", "include_aliases", "template_id",
+                                "throttle_rate_per_minute", "delayed_option", "delivery_time_of_day"]
+
     static let unreachableReasons = ["Unregistered", "BadDeviceToken", "ExpiredToken", "DeviceTokenNotForTopic",
                                      "Unsubscribed", "ActivityEnded"]
 
@@ -78,6 +82,12 @@ public enum MessageView {
             "truncated": .bool(try message.decode("truncated")),
             "failed_reason": try message.decode("failed_reason", as: String?.self).map(JSONValue.string) ?? .null,
         ]
+        // OneSignal's view: every message here went to Apple devices, so the iOS figures are the totals.
+        view["platform_delivery_stats"] = ["ios": [
+            "successful": view["successful"] ?? 0, "failed": view["failed"] ?? 0,
+            "errored": view["errored"] ?? 0, "converted": view["converted"] ?? 0,
+        ]]
+        for field in Self.requestEchoes { view[field] = request[field] ?? .null }
         view["errors_by_reason"] = .object(JSONObject(try reasons.map {
             (try $0.decode("error_reason", as: String.self), JSONValue.int(Int64(try $0.decode("n", as: Int.self))))
         }))
