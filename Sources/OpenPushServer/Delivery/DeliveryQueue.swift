@@ -155,17 +155,7 @@ public enum DeliveryQueue {
                    expansion_error = CASE WHEN expansion = 'pending' THEN \(reason) ELSE expansion_error END
             WHERE id = \(messageID)
             """)
-        try connection.query("""
-            WITH gone AS (
-                DELETE FROM delivery_jobs WHERE message_id = \(messageID)
-                RETURNING message_id, app_id, token_kind, attempt, subscription_ids, tokens, live_activity_ids
-            )
-            INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, live_activity_id, token_kind, token, state,
-                                    attempts, error_reason, finished_at)
-            SELECT openpush_apns_id(g.message_id, r.subscription_id, g.token_kind), g.message_id, g.app_id,
-                   r.subscription_id, r.live_activity_id, g.token_kind, r.token, 'error', g.attempt - 1, 'MessageFailed', now()
-            FROM gone g, unnest(g.subscription_ids, g.tokens, g.live_activity_ids) AS r(subscription_id, token, live_activity_id)
-            """)
+        try removeJobs(of: messageID, onlyWaiting: false, recordingEach: .error, reason: "MessageFailed", in: connection)
     }
 
     static func isCancelled(_ messageID: String, in connection: PostgresConnection) throws -> Bool {
@@ -178,16 +168,23 @@ public enum DeliveryQueue {
     /// Drops the message's jobs no worker holds, recording their recipients `cancelled`. A job
     /// in flight finishes its pushes; its retries are dropped when it completes.
     public static func cancel(messageID: String, in connection: PostgresConnection) throws {
+        try removeJobs(of: messageID, onlyWaiting: true, recordingEach: .cancelled, reason: nil, in: connection)
+    }
+
+    /// Deletes the message's jobs — all, or only those no worker holds — and records each of
+    /// their recipients once, in one statement.
+    private static func removeJobs(of messageID: String, onlyWaiting: Bool, recordingEach state: DeliveryState,
+                                   reason: String?, in connection: PostgresConnection) throws {
         try connection.query("""
             WITH gone AS (
                 DELETE FROM delivery_jobs
-                WHERE message_id = \(messageID) AND (leased_until IS NULL OR leased_until <= now())
+                WHERE message_id = \(messageID) AND (NOT \(onlyWaiting) OR leased_until IS NULL OR leased_until <= now())
                 RETURNING message_id, app_id, token_kind, attempt, subscription_ids, tokens, live_activity_ids
             )
             INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, live_activity_id, token_kind, token, state,
-                                    attempts, finished_at)
+                                    attempts, error_reason, finished_at)
             SELECT openpush_apns_id(g.message_id, r.subscription_id, g.token_kind), g.message_id, g.app_id,
-                   r.subscription_id, r.live_activity_id, g.token_kind, r.token, 'cancelled', g.attempt - 1, now()
+                   r.subscription_id, r.live_activity_id, g.token_kind, r.token, \(state.rawValue), g.attempt - 1, \(reason), now()
             FROM gone g, unnest(g.subscription_ids, g.tokens, g.live_activity_ids) AS r(subscription_id, token, live_activity_id)
             """)
     }
@@ -205,6 +202,20 @@ public enum DeliveryQueue {
                  WHERE expansion = 'pending')
             ) - now())::float8 AS wait
             """)[0].decode("wait")
+    }
+
+    /// Recipients of a message still waiting in jobs (leased or not): all of them, or that one
+    /// device's entries.
+    static func waitingRecipients(of messageID: String, subscriptionID: String?, in connection: PostgresConnection) throws -> Int {
+        if let subscriptionID {
+            return try connection.query("""
+                SELECT count(*)::int AS n FROM delivery_jobs j, unnest(j.subscription_ids) AS r(subscription_id)
+                WHERE j.message_id = \(messageID) AND r.subscription_id = \(subscriptionID)
+                """)[0].decode("n")
+        }
+        return try connection.query("""
+            SELECT COALESCE(sum(cardinality(subscription_ids)), 0)::int AS n FROM delivery_jobs WHERE message_id = \(messageID)
+            """)[0].decode("n")
     }
 
     /// Recipients waiting to be sent (in jobs), for `/metrics`: the jobs table holds only

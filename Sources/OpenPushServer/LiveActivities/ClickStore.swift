@@ -1,6 +1,7 @@
 public import Postgres
 
-/// Attributes taps on a Live Activity to the push that produced it.
+/// Attributes taps on a Live Activity to the push that produced it (and counts taps for
+/// `OpenedStore`, ordinary notifications).
 public enum ClickStore {
     /// Counts one tap on the message and stamps the device's delivery with its first tap.
     /// With `messageID`, that message; without it, this device's most recent Live Activity
@@ -25,13 +26,18 @@ public enum ClickStore {
             FOR UPDATE OF d
             """)
         guard let delivery = found.first else { return false }
-        let deliveryID: Int64 = try delivery.decode("id")
-        let message: String = try delivery.decode("message_id")
-        try connection.query("UPDATE messages SET clicks = clicks + 1 WHERE id = \(message)")
+        try countTap(messageID: try delivery.decode("message_id"), deliveryID: try delivery.decode("id"), now: now,
+                     in: connection)
+        return true
+    }
+
+    /// One tap on the push behind record `deliveryID` (locked by the caller): every tap counts in
+    /// the message's `clicks`, the first one stamps the record (`converted` counts a device once).
+    static func countTap(messageID: String, deliveryID: Int64, now: Double, in connection: PostgresConnection) throws {
+        try connection.query("UPDATE messages SET clicks = clicks + 1 WHERE id = \(messageID)")
         try connection.query("""
             UPDATE deliveries SET clicked_at = COALESCE(clicked_at, to_timestamp(\(now)))
-            WHERE message_id = \(message) AND id = \(deliveryID)
+            WHERE message_id = \(messageID) AND id = \(deliveryID)
             """)
-        return true
     }
 }

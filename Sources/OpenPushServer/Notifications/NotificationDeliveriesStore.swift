@@ -53,19 +53,8 @@ enum NotificationDeliveriesStore {
             """)
         let records = try rows.prefix(request.limit).map(Record.init(row:))
         return Page(records: records, nextAfterID: rows.count > request.limit ? records.last?.id : nil,
-                    remaining: try remaining(messageID: messageID, subscriptionID: request.subscriptionID, in: connection))
-    }
-
-    static func remaining(messageID: String, subscriptionID: String?, in connection: PostgresConnection) throws -> Int {
-        if let subscriptionID {
-            return try connection.query("""
-                SELECT count(*)::int AS n FROM delivery_jobs j, unnest(j.subscription_ids) AS r(subscription_id)
-                WHERE j.message_id = \(messageID) AND r.subscription_id = \(subscriptionID)
-                """)[0].decode("n")
-        }
-        return try connection.query("""
-            SELECT COALESCE(sum(cardinality(subscription_ids)), 0)::int AS n FROM delivery_jobs WHERE message_id = \(messageID)
-            """)[0].decode("n")
+                    remaining: try DeliveryQueue.waitingRecipients(of: messageID, subscriptionID: request.subscriptionID,
+                                                                   in: connection))
     }
 }
 

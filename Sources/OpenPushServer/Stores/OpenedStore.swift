@@ -17,19 +17,16 @@ enum OpenedStore {
             SELECT id FROM messages WHERE id = \(messageID) AND app_id = \(appID) AND kind = 'notification'
             """)
         guard !message.isEmpty else { return .unknownMessage }
-        // Record first, then message: the order the Live Activity click takes its locks in.
-        // The record index lists a message's recipients by id; the first record of this device
-        // is the one that carries its tap, so a second record could never count it twice.
-        let stamped = try connection.query("""
-            UPDATE deliveries SET clicked_at = COALESCE(clicked_at, to_timestamp(\(now)))
-            WHERE message_id = \(messageID) AND id = (
-                SELECT id FROM deliveries
-                WHERE message_id = \(messageID) AND subscription_id = \(subscriptionID) AND app_id = \(appID)
-                ORDER BY id LIMIT 1)
-            RETURNING id
-            """)
-        guard !stamped.isEmpty else { return .notDelivered }
-        try connection.query("UPDATE messages SET clicks = clicks + 1 WHERE id = \(messageID)")
+        // The device's first record of the message (the record index lists a message's
+        // recipients by id) carries its tap, so a second record could never count it twice.
+        // Locked first, then the message: the order the Live Activity click takes.
+        guard let record = try connection.query("""
+            SELECT id FROM deliveries
+            WHERE message_id = \(messageID) AND subscription_id = \(subscriptionID) AND app_id = \(appID)
+            ORDER BY id LIMIT 1
+            FOR UPDATE
+            """).first else { return .notDelivered }
+        try ClickStore.countTap(messageID: messageID, deliveryID: try record.decode("id"), now: now, in: connection)
         return .counted
     }
 }
