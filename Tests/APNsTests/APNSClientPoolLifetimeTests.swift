@@ -74,11 +74,7 @@ import Crypto
         defer { server.stop() }
         let client = try APNSTestSupport.client(server.url)
         let credential = try APNSTestSupport.credential()
-        let pending = Task {
-            await client.send([APNSTestSupport.push(token: APNSTestSupport.token("a"))], credential: credential,
-                              environment: .sandbox)
-        }
-        while server.snapshot().requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        let pending = try await APNSTestSupport.pushInFlight(client, server: server, credential: credential)
         await client.retire(credential: credential)
         let results = await pending.value
         await client.shutdown()

@@ -6,6 +6,18 @@ import OpenPushCore
 
 /// Requests, credentials and the APNs-like replies the end-to-end tests share.
 enum APNSTestSupport {
+    /// One push sent to a server that never answers, returned once the server holds it: a push
+    /// in flight, for tests of what shutdown or retirement does to it.
+    static func pushInFlight(_ client: APNSClient, server: H2TestServer, credential: APNSCredential) async throws
+        -> Task<[Result<APNSResponse, APNSTransportError>], Never>
+    {
+        let pending = Task {
+            await client.send([push(token: token("a"))], credential: credential, environment: .sandbox)
+        }
+        while server.snapshot().requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        return pending
+    }
+
     static func credential() throws -> APNSCredential {
         APNSCredential(
             keyID: "KEY1234567", teamID: "TEAM123456",
