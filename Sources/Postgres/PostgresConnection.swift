@@ -64,6 +64,50 @@ public final class PostgresConnection {
         return try rows(from: awaitResult(handle))
     }
 
+    /// Appends `rows` with `COPY <target> FROM STDIN (FORMAT binary)`, where `target` is a table
+    /// and its column list (static SQL, no binds); returns how many rows were copied. Part of
+    /// the surrounding transaction like any statement; a row the table refuses fails the whole
+    /// COPY with the server's error, and the connection stays usable.
+    @discardableResult
+    public func copy(into target: PostgresQuery, rows: PostgresCopyRows) throws -> Int {
+        precondition(target.binds.isEmpty, "COPY takes no parameters: the rows carry the values")
+        let handle = try requireHandle()
+        guard PQsendQueryParams(handle, "COPY \(target.sql) FROM STDIN (FORMAT binary)", 0, nil, nil, nil, nil, 0) == 1 else {
+            throw sendFailure(handle)
+        }
+        let deadline = replyTimeout.map { ContinuousClock.now + $0 }
+        let reply = try awaitResult(handle)
+        guard let started = reply, PQresultStatus(started) == PGRES_COPY_IN else {
+            // The statement failed before any data (no such table or column): its error.
+            _ = try self.rows(from: reply)
+            throw PostgresError.server(sqlState: "XX000", message: "COPY did not start")
+        }
+        PQclear(started)
+        let data = rows.data
+        var offset = 0
+        while offset < data.count {
+            let chunk = min(data.count - offset, 1 << 16)
+            let sent = data.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: data.count) {
+                    PQputCopyData(handle, $0 + offset, Int32(chunk))
+                }
+            }
+            guard sent >= 0 else { throw connectionLost(handle) }
+            if sent == 1 {
+                offset += chunk
+            } else {
+                try waitWritable(handle, until: deadline)  // libpq's buffer is full (non-blocking mode)
+            }
+        }
+        while true {
+            let ended = PQputCopyEnd(handle, nil)
+            guard ended >= 0 else { throw connectionLost(handle) }
+            if ended == 1 { break }
+            try waitWritable(handle, until: deadline)
+        }
+        return try self.rows(from: awaitResult(handle)).affectedRows
+    }
+
     /// Runs a script of several statements in one simple query (migrations). Returns nothing:
     /// only the last statement's result is kept, as with `PQexec`.
     public func execute(script: String) throws {
@@ -189,6 +233,14 @@ public final class PostgresConnection {
         return last
     }
 
+    /// Waits until libpq may take more to send, reading what the server sent meanwhile.
+    private func waitWritable(_ handle: OpaquePointer, until deadline: ContinuousClock.Instant?) throws {
+        if try waitUntil(deadline, handle, events: Int16(POLLIN | POLLOUT)) & Int16(POLLIN) != 0 {
+            guard PQconsumeInput(handle) == 1 else { throw connectionLost(handle) }
+        }
+        guard PQflush(handle) >= 0 else { throw connectionLost(handle) }
+    }
+
     /// Polls the socket for `events` until `deadline`; past it, closes the connection and throws.
     private func waitUntil(_ deadline: ContinuousClock.Instant?, _ handle: OpaquePointer, events: Int16) throws -> Int16 {
         while true {
@@ -235,8 +287,8 @@ public final class PostgresConnection {
         case PGRES_FATAL_ERROR, PGRES_NONFATAL_ERROR, PGRES_BAD_RESPONSE:
             throw error(from: result)
         default:
-            // COPY and pipeline modes are not supported; the connection is left mid-protocol,
-            // so the pool will discard it (its transaction status is not idle).
+            // COPY outside `copy(into:rows:)` and pipeline modes are not supported; the connection
+            // is left mid-protocol, so the pool will discard it (its transaction status is not idle).
             throw PostgresError.server(sqlState: "0A000", message: "unsupported result: \(String(cString: PQresStatus(PQresultStatus(result))))")
         }
     }

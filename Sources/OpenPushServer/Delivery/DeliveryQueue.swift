@@ -122,17 +122,19 @@ public enum DeliveryQueue {
     /// recipients are recorded `cancelled`.
     public static func complete(_ job: DeliveryJob, worker: String, with completion: Completion,
                                 in connection: PostgresConnection) throws -> Bool {
-        let held = try connection.query("""
-            DELETE FROM delivery_jobs WHERE id = \(job.id) AND leased_by = \(worker) RETURNING id
-            """)
-        guard !held.isEmpty else { return false }
+        // The records' `finished_at`: this transaction's now(), in the form binary COPY takes.
+        guard let held = try connection.query("""
+            DELETE FROM delivery_jobs WHERE id = \(job.id) AND leased_by = \(worker)
+            RETURNING ((extract(epoch FROM now()) - 946684800) * 1000000)::int8 AS now_since_2000
+            """).first else { return false }
+        let finishedAt: Int64 = try held.decode("now_since_2000")
         var records = completion.records
         var again = [(completion.retry, job.attempt + 1, completion.retryDelay), (completion.held, job.attempt, 0)]
         if !(completion.retry.isEmpty && completion.held.isEmpty), try isCancelled(job.messageID, in: connection) {
             records += (completion.retry + completion.held).map { DeliveryRecord(job: job, recipient: $0, state: .cancelled) }
             again = []
         }
-        try DeliveryRecord.append(records, of: job, in: connection)
+        try DeliveryRecord.append(records, of: job, finishedAt: finishedAt, in: connection)
         for (recipients, attempt, delay) in again where !recipients.isEmpty {
             try connection.query("""
                 INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, attempt, due_at, subscription_ids, tokens,

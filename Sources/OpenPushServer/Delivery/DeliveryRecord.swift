@@ -1,5 +1,5 @@
 public import OpenPushCore
-public import Postgres
+import Postgres
 
 /// One device's outcome for one message: appended once, when its job completes (the job gives
 /// the message, app and token kind).
@@ -29,20 +29,34 @@ public struct DeliveryRecord: Sendable, Equatable {
         self.apnsStatus = apnsStatus
     }
 
-    /// Appends every record of one job in one statement: the per-recipient columns as arrays,
-    /// what the job shares as single values.
-    static func append(_ records: [DeliveryRecord], of job: DeliveryJob, in connection: PostgresConnection) throws {
+    /// Appends every record of one job in one binary `COPY`: nothing for PostgreSQL to parse or
+    /// plan per job. `finishedAt` is the transaction's `now()` (PostgreSQL's clock), as
+    /// microseconds since 2000-01-01, the form COPY takes.
+    static func append(_ records: [DeliveryRecord], of job: DeliveryJob, finishedAt: Int64,
+                       in connection: PostgresConnection) throws {
         guard !records.isEmpty else { return }
-        try connection.query("""
-            INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, live_activity_id, token_kind, token, state,
-                                    attempts, error_reason, apns_status, finished_at)
-            SELECT v.apns_id::uuid, \(job.messageID), \(job.appID), v.subscription_id, v.live_activity_id,
-                   \(job.tokenKind.rawValue), v.token, v.state, v.attempts, v.reason, v.status, now()
-            FROM unnest(\(records.map(\.apnsID))::text[], \(records.map(\.subscriptionID))::text[],
-                        \(records.map(\.liveActivityID))::text[], \(records.map(\.token))::text[],
-                        \(records.map(\.state.rawValue))::text[], \(records.map(\.attempts))::int[],
-                        \(records.map(\.reason))::text[], \(records.map(\.apnsStatus))::int[])
-                 AS v(apns_id, subscription_id, live_activity_id, token, state, attempts, reason, status)
-            """)
+        var rows = PostgresCopyRows(columns: 12, capacity: records.count * 220)
+        for record in records {
+            guard let apnsID = PostgresCopyRows.uuidBytes(record.apnsID) else {
+                throw InvariantViolation("a delivery record's apns-id '\(record.apnsID)' is not a UUID")
+            }
+            rows.startRow()
+            rows.append(uuid: apnsID)
+            rows.append(job.messageID)
+            rows.append(job.appID)
+            rows.append(record.subscriptionID)
+            rows.append(record.liveActivityID)
+            rows.append(job.tokenKind.rawValue)
+            rows.append(record.token)
+            rows.append(record.state.rawValue)
+            rows.append(Int32(clamping: record.attempts))
+            rows.append(record.reason)
+            rows.append(record.apnsStatus.map { Int32(clamping: $0) })
+            rows.append(timestampSince2000: finishedAt)
+        }
+        try connection.copy(into: """
+            deliveries (apns_id, message_id, app_id, subscription_id, live_activity_id, token_kind, token, state, attempts,
+                        error_reason, apns_status, finished_at)
+            """, rows: rows)
     }
 }
