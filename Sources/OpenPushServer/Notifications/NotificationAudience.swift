@@ -6,12 +6,17 @@ import Postgres
 /// APNs called it dead, or the widget push token for a widget reload.
 enum NotificationAudience {
     /// A query yielding `id` and `token`, with ids above `after` only, in id order.
+    ///
+    /// The cursor bounds the targeted subquery too: PostgreSQL does not carry `s.id > cursor`
+    /// across the `IN`, and without it every page of a fan-out would read the targeted ids from
+    /// the first one again (the pages of a million devices would cost quadratic time).
     static func recipients(targeted: PostgresQuery, appID: String, kind: NotificationKind, after cursor: String?) -> PostgresQuery {
         let token: PostgresQuery = kind == .widgets ? "s.widget_push_token" : "s.token"
         let live: PostgresQuery = kind == .widgets ? "s.widget_push_token IS NOT NULL" : "s.token_invalid_at IS NULL"
         return """
             SELECT s.id, \(token) AS token FROM subscriptions s
-            WHERE s.app_id = \(appID) AND s.id IN (\(targeted)) AND \(live) AND s.id > \(cursor ?? "")
+            WHERE s.app_id = \(appID) AND s.id IN (SELECT t.id FROM (\(targeted)) AS t WHERE t.id > \(cursor ?? ""))
+              AND \(live) AND s.id > \(cursor ?? "")
             ORDER BY s.id
             """
     }

@@ -1,0 +1,47 @@
+import OpenPushCore
+import OpenPushTestSupport
+import Postgres
+import Testing
+@testable import OpenPushServer
+
+/// The pages a fan-out is expanded in: each reads its own rows, not every targeted id before it.
+@Suite struct NotificationAudienceTests {
+    @Test func aLatePageReadsOnlyTheRowsAfterItsCursor() async throws {
+        let app = try await TestApp.make()
+        let created = try await app.createApp()
+        let appID = created.app.id
+        try await app.services.database.query("""
+            INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
+            SELECT 'sub_' || lpad(g::text, 8, '0'), \(appID), lpad(to_hex(g), 64, '0'), now(), now()
+            FROM generate_series(1, 100000) AS g
+            """)
+        try await app.services.database.query("ANALYZE subscriptions")
+        let read = try await app.services.database.withConnection { connection -> Int in
+            let targeted = try SegmentAudience.subscriptionIDs(appID: appID, included: ["Subscribed Users"], now: 0, in: connection)
+            let page = NotificationAudience.recipients(targeted: targeted, appID: appID, kind: .alert, after: "sub_00090000")
+            let ids = try connection.query("\(page) LIMIT \(NotificationExpansion.defaultPageSize)").map { try $0.decode("id", as: String.self) }
+            #expect(ids.first == "sub_00090001")
+            #expect(ids.count == 5000)
+            let plan: String = try connection.query("EXPLAIN (ANALYZE, FORMAT JSON) \(page) LIMIT \(NotificationExpansion.defaultPageSize)")[0].decode("QUERY PLAN")
+            return Self.rowsRead(plan)
+        }
+        // Two index scans of the page's own 5,000 rows; without the cursor inside the `IN`, the
+        // targeted side scans the 90,000 ids before it as well.
+        #expect(read < 20000)
+    }
+
+    /// The rows every scan node of an `EXPLAIN (ANALYZE, FORMAT JSON)` produced, summed.
+    static func rowsRead(_ plan: String) -> Int {
+        func walk(_ node: JSONValue) -> Int {
+            guard let object = node.objectValue else { return node.arrayValue?.reduce(0) { $0 + walk($1) } ?? 0 }
+            var rows = 0
+            if object["Node Type"]?.stringValue?.hasSuffix("Scan") == true, case .int(let n)? = object["Actual Rows"] {
+                rows += Int(n)
+            }
+            for child in object["Plans"]?.arrayValue ?? [] { rows += walk(child) }
+            if let inner = object["Plan"] { rows += walk(inner) }
+            return rows
+        }
+        return (try? JSONValue.parse(plan)).map(walk) ?? .max
+    }
+}
