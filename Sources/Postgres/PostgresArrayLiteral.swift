@@ -1,4 +1,5 @@
 /// Text form of one-dimensional arrays: `{"a","b \"c\"",NULL}`.
+@usableFromInline
 enum PostgresArrayLiteral {
     /// Every element is double-quoted (so commas, braces and spaces are inert); `\` and `"` are escaped.
     /// Built as bytes: a job's records format thousands of elements per statement.
@@ -23,6 +24,7 @@ enum PostgresArrayLiteral {
     }
 
     /// nil for malformed or multi-dimensional input; unquoted `NULL` is a NULL element.
+    @usableFromInline
     static func parse(_ text: String) -> [String?]? {
         let bytes = Array(text.utf8)
         guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") else { return nil }
@@ -64,6 +66,7 @@ enum PostgresArrayLiteral {
 }
 
 /// `bytea` hex format: `\x` followed by two lowercase hex digits per byte.
+@usableFromInline
 enum PostgresBytea {
     static func format<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
         let digits = Array("0123456789abcdef".utf8)
@@ -75,6 +78,7 @@ enum PostgresBytea {
         return String(decoding: text, as: UTF8.self)
     }
 
+    @usableFromInline
     static func parse(_ text: String) -> [UInt8]? {
         let utf8 = Array(text.utf8)
         guard utf8.count >= 2, utf8[0] == UInt8(ascii: "\\"), utf8[1] == UInt8(ascii: "x"), utf8.count % 2 == 0 else {

@@ -11,15 +11,17 @@ public protocol PostgresDecodable {
 }
 
 /// Lets generic decoding turn NULL into `nil` without knowing that `T` is an `Optional`.
+@usableFromInline
 protocol PostgresNullDecodable {
     static var postgresNull: Self { get }
 }
 
 extension Optional: PostgresNullDecodable {
-    static var postgresNull: Self { .none }
+    @usableFromInline static var postgresNull: Self { .none }
 }
 
 /// Decodes one text value, or NULL when `T` is optional.
+@inlinable
 func decodePostgresValue<T: PostgresDecodable>(_ text: String?, as type: T.Type) throws -> T {
     guard let text else {
         if let optional = T.self as? any PostgresNullDecodable.Type, let null = optional.postgresNull as? T {
@@ -30,6 +32,7 @@ func decodePostgresValue<T: PostgresDecodable>(_ text: String?, as type: T.Type)
     return try T(postgresText: text)
 }
 
+@usableFromInline
 func decodingFailure(_ text: String, as type: Any.Type) -> PostgresError {
     let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
     return .decoding(column: "", message: "'\(shown)' is not a valid \(type)")
@@ -42,6 +45,7 @@ extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
 }
 
 extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
+    @inlinable
     public init(postgresText: String) throws {
         self = .some(try Wrapped(postgresText: postgresText))
     }
@@ -160,6 +164,7 @@ extension Array: PostgresEncodable where Element: PostgresEncodable {
 }
 
 extension Array: PostgresDecodable where Element: PostgresDecodable {
+    @inlinable
     public init(postgresText: String) throws {
         if Element.self == UInt8.self {
             guard let bytes = PostgresBytea.parse(postgresText) else { throw decodingFailure(postgresText, as: [UInt8].self) }

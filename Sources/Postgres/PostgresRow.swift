@@ -1,6 +1,7 @@
 /// Column names of one result, shared by all its rows.
+@usableFromInline
 struct PostgresColumns: Sendable {
-    let names: [String]
+    @usableFromInline let names: [String]
     private let indexByName: [String: Int]
 
     init(names: [String]) {
@@ -9,6 +10,7 @@ struct PostgresColumns: Sendable {
         self.indexByName = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
+    @usableFromInline
     func index(of name: String) -> Int? {
         indexByName[name]
     }
@@ -16,12 +18,14 @@ struct PostgresColumns: Sendable {
 
 /// One row of a result, in PostgreSQL's text format.
 public struct PostgresRow: Sendable {
-    let columns: PostgresColumns
-    let values: [String?]
+    @usableFromInline let columns: PostgresColumns
+    @usableFromInline let values: [String?]
 
     public var columnNames: [String] { columns.names }
 
-    /// Decodes a column; NULL decodes only into an `Optional`.
+    /// Decodes a column; NULL decodes only into an `Optional`. Inlinable so callers get it
+    /// specialized for each type: decoding runs per column of thousands of rows per job.
+    @inlinable
     public func decode<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {
         guard let index = columns.index(of: column) else {
             throw PostgresError.decoding(column: column, message: "no such column; the result has \(columns.names)")
