@@ -35,6 +35,9 @@ public struct DeliveryContext: Sendable {
         public var pushTimestamp: Int?
         public var cancelled: Bool
 
+        /// Whether any of its texts needs the recipient's Liquid context.
+        public var rendersLiquid: Bool { headings.usesLiquid || contents.usesLiquid || subtitle.usesLiquid }
+
         public init(id: String, appID: String, send: LiveActivitySend? = nil, notification: NotificationSend? = nil,
                     activityType: String? = nil, sendTime: Double = 0, pushTimestamp: Int? = nil, cancelled: Bool = false) {
             self.id = id

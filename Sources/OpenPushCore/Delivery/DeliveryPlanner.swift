@@ -84,7 +84,7 @@ public enum DeliveryPlanner {
         } else {
             timestamp = LiveActivityPayload.nextTimestamp(now: now, previous: previous)
         }
-        let liquid = liquidContext(subscription, context: context)
+        let liquid = message.rendersLiquid ? liquidContext(subscription, context: context) : [:]
         let key = PayloadCache.ActivityKey(
             texts: PayloadCache.Key(
                 appID: app.id, messageID: message.id,
@@ -130,7 +130,7 @@ public enum DeliveryPlanner {
             return .failure(.permanent("Expired"))
         }
         guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }
-        let liquid = liquidContext(subscription, context: context)
+        let liquid = message.rendersLiquid ? liquidContext(subscription, context: context) : [:]
         let language = subscription.language
         let key = PayloadCache.Key(
             appID: app.id, messageID: message.id,

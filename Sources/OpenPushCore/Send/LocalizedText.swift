@@ -24,10 +24,14 @@ public enum LocalizedText {
 public struct LocalizedTemplates: Sendable {
     private let templates: [String: LiquidTemplate]
     private let sources: [String: String]
+    /// False when every text is plain (no `{{` or `{%`): it renders as written whatever the
+    /// context, so a fan-out need not build each recipient's Liquid context.
+    public let usesLiquid: Bool
 
     public init(_ map: [String: String]?) {
         sources = map ?? [:]
         templates = sources.compactMapValues { try? LiquidTemplate(parsing: $0) }
+        usesLiquid = sources.values.contains { $0.contains("{{") || $0.contains("{%") }
     }
 
     public func render(language: String?, context: JSONObject, limit: Int) -> String? {
