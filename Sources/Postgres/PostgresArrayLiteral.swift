@@ -24,44 +24,74 @@ enum PostgresArrayLiteral {
     }
 
     /// nil for malformed or multi-dimensional input; unquoted `NULL` is a NULL element.
+    /// Elements without backslashes are sliced straight from the text: a job's claim parses
+    /// thousands of ids and tokens.
     @usableFromInline
     static func parse(_ text: String) -> [String?]? {
-        let bytes = Array(text.utf8)
-        guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") else { return nil }
-        var elements: [String?] = []
-        var index = 1
-        let end = bytes.count - 1
-        if index == end { return [] }
-        while index <= end {
-            var element: [UInt8] = []
-            var quoted = false
-            if bytes[index] == UInt8(ascii: "\"") {
-                quoted = true
+        var text = text
+        return text.withUTF8 { bytes -> [String?]? in
+            guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") else { return nil }
+            var elements: [String?] = []
+            var index = 1
+            let end = bytes.count - 1
+            if index == end { return [] }
+            var escaped: [UInt8] = []
+            while index <= end {
+                var quoted = false
+                var start = index
+                var hasEscape = false
+                if bytes[index] == UInt8(ascii: "\"") {
+                    quoted = true
+                    index += 1
+                    start = index
+                    while index < end, bytes[index] != UInt8(ascii: "\"") {
+                        if bytes[index] == UInt8(ascii: "\\") {
+                            hasEscape = true
+                            index += 1
+                        }
+                        guard index < end else { return nil }
+                        index += 1
+                    }
+                    guard index < end else { return nil }
+                } else {
+                    while index < end, bytes[index] != UInt8(ascii: ",") {
+                        let byte = bytes[index]
+                        if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "\"") { return nil }
+                        if byte == UInt8(ascii: "\\") {
+                            hasEscape = true
+                            index += 1
+                        }
+                        guard index < end else { return nil }
+                        index += 1
+                    }
+                }
+                let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if quoted { index += 1 }  // closing quote
+                if !quoted, !hasEscape, isNull(raw) {
+                    elements.append(nil)
+                } else if hasEscape {
+                    escaped.removeAll(keepingCapacity: true)
+                    var position = raw.startIndex
+                    while position < raw.endIndex {
+                        if raw[position] == UInt8(ascii: "\\") { position += 1 }
+                        escaped.append(raw[position])
+                        position += 1
+                    }
+                    elements.append(String(decoding: escaped, as: UTF8.self))
+                } else {
+                    elements.append(String(decoding: raw, as: UTF8.self))
+                }
+                guard index == end || bytes[index] == UInt8(ascii: ",") else { return nil }
                 index += 1
-                while index < end, bytes[index] != UInt8(ascii: "\"") {
-                    if bytes[index] == UInt8(ascii: "\\") { index += 1 }
-                    guard index < end else { return nil }
-                    element.append(bytes[index])
-                    index += 1
-                }
-                guard index < end else { return nil }
-                index += 1  // closing quote
-            } else {
-                while index < end, bytes[index] != UInt8(ascii: ",") {
-                    let byte = bytes[index]
-                    if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "\"") { return nil }
-                    if byte == UInt8(ascii: "\\") { index += 1 }
-                    guard index < end else { return nil }
-                    element.append(bytes[index])
-                    index += 1
-                }
             }
-            let value = String(decoding: element, as: UTF8.self)
-            elements.append(!quoted && value.uppercased() == "NULL" ? nil : value)
-            guard index == end || bytes[index] == UInt8(ascii: ",") else { return nil }
-            index += 1
+            return elements
         }
-        return elements
+    }
+
+    /// Unquoted `NULL`, in any case.
+    private static func isNull(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == 4 else { return false }
+        return zip(bytes, "NULL".utf8).allSatisfy { $0 == $1 || $0 == $1 | 0x20 }
     }
 }
 

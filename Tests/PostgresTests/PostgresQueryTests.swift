@@ -52,6 +52,16 @@ import Testing
         #expect(([0x00, 0xAB, 0xFF] as [UInt8]).postgresBind.text == #"\x00abff"#)
     }
 
+    @Test func arrayOutputParsesAsPostgreSQLWritesIt() {
+        #expect(PostgresArrayLiteral.parse("{}")! == [])
+        #expect(PostgresArrayLiteral.parse("{sub_1,aa00ff,NULL,null,\"NULL\",\"\"}")! == ["sub_1", "aa00ff", nil, nil, "NULL", ""])
+        #expect(PostgresArrayLiteral.parse(#"{"a \"b\"","c\\d","x,y",NULLS,NUL}"#)! == [#"a "b""#, #"c\d"#, "x,y", "NULLS", "NUL"])
+        #expect(PostgresArrayLiteral.parse("{ünï,\"cödé ✓\"}")! == ["ünï", "cödé ✓"])
+        #expect(PostgresArrayLiteral.parse("{a,{b}}") == nil)
+        #expect(PostgresArrayLiteral.parse(#"{"open}"#) == nil)
+        #expect(PostgresArrayLiteral.parse("a,b") == nil)
+    }
+
     @Test func identifiersAreQuoted() {
         let query: PostgresQuery = "LISTEN \(identifier: #"odd"name"#)"
         #expect(query.sql == #"LISTEN "odd""name""#)
