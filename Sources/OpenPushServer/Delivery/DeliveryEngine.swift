@@ -164,10 +164,15 @@ public final class DeliveryEngine: Sendable {
         var plan: DeliveryPlanner.Plan
     }
 
+    /// One credential and endpoint: the pushes of one app to one APNs environment.
+    private struct GroupKey: Hashable, Sendable {
+        var appID: String
+        var environment: DeviceEnvironment
+    }
+
     private struct Batch: Sendable {
-        /// Grouped by (app, environment): one credential and endpoint per group.
-        var groups: [String: [Outgoing]] = [:]
-        var credentials: [String: APNSCredential] = [:]
+        var groups: [GroupKey: [Outgoing]] = [:]
+        var credentials: [GroupKey: APNSCredential] = [:]
         var refused: [(ClaimedDelivery, DeliveryPlanner.Refusal)] = []
     }
 
@@ -175,18 +180,27 @@ public final class DeliveryEngine: Sendable {
         var batch = Batch()
         var timestamps: [String: Int] = [:]
         var payloads = DeliveryPlanner.PayloadCache()
+        // Each app's credential once per batch, not a cache lookup under its lock per recipient.
+        var appCredentials: [String: APNSCredential?] = [:]
         for delivery in claimed {
             switch DeliveryPlanner.plan(delivery, context: context, now: now, lastTimestamps: timestamps, cache: &payloads) {
             case .failure(let refusal):
                 batch.refused.append((delivery, refusal))
             case .success(let plan):
-                guard let app = context.app(for: delivery), let credential = credentials.credential(for: app) else {
+                let credential: APNSCredential?
+                if let known = appCredentials[delivery.appID] {
+                    credential = known
+                } else {
+                    credential = context.app(for: delivery).flatMap { credentials.credential(for: $0) }
+                    appCredentials[delivery.appID] = credential
+                }
+                guard let credential else {
                     batch.refused.append((delivery, .credentials(APNSReason.missingProviderToken.rawValue)))
                     continue
                 }
                 if let stamp = plan.activityTimestamp { timestamps[stamp.activityID] = stamp.timestamp }
-                let key = delivery.appID + "/" + plan.environment.rawValue
-                batch.credentials[key] = credential
+                let key = GroupKey(appID: delivery.appID, environment: plan.environment)
+                if batch.credentials[key] == nil { batch.credentials[key] = credential }
                 batch.groups[key, default: []].append(Outgoing(delivery: delivery, plan: plan))
             }
         }
