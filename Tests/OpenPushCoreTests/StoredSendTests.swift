@@ -21,7 +21,12 @@ import OpenPushCore
             data: ["deep": ["nested": [1, 2.5, "three", true, nil]], "n": 7], badge: .increase(-2), sound: "chime.caf",
             category: "SALE", threadID: "sales", collapseID: "sale-1", contentAvailable: true, mutableContent: true,
             interruptionLevel: .timeSensitive, relevanceScore: 0.25, priority: 5, ttl: 0, sendAfter: 1_800_000_000.125,
-            targetContentIdentifier: "scene-1", appleExcluded: true)
+            targetContentIdentifier: "scene-1", appleExcluded: true, launchURL: "myapp://orders/1",
+            attachments: [NotificationAttachment(id: "z", url: "https://cdn.example/a.jpg"),
+                          NotificationAttachment(id: "a", url: "local.png")],
+            buttons: [NotificationButton(id: "later", text: "Later"), NotificationButton(id: "buy", text: "Buy", icon: "ic_buy")],
+            apnsAlert: ["loc-key": "SALE", "loc-args": ["50"], "summary-arg-count": 2], summaryArg: "the shop",
+            summaryArgCount: 3, idempotencyKey: "0b7d2c1e-8f3a-4e65-a9d0-3c4b5e6f7a81")
     }
 
     @Test func aNotificationWithEveryFieldRoundTrips() throws {
@@ -138,6 +143,12 @@ import OpenPushCore
         #expect(Self.refusal(Self.changed { $0["v"] = "1" }) == "stored send field 'v' must be an integer, got string")
     }
 
+    @Test func attachmentsAndButtonsKeepTheirOrder() throws {
+        let decoded = try Self.roundTrip(Self.everyField())
+        #expect(decoded.attachments?.map(\.id) == ["z", "a"])
+        #expect(decoded.buttons?.map(\.id) == ["later", "buy"])
+    }
+
     @Test func aChangedShapeIsRefusedNamingTheField() {
         #expect(Self.refusal(Self.changed { $0["colour"] = "red" }) == "stored send field 'colour' is not part of version 1")
         #expect(Self.refusal(Self.changed { $0["contents"] = ["en": 1] }) == "stored send field 'contents.en' must be a string, got number")
@@ -149,6 +160,9 @@ import OpenPushCore
                 == "stored filter field 'mood' is unknown")
         #expect(Self.refusal(Self.changed { $0["badge"] = ["double": 2] }) == "stored badge rule 'double' is unknown")
         #expect(Self.refusal(Self.changed { $0["interruption_level"] = "loud" }) == "stored interruption level 'loud' is unknown")
+        #expect(Self.refusal(Self.changed { $0["buttons"] = [["id": "a"]] }) == "stored send field 'buttons[0].text' is missing")
+        #expect(Self.refusal(Self.changed { $0["attachments"] = ["x"] })
+                == "stored send field 'attachments[0]' must be an object, got string")
         #expect(Self.refusal(.string("x")) == "the stored send is not a JSON object, got string")
     }
 

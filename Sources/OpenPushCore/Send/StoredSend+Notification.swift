@@ -4,8 +4,10 @@
 /// optional fields `name`, `headings`, `subtitle`, `contents`, `data`, `badge`
 /// (`{"set_to": n}` or `{"increase": n}`), `sound`, `category`, `thread_id`, `collapse_id`,
 /// `interruption_level` (the request's spelling), `relevance_score`, `priority`, `ttl`,
-/// `send_after`, `target_content_identifier`, and the flags `content_available`,
-/// `mutable_content`, `apple_excluded`.
+/// `send_after`, `target_content_identifier`, `launch_url`, `attachments` (`[{"id", "url"}]`, in
+/// request order), `buttons` (`[{"id", "text", "icon"?}]`), `apns_alert`, `summary_arg`,
+/// `summary_arg_count`, `idempotency_key`, and the flags `content_available`, `mutable_content`,
+/// `apple_excluded`.
 extension StoredSend {
     public static func encode(_ send: NotificationSend) -> JSONValue {
         var object = envelope(.notification)
@@ -30,6 +32,13 @@ extension StoredSend {
         object.put("send_after", send.sendAfter)
         object.put("target_content_identifier", send.targetContentIdentifier)
         object.put("apple_excluded", flag: send.appleExcluded)
+        object.put("launch_url", send.launchURL)
+        object.put("attachments", send.attachments.map { .array($0.map { ["id": .string($0.id), "url": .string($0.url)] }) })
+        object.put("buttons", send.buttons.map { .array($0.map(encode)) })
+        object.put("apns_alert", send.apnsAlert.map(JSONValue.object))
+        object.put("summary_arg", send.summaryArg)
+        object.put("summary_arg_count", send.summaryArgCount)
+        object.put("idempotency_key", send.idempotencyKey)
         return .object(object)
     }
 
@@ -61,8 +70,36 @@ extension StoredSend {
         send.sendAfter = try fields.double("send_after")
         send.targetContentIdentifier = try fields.string("target_content_identifier")
         send.appleExcluded = try fields.bool("apple_excluded")
+        send.launchURL = try fields.string("launch_url")
+        send.attachments = try fields.array("attachments").map { (items) throws(StoredSendError) in
+            try items.enumerated().map { (index, item) throws(StoredSendError) in
+                var entry = try StoredFields(entry: item, path: "attachments[\(index)].")
+                let attachment = NotificationAttachment(id: try entry.requiredString("id"), url: try entry.requiredString("url"))
+                try entry.finish()
+                return attachment
+            }
+        }
+        send.buttons = try fields.array("buttons").map { (items) throws(StoredSendError) in
+            try items.enumerated().map { (index, item) throws(StoredSendError) in
+                var entry = try StoredFields(entry: item, path: "buttons[\(index)].")
+                let button = NotificationButton(id: try entry.requiredString("id"), text: try entry.requiredString("text"),
+                                                icon: try entry.string("icon"))
+                try entry.finish()
+                return button
+            }
+        }
+        send.apnsAlert = try fields.object("apns_alert")
+        send.summaryArg = try fields.string("summary_arg")
+        send.summaryArgCount = try fields.int("summary_arg_count").map(Int.init)
+        send.idempotencyKey = try fields.string("idempotency_key")
         try fields.finish()
         return send
+    }
+
+    static func encode(_ button: NotificationButton) -> JSONValue {
+        var object: JSONObject = ["id": .string(button.id), "text": .string(button.text)]
+        object.put("icon", button.icon)
+        return .object(object)
     }
 
     static func encode(_ badge: NotificationBadge) -> JSONValue? {

@@ -71,6 +71,14 @@ struct StoredFields {
         self.path = path
     }
 
+    /// An array entry that must be an object.
+    init(entry: JSONValue, path: String) throws(StoredSendError) {
+        guard case .object(let object) = entry else {
+            throw StoredSendError("stored send field '\(path.dropLast())' must be an object, got \(entry.typeName)")
+        }
+        self.init(object, path: path)
+    }
+
     private func wrong(_ key: String, _ expected: String, _ value: JSONValue) -> StoredSendError {
         StoredSendError("stored send field '\(path)\(key)' must be \(expected), got \(value.typeName)")
     }

@@ -7,6 +7,9 @@ enum NotificationStore {
     static let idempotencyScope = "notifications"
     /// OneSignal's retry window for `Idempotency-Key`.
     static let idempotencyRetention: Double = 24 * 3600
+    /// The body's `idempotency_key` (or `external_id`): OneSignal keeps it 30 days.
+    static let bodyIdempotencyScope = "notifications_body"
+    static let bodyIdempotencyRetention: Double = 30 * 24 * 3600
 
     /// Stores the validated send in its canonical form (the audience definition the workers
     /// expand from `sendAfter`) and the request as it came, for the view to echo.
