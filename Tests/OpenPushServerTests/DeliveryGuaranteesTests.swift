@@ -104,9 +104,9 @@ import Postgres
         try await Self.openActivity(harness, harness.created, activityID: "a", token: "aa" + String(repeating: "1", count: 62),
                                     updateToken: "ab" + String(repeating: "1", count: 62))
         let broken = try await Self.update(harness, harness.created, activityID: "a", score: 1)
-        // The stored request no longer parses (a bad upgrade, a hand edit).
+        // The stored send no longer decodes (a bad upgrade, a hand edit).
         try await harness.app.services.database.query("""
-            UPDATE messages SET request = '{"event": "update"}'::jsonb WHERE id = \(broken)
+            UPDATE messages SET send = send - 'name' WHERE id = \(broken)
             """)
         let fine = try await Self.update(harness, harness.created, activityID: "a", score: 2)
         try await harness.drain()
@@ -153,13 +153,13 @@ import Postgres
         #expect(metrics.text.contains(#"openpush_messages_failed_total{stage="expansion"} 1"#))
     }
 
-    @Test func aRequestThatNoLongerResolvesFailsAtOnce() async throws {
+    @Test func aStoredSendThatNoLongerDecodesFailsItsExpansionAtOnce() async throws {
         let harness = try await DeliveryHarness.make()
         defer { Task { await harness.shutdown() } }
         try await Self.seed(harness, 3)
         let stuck = try await Self.notify(harness, ["included_segments": ["Subscribed Users"], "contents": ["en": "x"]])
         try await harness.app.services.database.query("""
-            UPDATE messages SET request = '"not an object"'::jsonb WHERE id = \(stuck)
+            UPDATE messages SET send = '"not an object"'::jsonb WHERE id = \(stuck)
             """)
         try await harness.drain()
         let row = try await harness.app.services.database.query("""

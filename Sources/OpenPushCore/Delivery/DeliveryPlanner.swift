@@ -144,7 +144,8 @@ public enum DeliveryPlanner {
         } else {
             let input = NotificationPushInput(
                 send: send, title: key.title, subtitle: key.subtitle, body: key.body, badge: key.badge, bundleID: bundleID,
-                watchBundleID: app.watchBundleID, platform: key.platform, apnsID: delivery.apnsID, expiration: expiration)
+                watchBundleID: app.watchBundleID, platform: key.platform, apnsID: delivery.apnsID, messageID: message.id,
+                expiration: expiration)
             built = NotificationPayload.build(input).mapError { .permanent($0.reason.rawValue) }
             cache.built[key] = built
         }

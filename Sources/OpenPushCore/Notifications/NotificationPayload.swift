@@ -52,24 +52,49 @@ public enum NotificationPayload {
         case .alert:
             var payload: JSONObject = ["aps": .object(alertAPS(input))]
             for (key, value) in input.send.data ?? [:] { payload[key] = value }
+            if let osData = oneSignalData(input) { payload["os_data"] = .object(osData) }
             return payload
         }
+    }
+
+    /// OneSignal's iOS SDK reads its features from `os_data` beside `aps` (its current format,
+    /// in which additional data is every other top-level key — where `data` goes already):
+    /// `i` the notification id (its extension names the buttons' category
+    /// `__onesignal__dynamic__<i>`), `u` the URL a tap opens, `att` media id → URL for the
+    /// extension to download, `buttons` as `[{"i": id, "n": text}]`. Sent only when the
+    /// notification has one of these.
+    static func oneSignalData(_ input: NotificationPushInput) -> JSONObject? {
+        let send = input.send
+        guard send.hasOneSignalData else { return nil }
+        var osData: JSONObject = ["i": .string(input.messageID)]
+        if let url = send.launchURL { osData["u"] = .string(url) }
+        if let attachments = send.attachments {
+            osData["att"] = .object(JSONObject(attachments.map { ($0.id, JSONValue.string($0.url)) }))
+        }
+        if let buttons = send.buttons {
+            osData["buttons"] = .array(buttons.map { ["i": .string($0.id), "n": .string($0.text)] })
+        }
+        return osData
     }
 
     static func alertAPS(_ input: NotificationPushInput) -> JSONObject {
         let send = input.send
         var aps: JSONObject = [:]
-        var alert: JSONObject = [:]
+        // `apns_alert` first (its keys never name the texts), then the rendered texts, then the
+        // dedicated summary fields, which win over `apns_alert`'s.
+        var alert = send.apnsAlert ?? [:]
         if let title = visible(input.title) { alert["title"] = .string(title) }
         if let subtitle = visible(input.subtitle) { alert["subtitle"] = .string(subtitle) }
         if let body = visible(input.body) { alert["body"] = .string(body) }
+        if let summary = send.summaryArg { alert["summary-arg"] = .string(summary) }
+        if let count = send.summaryArgCount { alert["summary-arg-count"] = .int(Int64(count)) }
         if !alert.isEmpty { aps["alert"] = .object(alert) }
         if let badge = input.badge { aps["badge"] = .int(Int64(badge)) }
         if let sound = send.sound { aps["sound"] = .string(sound) }
         if let threadID = send.threadID { aps["thread-id"] = .string(threadID) }
         if let category = send.category { aps["category"] = .string(category) }
         if send.contentAvailable { aps["content-available"] = 1 }
-        if send.mutableContent { aps["mutable-content"] = 1 }
+        if send.needsServiceExtension { aps["mutable-content"] = 1 }
         if let level = send.interruptionLevel { aps["interruption-level"] = .string(level.apnsValue) }
         if let score = send.relevanceScore { aps["relevance-score"] = .double(score) }
         if let target = send.targetContentIdentifier { aps["target-content-id"] = .string(target) }

@@ -14,12 +14,14 @@ public struct NotificationPushInput: Sendable {
     public var platform: String
     /// The delivery row's fixed UUID.
     public var apnsID: String
+    /// The message id: OneSignal's notification id `os_data.i`.
+    public var messageID: String
     /// `apns-expiration`, unix seconds (0: try once).
     public var expiration: Int
 
     public init(send: NotificationSend, title: String? = nil, subtitle: String? = nil, body: String? = nil,
                 badge: Int? = nil, bundleID: String, watchBundleID: String? = nil, platform: String = "ios",
-                apnsID: String, expiration: Int) {
+                apnsID: String, messageID: String = "", expiration: Int) {
         self.send = send
         self.title = title
         self.subtitle = subtitle
@@ -29,6 +31,7 @@ public struct NotificationPushInput: Sendable {
         self.watchBundleID = watchBundleID
         self.platform = platform
         self.apnsID = apnsID
+        self.messageID = messageID
         self.expiration = expiration
     }
 }

@@ -28,6 +28,19 @@ public struct NotificationSend: Sendable, Equatable {
     public var targetContentIdentifier: String?
     /// `isIos: false`: the sender excluded Apple devices, so nobody is a recipient.
     public var appleExcluded: Bool
+    /// `app_url`, else `url`: opened when the notification is tapped (`os_data.u`).
+    public var launchURL: String?
+    /// `ios_attachments`: media id → URL or bundled file name, in request order (`os_data.att`).
+    public var attachments: [NotificationAttachment]?
+    /// `buttons`: action buttons, in request order (`os_data.buttons`).
+    public var buttons: [NotificationButton]?
+    /// `apns_alert`: Apple's localization keys and the like, merged into `aps.alert`.
+    public var apnsAlert: JSONObject?
+    /// `summary_arg` and `summary_arg_count`: `aps.alert.summary-arg(-count)`.
+    public var summaryArg: String?
+    public var summaryArgCount: Int?
+    /// `idempotency_key` (or OneSignal's older `external_id`): lower-case UUID text.
+    public var idempotencyKey: String?
 
     public init(kind: NotificationKind, name: String? = nil, headings: [String: String]? = nil,
                 subtitle: [String: String]? = nil, contents: [String: String]? = nil,
@@ -36,7 +49,9 @@ public struct NotificationSend: Sendable, Equatable {
                 threadID: String? = nil, collapseID: String? = nil, contentAvailable: Bool = false,
                 mutableContent: Bool = false, interruptionLevel: InterruptionLevel? = nil, relevanceScore: Double? = nil,
                 priority: Int? = nil, ttl: Int? = nil, sendAfter: Double? = nil, targetContentIdentifier: String? = nil,
-                appleExcluded: Bool = false) {
+                appleExcluded: Bool = false, launchURL: String? = nil, attachments: [NotificationAttachment]? = nil,
+                buttons: [NotificationButton]? = nil, apnsAlert: JSONObject? = nil, summaryArg: String? = nil,
+                summaryArgCount: Int? = nil, idempotencyKey: String? = nil) {
         self.kind = kind
         self.name = name
         self.headings = headings
@@ -58,6 +73,44 @@ public struct NotificationSend: Sendable, Equatable {
         self.sendAfter = sendAfter
         self.targetContentIdentifier = targetContentIdentifier
         self.appleExcluded = appleExcluded
+        self.launchURL = launchURL
+        self.attachments = attachments
+        self.buttons = buttons
+        self.apnsAlert = apnsAlert
+        self.summaryArg = summaryArg
+        self.summaryArgCount = summaryArgCount
+        self.idempotencyKey = idempotencyKey
+    }
+
+    /// What OneSignal's iOS SDK finds in `os_data`: a tap URL, attachments or buttons.
+    public var hasOneSignalData: Bool { launchURL != nil || attachments != nil || buttons != nil }
+
+    /// Attachments and buttons need the Notification Service Extension, so `mutable-content`.
+    public var needsServiceExtension: Bool { mutableContent || attachments != nil || buttons != nil }
+}
+
+/// One `ios_attachments` entry.
+public struct NotificationAttachment: Sendable, Equatable {
+    public var id: String
+    /// An `http(s)` URL the extension downloads, or a file name in the app bundle.
+    public var url: String
+
+    public init(id: String, url: String) {
+        self.id = id
+        self.url = url
+    }
+}
+
+/// One `buttons` entry. `icon` is OneSignal's Android drawable name: kept, never sent to Apple.
+public struct NotificationButton: Sendable, Equatable {
+    public var id: String
+    public var text: String
+    public var icon: String?
+
+    public init(id: String, text: String, icon: String? = nil) {
+        self.id = id
+        self.text = text
+        self.icon = icon
     }
 }
 

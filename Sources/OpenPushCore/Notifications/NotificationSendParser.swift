@@ -8,7 +8,7 @@ public enum NotificationSendParser {
 
     public enum Messages {
         public static let nothingToShow =
-            "contents is required unless content_available is true or push_type is \"widgets\""
+            "contents is required unless content_available is true, push_type is \"widgets\" or apns_alert has a loc-key"
         public static let silentWithSoundOrBadge =
             "a background notification (content_available without contents) cannot have ios_sound or a badge"
         public static let widgetsOnlyReload =
@@ -26,7 +26,9 @@ public enum NotificationSendParser {
     /// The body fields a widget reload refuses: it carries no content of its own.
     static let contentFields = ["contents", "headings", "subtitle", "ios_sound", "ios_badgeType", "data",
                                 "content_available", "mutable_content", "ios_category", "thread_id",
-                                "target_content_identifier", "ios_interruption_level", "ios_relevance_score"]
+                                "target_content_identifier", "ios_interruption_level", "ios_relevance_score",
+                                "url", "app_url", "ios_attachments", "buttons", "apns_alert", "summary_arg",
+                                "summary_arg_count", "apns_push_type_override"]
 
     public static func parse(_ body: JSONObject) -> Result<NotificationSend, APIError> {
         var reader = FieldReader(body)
@@ -49,13 +51,22 @@ public enum NotificationSendParser {
         let ttl = reader.integer("ttl", in: 0...maximumTTL).map(Int.init)
         let sendAfter = readSendAfter(&reader)
         let targetContentIdentifier = nonBlank(reader.string("target_content_identifier"))
+        let launchURL = readLaunchURL(&reader)
+        let attachments = readAttachments(&reader)
+        let buttons = readButtons(&reader)
+        let apnsAlert = readAPNSAlert(&reader)
+        let summaryArg = nonBlank(reader.string("summary_arg"))
+        let summaryArgCount = reader.integer("summary_arg_count", in: 1...1_000_000).map(Int.init)
+        let pushTypeOverride = readPushTypeOverride(&reader)
+        let idempotencyKey = readIdempotencyKey(&reader)
         let widgets = readPushType(&reader)
         let targeting = AudienceTargeting.read(&reader, legacySpellings: true)
         readTargetChannel(&reader)
         let appleExcluded = reader.bool("isIos") == false
         for field in OneSignalNotificationFields.otherChannels { _ = reader.value(field) }
 
-        let visible = contents != nil || headings != nil || subtitle != nil
+        let localized = apnsAlert.map { alert in apnsAlertVisibleKeys.contains { alert[$0] != nil } } ?? false
+        let visible = contents != nil || headings != nil || subtitle != nil || localized
         let kind: NotificationKind
         if widgets {
             kind = .widgets
@@ -66,11 +77,20 @@ public enum NotificationSendParser {
         } else if contentAvailable {
             kind = .background
             if sound != nil || badge != .none { reader.problem(Messages.silentWithSoundOrBadge) }
+            let visibleOnly = visibleOnlyFields.filter { body.isPresent($0) }
+            if !visibleOnly.isEmpty { reader.problem(AppleMessages.backgroundShowsNothing + visibleOnly.joined(separator: ", ")) }
         } else {
             kind = .alert
             if !reader.problems.contains(where: { $0.hasPrefix("contents") || $0.hasPrefix("headings") || $0.hasPrefix("subtitle") }) {
                 reader.problem(Messages.nothingToShow)
             }
+        }
+        // A widget reload already refused the override among its content fields.
+        if let pushTypeOverride, kind != .widgets, pushTypeOverride != kind.rawValue {
+            reader.problem(AppleMessages.pushTypeMismatch(pushTypeOverride, kind))
+        }
+        if launchURL != nil || attachments != nil || buttons != nil, data?["os_data"] != nil {
+            reader.problem(AppleMessages.dataHoldsOSData)
         }
         reader.rejectUnknownFields()
         guard reader.problems.isEmpty, let targeting else { return .failure(APIError(status: 400, messages: reader.problems)) }
@@ -79,7 +99,9 @@ public enum NotificationSendParser {
             data: data, badge: badge, sound: sound, category: category, threadID: threadID, collapseID: collapseID,
             contentAvailable: contentAvailable, mutableContent: mutableContent, interruptionLevel: interruptionLevel,
             relevanceScore: relevance, priority: priority, ttl: ttl, sendAfter: sendAfter,
-            targetContentIdentifier: targetContentIdentifier, appleExcluded: appleExcluded))
+            targetContentIdentifier: targetContentIdentifier, appleExcluded: appleExcluded, launchURL: launchURL,
+            attachments: attachments, buttons: buttons, apnsAlert: apnsAlert, summaryArg: summaryArg,
+            summaryArgCount: summaryArgCount, idempotencyKey: idempotencyKey))
     }
 
     // MARK: fields

@@ -1,8 +1,8 @@
 /// The field names of OneSignal's create-notification body (`POST /notifications`), from
 /// OneSignal's published API reference, kept in this one place and sorted by what OpenPush does
-/// with each. A body key in none of these lists is a typo: the parser's `400` names it. Apple
-/// fields OpenPush does not honour yet (`url`, `buttons`, `ios_attachments`, …) are in no list on
-/// purpose, so they stay a `400` instead of being silently dropped.
+/// with each. A body key in none of these lists is a typo: the parser's `400` names it. Fields
+/// OpenPush does not honour yet are in no list on purpose, so they stay a `400` instead of being
+/// silently dropped.
 public enum OneSignalNotificationFields {
     /// Read and applied by `NotificationSendParser` (and `AudienceTargeting`).
     public static let honoured: Set<String> = [
@@ -11,6 +11,8 @@ public enum OneSignalNotificationFields {
         "content_available", "mutable_content", "ios_interruption_level", "ios_relevance_score",
         "priority", "ttl", "send_after", "target_content_identifier",
         "include_aliases", "include_subscription_ids", "included_segments", "excluded_segments", "filters",
+        "url", "app_url", "ios_attachments", "buttons", "apns_alert", "apns_push_type_override", "summary_arg",
+        "summary_arg_count", "idempotency_key", "external_id",
     ]
 
     /// Honoured with OneSignal's meaning for an Apple-only service: `target_channel` must be

@@ -21,6 +21,25 @@ public struct LiveActivitySend: Sendable, Equatable {
     /// Start only; update and end target the path's activity id.
     public var targeting: AudienceTargeting?
 
+    public init(event: LiveActivityEvent, activityID: String, name: String, attributes: JSONObject?, contentState: JSONObject,
+                headings: [String: String]?, contents: [String: String]?, staleDate: Double?, dismissalDate: Double?,
+                priority: Int?, relevanceScore: Double?, sound: String?, idempotencyKey: String?, targeting: AudienceTargeting?) {
+        self.event = event
+        self.activityID = activityID
+        self.name = name
+        self.attributes = attributes
+        self.contentState = contentState
+        self.headings = headings
+        self.contents = contents
+        self.staleDate = staleDate
+        self.dismissalDate = dismissalDate
+        self.priority = priority
+        self.relevanceScore = relevanceScore
+        self.sound = sound
+        self.idempotencyKey = idempotencyKey
+        self.targeting = targeting
+    }
+
     /// APNs priority: an explicit one wins; start and end default to 10, update to 5.
     public var effectivePriority: Int {
         priority ?? (event == .update ? 5 : 10)

@@ -1,13 +1,6 @@
 import OpenPushCore
 import Postgres
 
-/// A stored message that no longer decodes: its message fails loudly, never silently.
-struct UndecodableMessage: Error, CustomStringConvertible {
-    var messageID: String
-    var reason: String
-    var description: String { "message \(messageID) does not decode: \(reason)" }
-}
-
 extension DeliveryContext {
     /// Loads what the deliveries need, one query per table.
     static func load(for deliveries: [ClaimedDelivery], in connection: PostgresConnection) throws -> DeliveryContext {
@@ -15,7 +8,7 @@ extension DeliveryContext {
         let messageIDs = Array(Set(deliveries.map(\.messageID)))
         var rendersLiquid = false
         for row in try connection.query("""
-            SELECT id, app_id, kind, event, activity_type, activity_id, request::text AS request, push_timestamp,
+            SELECT id, app_id, kind, event, activity_type, activity_id, \(StoredMessage.columns), push_timestamp,
                    cancelled_at IS NOT NULL AS cancelled,
                    extract(epoch FROM COALESCE(send_after, created_at))::float8 AS send_time
             FROM messages WHERE id = ANY(\(messageIDs)::text[])
@@ -98,37 +91,21 @@ extension DeliveryContext {
         return context
     }
 
-    /// The stored request, decoded loudly: it was validated when it was sent, so a failure here
-    /// means the stored form changed under it, and the message must fail, not go out wrong.
+    /// The stored send, decoded loudly (`StoredMessage`): it was validated when it was sent, so a
+    /// failure here means the stored form changed under it, and the message must fail, not go
+    /// out wrong.
     private static func decodeMessage(_ row: PostgresRow) throws -> Message {
         let id: String = try row.decode("id")
         let appID: String = try row.decode("app_id")
-        guard let request = (try? JSONValue.parse(try row.decode("request", as: String.self)))?.objectValue else {
-            throw UndecodableMessage(messageID: id, reason: "the stored request is not a JSON object")
-        }
         let timestamp: Int64? = try row.decode("push_timestamp")
         let cancelled: Bool = try row.decode("cancelled")
         if try row.decode("kind", as: String.self) == "notification" {
-            let send = try decoded(NotificationSendParser.parse(request), messageID: id)
+            let send = try StoredMessage.notification(row, messageID: id)
             return Message(id: id, appID: appID, notification: send, sendTime: try row.decode("send_time"), cancelled: cancelled)
         }
-        let event: String? = try row.decode("event")
-        let send: LiveActivitySend
-        switch event {
-        case "start": send = try decoded(LiveActivitySendParser.parseStart(request), messageID: id)
-        case "update", "end":
-            send = try decoded(LiveActivitySendParser.parseUpdateOrEnd(request, activityID: try row.decode("activity_id")),
-                               messageID: id)
-        default: throw UndecodableMessage(messageID: id, reason: "unknown event \(event ?? "null")")
-        }
+        let send = try StoredMessage.liveActivity(row, messageID: id, event: try row.decode("event"),
+                                                  activityID: try row.decode("activity_id"))
         return Message(id: id, appID: appID, send: send, activityType: try row.decode("activity_type"),
                        pushTimestamp: timestamp.map(Int.init), cancelled: cancelled)
-    }
-
-    private static func decoded<Value>(_ result: Result<Value, APIError>, messageID: String) throws -> Value {
-        switch result {
-        case .success(let value): return value
-        case .failure(let error): throw UndecodableMessage(messageID: messageID, reason: error.messages.joined(separator: "; "))
-        }
     }
 }

@@ -120,8 +120,9 @@ public final class DeliveryEngine: Sendable {
             try NotificationExpansion.expandNextPage(pageSize: pageSize, jobSize: jobSize, in: $0)
         }
         let expanded = step == .idle ? 0 : 1
-        if case .failed(let messageID, let final) = step {
-            logger.warning("a notification's audience could not be expanded", ["message.id": messageID, "final": String(final)])
+        if case .failed(let messageID, let final, let reason) = step {
+            logger.warning("a notification's audience could not be expanded",
+                           ["message.id": messageID, "final": String(final), "reason": reason])
             if final { services.metrics.recordFailedMessage(stage: "expansion") }
         }
         let worker = self.worker

@@ -20,14 +20,14 @@ enum NotificationExpansion {
         /// One page of a message was written (`rows` may be 0 on its last page).
         case expanded(messageID: String, rows: Int)
         /// The page failed; the message is retried later or, after `maximumAttempts` (`final`), failed.
-        case failed(messageID: String, final: Bool)
+        case failed(messageID: String, final: Bool, reason: String)
     }
 
     /// Call inside a transaction.
     static func expandNextPage(pageSize: Int = defaultPageSize, jobSize: Int = DeliveryQueue.defaultJobSize,
                                in connection: PostgresConnection) throws -> Step {
         guard let row = try connection.query("""
-            SELECT id, app_id, tenant_id, expanded_through, expansion_attempts, request::text AS request FROM messages
+            SELECT id, app_id, tenant_id, expanded_through, expansion_attempts, \(StoredMessage.columns) FROM messages
             WHERE expansion = 'pending' AND send_after <= now() AND (expansion_retry_at IS NULL OR expansion_retry_at <= now())
             ORDER BY send_after, id LIMIT 1
             FOR UPDATE SKIP LOCKED
@@ -40,19 +40,17 @@ enum NotificationExpansion {
             return .expanded(messageID: messageID, rows: rows)
         } catch {
             try connection.query("ROLLBACK TO SAVEPOINT expansion")
+            let reason = failureReason(error)
             let final = try recordFailure(messageID: messageID, attempts: try row.decode("expansion_attempts") + 1, error: error,
-                                          in: connection)
-            return .failed(messageID: messageID, final: final)
+                                          reason: reason, in: connection)
+            return .failed(messageID: messageID, final: final, reason: reason)
         }
     }
 
     private static func expand(_ row: PostgresRow, messageID: String, pageSize: Int, jobSize: Int,
                                in connection: PostgresConnection) throws -> Int {
         let appID: String = try row.decode("app_id")
-        guard let request = (try? JSONValue.parse(try row.decode("request", as: String.self)))?.objectValue else {
-            throw APIError.badRequest("the stored request is not a JSON object")
-        }
-        let send = try NotificationSendParser.parse(request).get()
+        let send = try StoredMessage.notification(row, messageID: messageID)
         let targeted = try AudienceResolver.targeted(send.targeting, appID: appID, tenantID: try row.decode("tenant_id"),
                                                      now: try now(in: connection), in: connection)
         let page = NotificationAudience.recipients(targeted: targeted, appID: appID, kind: send.kind,
@@ -85,13 +83,12 @@ enum NotificationExpansion {
         return rows
     }
 
-    /// A request error (a segment deleted since the send, say) will not pass: the message fails
-    /// at once. Anything else is tried again after a backoff, `maximumAttempts` times in all.
-    /// Returns whether the message is now failed for good.
-    private static func recordFailure(messageID: String, attempts: Int, error: any Error,
+    /// A request error (a segment deleted since the send, say) or a stored send that does not
+    /// decode will not pass: the message fails at once. Anything else is tried again after a
+    /// backoff, `maximumAttempts` times in all. Returns whether the message is now failed for good.
+    private static func recordFailure(messageID: String, attempts: Int, error: any Error, reason: String,
                                       in connection: PostgresConnection) throws -> Bool {
-        let reason = (error as? APIError)?.messages.joined(separator: "; ") ?? String(describing: error)
-        let final = error is APIError || attempts >= maximumAttempts
+        let final = error is APIError || error is UndecodableMessage || attempts >= maximumAttempts
         try connection.query("""
             UPDATE messages SET
                 expansion_attempts = \(attempts),
@@ -102,6 +99,10 @@ enum NotificationExpansion {
             WHERE id = \(messageID)
             """)
         return final
+    }
+
+    static func failureReason(_ error: any Error) -> String {
+        (error as? APIError)?.messages.joined(separator: "; ") ?? (error as? UndecodableMessage)?.reason ?? String(describing: error)
     }
 
     /// Seconds before a failed page is tried again: 10 s, 20 s, … at most 10 minutes.

@@ -7,14 +7,19 @@ enum NotificationStore {
     static let idempotencyScope = "notifications"
     /// OneSignal's retry window for `Idempotency-Key`.
     static let idempotencyRetention: Double = 24 * 3600
+    /// The body's `idempotency_key` (or `external_id`): OneSignal keeps it 30 days.
+    static let bodyIdempotencyScope = "notifications_body"
+    static let bodyIdempotencyRetention: Double = 30 * 24 * 3600
 
-    /// Stores the validated request as the audience definition; workers expand it from `sendAfter`.
+    /// Stores the validated send in its canonical form (the audience definition the workers
+    /// expand from `sendAfter`) and the request as it came, for the view to echo.
     static func insert(appID: String, tenantID: String?, send: NotificationSend, request: JSONObject, now: Double,
                        in connection: PostgresConnection) throws -> String {
         let id = Identifier.make(prefix: "msg", now: now, random: KeyMaterial.identifierEntropy())
         try connection.query("""
-            INSERT INTO messages (id, app_id, kind, name, request, tenant_id, send_after, expansion, created_at)
-            VALUES (\(id), \(appID), 'notification', \(send.name), \(JSONValue.object(request).serialized)::jsonb, \(tenantID),
+            INSERT INTO messages (id, app_id, kind, name, request, send, tenant_id, send_after, expansion, created_at)
+            VALUES (\(id), \(appID), 'notification', \(send.name), \(JSONValue.object(request).serialized)::jsonb,
+                    \(StoredSend.encode(send).serialized)::jsonb, \(tenantID),
                     to_timestamp(\(max(send.sendAfter ?? now, now))), 'pending', to_timestamp(\(now)))
             """)
         return id

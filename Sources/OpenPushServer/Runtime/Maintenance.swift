@@ -2,7 +2,8 @@ public import OpenPushCore
 import Postgres
 
 /// Periodic housekeeping every serving process runs: expired idempotency keys (30 days for
-/// Live Activity starts, 24 hours for notifications), rate-limit rows of apps that stopped
+/// Live Activity starts and a notification body's `idempotency_key`, 24 hours for the
+/// `Idempotency-Key` header), rate-limit rows of apps that stopped
 /// sending, wrong link codes of devices that stopped trying, and daily partitions of delivery
 /// records: the next few days' created, those past `OPENPUSH_DELIVERY_RETENTION_DAYS` dropped
 /// (`DeliveryPartitions`). Running it in many processes at once is harmless.
@@ -19,6 +20,8 @@ public enum Maintenance {
                                                     in: services.database)
             + IdempotencyStore.prune(scope: NotificationStore.idempotencyScope,
                                      olderThan: now - NotificationStore.idempotencyRetention, in: services.database)
+            + IdempotencyStore.prune(scope: NotificationStore.bodyIdempotencyScope,
+                                     olderThan: now - NotificationStore.bodyIdempotencyRetention, in: services.database)
         let events = try await services.database.query("""
             DELETE FROM rate_limit_events WHERE at <= to_timestamp(\(now - 3600))
             """).affectedRows

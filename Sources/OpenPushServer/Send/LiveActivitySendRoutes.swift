@@ -35,7 +35,7 @@ enum LiveActivitySendRoutes {
             let timestamp = try MessageStore.nextActivityTimestamp(appID: appID, activityID: send.activityID, now: now, in: connection)
             let messageID = try MessageStore.insert(.init(
                 appID: appID, kind: "live_activity", event: .start, name: send.name, activityType: activityType,
-                activityID: send.activityID, request: (try? body.get()) ?? [:], audienceTotal: total,
+                activityID: send.activityID, request: (try? body.get()) ?? [:], send: send, audienceTotal: total,
                 truncated: total > MessageStore.liveActivityFanOutCap, tenantID: principal.tenantID, pushTimestamp: timestamp),
                 now: now, in: connection)
             let sent = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: .pushToStart,
@@ -78,7 +78,7 @@ enum LiveActivitySendRoutes {
             let messageID = try MessageStore.insert(.init(
                 appID: appID, kind: "live_activity", event: send.event, name: send.name,
                 activityType: try types.first?.decode("activity_type", as: String.self), activityID: activityID,
-                request: (try? body.get()) ?? [:], audienceTotal: total,
+                request: (try? body.get()) ?? [:], send: send, audienceTotal: total,
                 truncated: total > MessageStore.liveActivityFanOutCap, tenantID: principal.tenantID, pushTimestamp: timestamp),
                 now: now, in: connection)
             let sent = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: .update,

@@ -18,6 +18,8 @@ public enum MessageStore {
         public var activityType: String?
         public var activityID: String?
         public var request: JSONObject
+        /// The validated send, stored in its canonical form for the workers.
+        public var send: LiveActivitySend
         public var audienceTotal: Int
         public var truncated: Bool
         /// The shared demo tenant whose key sent it: only that tenant reads or cancels it.
@@ -26,7 +28,7 @@ public enum MessageStore {
         public var pushTimestamp: Int?
 
         public init(appID: String, kind: String, event: LiveActivityEvent?, name: String?, activityType: String?,
-                    activityID: String?, request: JSONObject, audienceTotal: Int, truncated: Bool, tenantID: String? = nil,
+                    activityID: String?, request: JSONObject, send: LiveActivitySend, audienceTotal: Int, truncated: Bool, tenantID: String? = nil,
                     pushTimestamp: Int? = nil) {
             self.pushTimestamp = pushTimestamp
             self.appID = appID
@@ -36,6 +38,7 @@ public enum MessageStore {
             self.activityType = activityType
             self.activityID = activityID
             self.request = request
+            self.send = send
             self.audienceTotal = audienceTotal
             self.truncated = truncated
             self.tenantID = tenantID
@@ -45,10 +48,11 @@ public enum MessageStore {
     public static func insert(_ message: NewMessage, now: Double, in connection: PostgresConnection) throws -> String {
         let id = Identifier.make(prefix: "msg", now: now, random: KeyMaterial.identifierEntropy())
         try connection.query("""
-            INSERT INTO messages (id, app_id, kind, event, name, activity_type, activity_id, request, audience_total,
+            INSERT INTO messages (id, app_id, kind, event, name, activity_type, activity_id, request, send, audience_total,
                                   truncated, tenant_id, push_timestamp, created_at)
             VALUES (\(id), \(message.appID), \(message.kind), \(message.event?.rawValue), \(message.name), \(message.activityType),
-                    \(message.activityID), \(JSONValue.object(message.request).serialized)::jsonb, \(message.audienceTotal),
+                    \(message.activityID), \(JSONValue.object(message.request).serialized)::jsonb,
+                    \(StoredSend.encode(message.send).serialized)::jsonb, \(message.audienceTotal),
                     \(message.truncated), \(message.tenantID), \(message.pushTimestamp.map(Int64.init)), to_timestamp(\(now)))
             """)
         return id

@@ -10,6 +10,7 @@ enum NotificationRoutes {
     static let noRecipients = "All included players are not subscribed"
     static let idempotencyConflict = "Idempotency-Key was already used with a different request body"
     static let idempotencyKeyLength = "Idempotency-Key must be 1 to 255 characters"
+    static let twoIdempotencyKeys = "the Idempotency-Key header and the body's idempotency_key must be the same key when both are given"
     static let listLimit = 50
     /// Names the other-channel fields of a body that were accepted and ignored.
     static let ignoredFieldsHeader = "OpenPush-Ignored-Fields"
@@ -28,17 +29,17 @@ enum NotificationRoutes {
         let principal = try await Authentication.requireRESTKey(appID: requestedAppID, context)
         let appID = principal.app.id
         let send = try NotificationSendParser.parse(body).get()
-        let key = try idempotencyKey(context)
+        let key = try idempotency(header: idempotencyKey(context), body: send.idempotencyKey)
         let digest = SHA256.hash(JSONValue.object(body).serializedBytes)
         let caller = IdempotencyStore.caller(tenantID: principal.tenantID)
         let now = context.services.now()
         let outcome = try await context.services.database.transaction { connection -> (JSONValue, replayed: Bool) in
             if let key {
                 // Concurrent repeats of one key queue here; the first to commit wins.
-                let lock = appID + "/notifications/" + caller + "/" + key
+                let lock = appID + "/" + key.scope + "/" + caller + "/" + key.value
                 try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lock), 0))")
-                if let first = try IdempotencyStore.find(appID: appID, scope: NotificationStore.idempotencyScope, caller: caller,
-                                                         key: key, notBefore: now - NotificationStore.idempotencyRetention, in: connection) {
+                if let first = try IdempotencyStore.find(appID: appID, scope: key.scope, caller: caller, key: key.value,
+                                                         notBefore: now - key.retention, in: connection) {
                     guard first.requestDigest == digest else { throw APIError(status: 409, idempotencyConflict) }
                     return (first.body, true)
                 }
@@ -55,7 +56,7 @@ enum NotificationRoutes {
                 response = ["id": .string(id)]
             }
             if let key {
-                try IdempotencyStore.save(appID: appID, scope: NotificationStore.idempotencyScope, caller: caller, key: key,
+                try IdempotencyStore.save(appID: appID, scope: key.scope, caller: caller, key: key.value,
                                           response: IdempotentResponse(status: 200, body: response, requestDigest: digest,
                                                                        messageID: messageID),
                                           now: now, in: connection)
@@ -103,6 +104,26 @@ enum NotificationRoutes {
     static func appIDParameter(_ context: RouteContext) throws(APIError) -> String {
         guard let appID = context.request.query["app_id"], !appID.isEmpty else { throw APIError.badRequest("app_id is required") }
         return appID
+    }
+
+    /// The key a create is idempotent under: the body's `idempotency_key` (or `external_id`),
+    /// kept 30 days as OneSignal does, or the `Idempotency-Key` header, kept 24 hours. Both may
+    /// be given only when they are the same key (compared as UUIDs).
+    static func idempotency(header: String?, body: String?) throws(APIError) -> IdempotencyKey? {
+        if let body {
+            if let header, UUIDText.canonical(header) != body { throw APIError.badRequest(twoIdempotencyKeys) }
+            return IdempotencyKey(value: body, scope: NotificationStore.bodyIdempotencyScope,
+                                  retention: NotificationStore.bodyIdempotencyRetention)
+        }
+        return header.map {
+            IdempotencyKey(value: $0, scope: NotificationStore.idempotencyScope, retention: NotificationStore.idempotencyRetention)
+        }
+    }
+
+    struct IdempotencyKey {
+        var value: String
+        var scope: String
+        var retention: Double
     }
 
     static func idempotencyKey(_ context: RouteContext) throws(APIError) -> String? {
