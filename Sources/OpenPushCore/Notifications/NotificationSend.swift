@@ -28,6 +28,8 @@ public struct NotificationSend: Sendable, Equatable {
     public var targetContentIdentifier: String?
     /// `isIos: false`: the sender excluded Apple devices, so nobody is a recipient.
     public var appleExcluded: Bool
+    /// `custom_data`: what Liquid in the texts reads as `message.custom_data`.
+    public var customData: JSONObject?
 
     public init(kind: NotificationKind, name: String? = nil, headings: [String: String]? = nil,
                 subtitle: [String: String]? = nil, contents: [String: String]? = nil,
@@ -36,7 +38,7 @@ public struct NotificationSend: Sendable, Equatable {
                 threadID: String? = nil, collapseID: String? = nil, contentAvailable: Bool = false,
                 mutableContent: Bool = false, interruptionLevel: InterruptionLevel? = nil, relevanceScore: Double? = nil,
                 priority: Int? = nil, ttl: Int? = nil, sendAfter: Double? = nil, targetContentIdentifier: String? = nil,
-                appleExcluded: Bool = false) {
+                appleExcluded: Bool = false, customData: JSONObject? = nil) {
         self.kind = kind
         self.name = name
         self.headings = headings
@@ -58,6 +60,7 @@ public struct NotificationSend: Sendable, Equatable {
         self.sendAfter = sendAfter
         self.targetContentIdentifier = targetContentIdentifier
         self.appleExcluded = appleExcluded
+        self.customData = customData
     }
 }
 

@@ -53,6 +53,7 @@ public enum NotificationSendParser {
         let targeting = AudienceTargeting.read(&reader, legacySpellings: true)
         readTargetChannel(&reader)
         let appleExcluded = reader.bool("isIos") == false
+        let customData = readTemplateReferences(&reader)
         for field in OneSignalNotificationFields.otherChannels { _ = reader.value(field) }
 
         let visible = contents != nil || headings != nil || subtitle != nil
@@ -79,7 +80,7 @@ public enum NotificationSendParser {
             data: data, badge: badge, sound: sound, category: category, threadID: threadID, collapseID: collapseID,
             contentAvailable: contentAvailable, mutableContent: mutableContent, interruptionLevel: interruptionLevel,
             relevanceScore: relevance, priority: priority, ttl: ttl, sendAfter: sendAfter,
-            targetContentIdentifier: targetContentIdentifier, appleExcluded: appleExcluded))
+            targetContentIdentifier: targetContentIdentifier, appleExcluded: appleExcluded, customData: customData))
     }
 
     // MARK: fields
