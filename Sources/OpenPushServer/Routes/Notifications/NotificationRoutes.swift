@@ -31,6 +31,7 @@ enum NotificationRoutes {
         let request = try await TemplateStore.applied(to: body, appID: appID, in: context.services.database)
         let send = try NotificationSendParser.parse(request).get()
         let key = try idempotencyKey(context)
+        // The body as sent: a repeat replays the first answer even if its template changed since.
         let digest = SHA256.hash(JSONValue.object(body).serializedBytes)
         let caller = IdempotencyStore.caller(tenantID: principal.tenantID)
         let now = context.services.now()
