@@ -1,16 +1,16 @@
-public import OpenPushCore
+import OpenPushCore
 import Postgres
 
 /// One stored template: its name and its content fields as the client sent them (validated by
 /// `TemplateFields` before they were stored).
-public struct TemplateRecord: Sendable, Equatable {
-    public var id: String
-    public var appID: String
-    public var name: String
-    public var content: JSONObject
+struct TemplateRecord: Sendable, Equatable {
+    var id: String
+    var appID: String
+    var name: String
+    var content: JSONObject
     /// Unix seconds.
-    public var createdAt: Double
-    public var updatedAt: Double
+    var createdAt: Double
+    var updatedAt: Double
 
     static let columns: PostgresQuery = """
         id, app_id, name, fields::text AS fields, extract(epoch FROM created_at)::float8 AS created_at,
