@@ -26,7 +26,8 @@ import OpenPushCore
                           NotificationAttachment(id: "a", url: "local.png")],
             buttons: [NotificationButton(id: "later", text: "Later"), NotificationButton(id: "buy", text: "Buy", icon: "ic_buy")],
             apnsAlert: ["loc-key": "SALE", "loc-args": ["50"], "summary-arg-count": 2], summaryArg: "the shop",
-            summaryArgCount: 3, idempotencyKey: "0b7d2c1e-8f3a-4e65-a9d0-3c4b5e6f7a81")
+            summaryArgCount: 3, idempotencyKey: "0b7d2c1e-8f3a-4e65-a9d0-3c4b5e6f7a81",
+            customData: ["order": ["id": "A-7"], "items": [1, 2]])
     }
 
     @Test func aNotificationWithEveryFieldRoundTrips() throws {

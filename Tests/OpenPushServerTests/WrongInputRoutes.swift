@@ -108,6 +108,7 @@ struct WrongInputWorld: Sendable {
     let extraKeyID: String
     let segmentID: String
     let notificationID: String
+    let templateID: String
     let tenantID: String
     let sharedDeviceToken: String
     let linkCode: String
@@ -131,6 +132,10 @@ struct WrongInputWorld: Sendable {
         let notification = try await created(app.request(.post, "/notifications", headers: .restKey(main.restKey), json: [
             "app_id": .string(main.app.id), "contents": ["en": "Hello"], "included_segments": ["Subscribed Users"],
         ]), "id")
+        let template = try await created(app.request(.post, "/templates", headers: .restKey(main.restKey), json: [
+            "app_id": .string(main.app.id), "name": "Shipped", "headings": ["en": "Order {{ message.custom_data.order }}"],
+            "contents": ["en": "Hi"], "data": ["screen": "orders"], "ios_sound": "a.caf",
+        ]), "id")
         _ = try await created(app.request(.post, "/apps/\(main.app.id)/users", headers: .restKey(main.restKey),
                                           json: ["identity": ["external_id": .string(externalID), "crm": "c-1"]]), "identity")
         let tenant = await app.request(.post, "/apps/\(shared.app.id)/tenants", headers: organization, json: ["name": "Acme"])
@@ -139,7 +144,7 @@ struct WrongInputWorld: Sendable {
         _ = try await app.deviceID(shared, ["token": .string(sharedToken)])
         return WrongInputWorld(
             app: app, main: main, spare: spare, shared: shared, deviceToken: token, restSubscriptionID: restSubscriptionID,
-            extraKeyID: key, segmentID: segment, notificationID: notification,
+            extraKeyID: key, segmentID: segment, notificationID: notification, templateID: template,
             tenantID: try #require(tenantBody["id"]?.stringValue), sharedDeviceToken: sharedToken,
             linkCode: try #require(tenantBody["link_code"]?.stringValue))
     }
@@ -213,6 +218,12 @@ struct WrongInputWorld: Sendable {
         end["event"] = "end"
         end["dismissal_date"] = 1_900_000_000
         let sendPath = "/apps/{app_id}/live_activities/{activity_id}/notifications"
+        let templateFields: JSONObject = [
+            "name": "Shipped", "headings": ["en": "Order {{ message.custom_data.order }}"], "subtitle": ["en": "S"],
+            "contents": ["en": "Hi"], "data": ["screen": "orders"], "ios_sound": "a.caf", "ios_category": "c",
+            "ios_attachments": ["id1": "https://example.com/a.jpg"], "buttons": [["id": "b1", "text": "Open", "icon": "i"]],
+            "isEmail": false, "email_subject": "ignored",
+        ]
         let startPath = "/apps/{app_id}/activities/activity/{activity_type}"
 
         return [
@@ -327,6 +338,19 @@ struct WrongInputWorld: Sendable {
                 "app_id": .string(appID), "push_type": "widgets",
                 "include_aliases": ["external_id": [.string(Self.externalID)]],
             ]),
+            RouteCase(method: .post, template: "/notifications", headers: rest, body: [
+                "app_id": .string(appID), "template_id": .string(templateID), "custom_data": ["order": 7],
+                "include_aliases": ["external_id": [.string(Self.externalID)]],
+            ]),
+            RouteCase(method: .post, template: "/templates", headers: rest, body: templateFields.setting(["app_id": .string(appID)])),
+            RouteCase(method: .get, template: "/templates", query: ["app_id": appID, "limit": "5", "offset": "0", "channel": "push"],
+                      headers: rest),
+            RouteCase(method: .get, template: "/templates/{template_id}", pathValues: ["template_id": templateID],
+                      query: ["app_id": appID], headers: rest),
+            RouteCase(method: .patch, template: "/templates/{template_id}", pathValues: ["template_id": templateID],
+                      query: ["app_id": appID], headers: rest, body: templateFields.setting(["ios_category": nil])),
+            RouteCase(method: .delete, template: "/templates/{template_id}", pathValues: ["template_id": templateID],
+                      query: ["app_id": appID], headers: rest),
             RouteCase(method: .get, template: "/notifications", query: ["app_id": appID, "limit": "5", "offset": "0"],
                       headers: rest),
             RouteCase(method: .get, template: "/notifications/{notification_id}",
@@ -339,5 +363,14 @@ struct WrongInputWorld: Sendable {
             RouteCase(method: .delete, template: "/notifications/{notification_id}",
                       pathValues: ["notification_id": notificationID], query: ["app_id": appID], headers: rest),
         ]
+    }
+}
+
+extension JSONObject {
+    /// This object with `pairs` set (added, or replacing the same keys in place).
+    fileprivate func setting(_ pairs: JSONObject) -> JSONObject {
+        var object = self
+        for (key, value) in pairs { object[key] = value }
+        return object
     }
 }

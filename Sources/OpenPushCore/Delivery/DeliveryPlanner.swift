@@ -130,7 +130,7 @@ public enum DeliveryPlanner {
             return .failure(.permanent("Expired"))
         }
         guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }
-        let liquid = message.rendersLiquid ? liquidContext(subscription, context: context) : [:]
+        let liquid = message.rendersLiquid ? liquidContext(subscription, context: context, customData: send.customData) : [:]
         let language = subscription.language
         let key = PayloadCache.Key(
             appID: app.id, messageID: message.id,
@@ -176,14 +176,16 @@ public enum DeliveryPlanner {
         return nil
     }
 
-    /// The Liquid context of one recipient: its tags, `subscription` and `user`.
-    static func liquidContext(_ subscription: DeliveryContext.Subscription, context: DeliveryContext) -> JSONObject {
+    /// The Liquid context of one recipient: its tags, `subscription` and `user`, and the
+    /// message's `custom_data` as `message.custom_data`.
+    static func liquidContext(_ subscription: DeliveryContext.Subscription, context: DeliveryContext,
+                              customData: JSONObject? = nil) -> JSONObject {
         LocalizedText.context(
             tags: subscription.tags,
             subscription: ["id": .string(subscription.id), "language": subscription.language.map(JSONValue.string) ?? .null,
                            "country": subscription.country.map(JSONValue.string) ?? .null,
                            "app_version": subscription.appVersion.map(JSONValue.string) ?? .null],
-            user: userContext(subscription, context: context))
+            user: userContext(subscription, context: context), customData: customData)
     }
 
     static func userContext(_ subscription: DeliveryContext.Subscription, context: DeliveryContext) -> JSONObject {

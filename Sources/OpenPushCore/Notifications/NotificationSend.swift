@@ -41,6 +41,8 @@ public struct NotificationSend: Sendable, Equatable {
     public var summaryArgCount: Int?
     /// `idempotency_key` (or OneSignal's older `external_id`): lower-case UUID text.
     public var idempotencyKey: String?
+    /// `custom_data`: what Liquid in the texts reads as `message.custom_data`.
+    public var customData: JSONObject?
 
     public init(kind: NotificationKind, name: String? = nil, headings: [String: String]? = nil,
                 subtitle: [String: String]? = nil, contents: [String: String]? = nil,
@@ -51,7 +53,8 @@ public struct NotificationSend: Sendable, Equatable {
                 priority: Int? = nil, ttl: Int? = nil, sendAfter: Double? = nil, targetContentIdentifier: String? = nil,
                 appleExcluded: Bool = false, launchURL: String? = nil, attachments: [NotificationAttachment]? = nil,
                 buttons: [NotificationButton]? = nil, apnsAlert: JSONObject? = nil, summaryArg: String? = nil,
-                summaryArgCount: Int? = nil, idempotencyKey: String? = nil) {
+                summaryArgCount: Int? = nil, idempotencyKey: String? = nil,
+                customData: JSONObject? = nil) {
         self.kind = kind
         self.name = name
         self.headings = headings
@@ -80,6 +83,7 @@ public struct NotificationSend: Sendable, Equatable {
         self.summaryArg = summaryArg
         self.summaryArgCount = summaryArgCount
         self.idempotencyKey = idempotencyKey
+        self.customData = customData
     }
 
     /// What OneSignal's iOS SDK finds in `os_data`: a tap URL, attachments or buttons.

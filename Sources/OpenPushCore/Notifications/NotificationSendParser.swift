@@ -63,6 +63,7 @@ public enum NotificationSendParser {
         let targeting = AudienceTargeting.read(&reader, legacySpellings: true)
         readTargetChannel(&reader)
         let appleExcluded = reader.bool("isIos") == false
+        let customData = readTemplateReferences(&reader)
         for field in OneSignalNotificationFields.otherChannels { _ = reader.value(field) }
 
         let localized = apnsAlert.map { alert in apnsAlertVisibleKeys.contains { alert[$0] != nil } } ?? false
@@ -101,7 +102,8 @@ public enum NotificationSendParser {
             relevanceScore: relevance, priority: priority, ttl: ttl, sendAfter: sendAfter,
             targetContentIdentifier: targetContentIdentifier, appleExcluded: appleExcluded, launchURL: launchURL,
             attachments: attachments, buttons: buttons, apnsAlert: apnsAlert, summaryArg: summaryArg,
-            summaryArgCount: summaryArgCount, idempotencyKey: idempotencyKey))
+            summaryArgCount: summaryArgCount, idempotencyKey: idempotencyKey,
+            customData: customData))
     }
 
     // MARK: fields

@@ -13,6 +13,7 @@ public enum OneSignalNotificationFields {
         "include_aliases", "include_subscription_ids", "included_segments", "excluded_segments", "filters",
         "url", "app_url", "ios_attachments", "buttons", "apns_alert", "apns_push_type_override", "summary_arg",
         "summary_arg_count", "idempotency_key", "external_id",
+        "template_id", "custom_data",
     ]
 
     /// Honoured with OneSignal's meaning for an Apple-only service: `target_channel` must be

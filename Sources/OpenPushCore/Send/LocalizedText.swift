@@ -10,11 +10,14 @@ public enum LocalizedText {
     }
 
     /// The Liquid context of a recipient: its tags at the top level, then `subscription` and
-    /// `user`, which a tag of the same name cannot hide.
-    public static func context(tags: [String: String], subscription: JSONObject, user: JSONObject) -> JSONObject {
+    /// `user`, and — for a notification sent with `custom_data` — `message.custom_data`, which a
+    /// tag of the same name cannot hide.
+    public static func context(tags: [String: String], subscription: JSONObject, user: JSONObject,
+                               customData: JSONObject? = nil) -> JSONObject {
         var context = JSONObject(tags.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })
         context["subscription"] = .object(subscription)
         context["user"] = .object(user)
+        if let customData { context["message"] = ["custom_data": .object(customData)] }
         return context
     }
 }

@@ -39,6 +39,7 @@ extension StoredSend {
         object.put("summary_arg", send.summaryArg)
         object.put("summary_arg_count", send.summaryArgCount)
         object.put("idempotency_key", send.idempotencyKey)
+        object.put("custom_data", send.customData.map(JSONValue.object))
         return .object(object)
     }
 
@@ -92,6 +93,7 @@ extension StoredSend {
         send.summaryArg = try fields.string("summary_arg")
         send.summaryArgCount = try fields.int("summary_arg_count").map(Int.init)
         send.idempotencyKey = try fields.string("idempotency_key")
+        send.customData = try fields.object("custom_data")
         try fields.finish()
         return send
     }

@@ -14,6 +14,7 @@ enum Routes {
         NotificationViewRoutes.register(on: &router)
         NotificationDeliveriesRoutes.register(on: &router)
         NotificationRoutes.register(on: &router)
+        TemplatesRoutes.register(on: &router)
         TenantsRoutes.register(on: &router)
     }
 }

@@ -28,8 +28,11 @@ enum NotificationRoutes {
         }
         let principal = try await Authentication.requireRESTKey(appID: requestedAppID, context)
         let appID = principal.app.id
-        let send = try NotificationSendParser.parse(body).get()
+        // The template's fields join the body before it is validated; the stored request shows them.
+        let request = try await TemplateStore.applied(to: body, appID: appID, in: context.services.database)
+        let send = try NotificationSendParser.parse(request).get()
         let key = try idempotency(header: idempotencyKey(context), body: send.idempotencyKey)
+        // The body as sent: a repeat replays the first answer even if its template changed since.
         let digest = SHA256.hash(JSONValue.object(body).serializedBytes)
         let caller = IdempotencyStore.caller(tenantID: principal.tenantID)
         let now = context.services.now()
@@ -49,7 +52,7 @@ enum NotificationRoutes {
             if try send.appleExcluded || isAudienceEmpty(send, appID: appID, tenantID: principal.tenantID, now: now, in: connection) {
                 response = ["id": "", "errors": [.string(noRecipients)]]
             } else {
-                let id = try NotificationStore.insert(appID: appID, tenantID: principal.tenantID, send: send, request: body,
+                let id = try NotificationStore.insert(appID: appID, tenantID: principal.tenantID, send: send, request: request,
                                                       now: now, in: connection)
                 try MessageStore.notifyWorkers(appID: appID, in: connection)
                 messageID = id
