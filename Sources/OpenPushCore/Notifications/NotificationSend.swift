@@ -28,6 +28,8 @@ public struct NotificationSend: Sendable, Equatable {
     public var targetContentIdentifier: String?
     /// `isIos: false`: the sender excluded Apple devices, so nobody is a recipient.
     public var appleExcluded: Bool
+    /// Per-device delivery time and throttle (`NotificationScheduleParser`).
+    public var schedule: NotificationSchedule = .immediate
 
     public init(kind: NotificationKind, name: String? = nil, headings: [String: String]? = nil,
                 subtitle: [String: String]? = nil, contents: [String: String]? = nil,

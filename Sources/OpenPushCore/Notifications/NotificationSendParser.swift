@@ -53,6 +53,7 @@ public enum NotificationSendParser {
         let targeting = AudienceTargeting.read(&reader, legacySpellings: true)
         readTargetChannel(&reader)
         let appleExcluded = reader.bool("isIos") == false
+        let schedule = NotificationScheduleParser.read(&reader)
         for field in OneSignalNotificationFields.otherChannels { _ = reader.value(field) }
 
         let visible = contents != nil || headings != nil || subtitle != nil
@@ -74,12 +75,14 @@ public enum NotificationSendParser {
         }
         reader.rejectUnknownFields()
         guard reader.problems.isEmpty, let targeting else { return .failure(APIError(status: 400, messages: reader.problems)) }
-        return .success(NotificationSend(
+        var send = NotificationSend(
             kind: kind, name: name, headings: headings, subtitle: subtitle, contents: contents, targeting: targeting,
             data: data, badge: badge, sound: sound, category: category, threadID: threadID, collapseID: collapseID,
             contentAvailable: contentAvailable, mutableContent: mutableContent, interruptionLevel: interruptionLevel,
             relevanceScore: relevance, priority: priority, ttl: ttl, sendAfter: sendAfter,
-            targetContentIdentifier: targetContentIdentifier, appleExcluded: appleExcluded))
+            targetContentIdentifier: targetContentIdentifier, appleExcluded: appleExcluded)
+        send.schedule = schedule
+        return .success(send)
     }
 
     // MARK: fields

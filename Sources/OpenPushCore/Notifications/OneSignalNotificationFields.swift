@@ -11,6 +11,7 @@ public enum OneSignalNotificationFields {
         "content_available", "mutable_content", "ios_interruption_level", "ios_relevance_score",
         "priority", "ttl", "send_after", "target_content_identifier",
         "include_aliases", "include_subscription_ids", "included_segments", "excluded_segments", "filters",
+        "delayed_option", "delivery_time_of_day", "throttle_rate_per_minute",
     ]
 
     /// Honoured with OneSignal's meaning for an Apple-only service: `target_channel` must be
