@@ -20,7 +20,7 @@ LANGUAGE sql VOLATILE AS $$
 $$;
 
 -- The first instant at or after `base` at which the clock of a fixed UTC offset (seconds east)
--- reads `seconds_of_day`: within 24 hours.
+-- reads `seconds_of_day` (taken modulo a day, so a unix time gives its time of day): within 24 hours.
 CREATE FUNCTION openpush_next_offset_time(base timestamptz, seconds_of_day double precision, offset_seconds integer)
 RETURNS timestamptz LANGUAGE sql IMMUTABLE AS $$
     SELECT base + make_interval(secs => wait - 86400 * floor(wait / 86400))

@@ -3,9 +3,10 @@
 /// its rate over a minute and no burst is larger than one slot. Workers send a job when it
 /// comes due, so the pace holds across every process without any coordination but due times.
 ///
-/// OneSignal sends `floor(rate / 60)` a second; OpenPush keeps the same per-second batches but
-/// spaces them to the exact rate (1019 a minute: 16 every 0.942 s, not 960 a minute), and below
-/// 60 a minute sends one at a time, `60 / rate` seconds apart.
+/// OneSignal sends `floor(rate / 60)` a second; OpenPush keeps batches of that size but fits as
+/// many whole batches into a minute as the rate allows (1019 a minute: 63 batches of 16 a
+/// minute, 1008, where OneSignal sends 960), and below 60 a minute sends one at a time,
+/// `60 / rate` seconds apart.
 ///
 /// As OneSignal does, a rate too slow to reach the whole audience within 24 hours is raised to
 /// the rate that does (`audience / 1440` a minute, rounded up).
@@ -20,7 +21,9 @@ public struct ThrottlePace: Sendable, Equatable {
     public init(requestedRatePerMinute: Int, audience: Int) {
         let needed = (max(audience, 0) + Self.deliveryWindowMinutes - 1) / Self.deliveryWindowMinutes
         let rate = max(requestedRatePerMinute, needed, 1)
-        self.init(recipientsPerSlot: max(1, rate / 60), slotSeconds: 60 * Double(max(1, rate / 60)) / Double(rate))
+        let perSlot = max(1, rate / 60)
+        // Whole slots a minute, so that no 60-second window, wherever it starts, holds more than the rate.
+        self.init(recipientsPerSlot: perSlot, slotSeconds: 60 / Double(rate / perSlot))
     }
 
     /// A pace as stored on the message row.

@@ -130,17 +130,16 @@ struct ExpansionSchedule {
         """
     }
 
-    /// `timed`: each recipient due at the minute of the (UTC) day of its device's last session,
-    /// so one page makes at most one job per minute of the day; no session: due at once.
+    /// `timed`: each recipient due at the (UTC) time of day of its device's last session, the
+    /// wait after `send_after` rounded up to whole minutes so that one page makes at most one
+    /// job per minute of the day; no session: due at once.
     private static func lastActiveTimes(from source: String, messageID: String) -> PostgresQuery {
         """
         timed AS (
             SELECT r.subscription_id, r.token, r.live_activity_id, r.badge, r.ord,
-                   COALESCE(openpush_next_offset_time(
-                       m.send_after,
-                       (extract(hour FROM s.last_session_at AT TIME ZONE 'UTC') * 3600
-                        + extract(minute FROM s.last_session_at AT TIME ZONE 'UTC') * 60)::float8,
-                       0), m.send_after) AS due
+                   COALESCE(m.send_after + make_interval(secs => ceil(extract(epoch FROM
+                       openpush_next_offset_time(m.send_after, extract(epoch FROM s.last_session_at)::float8, 0) - m.send_after
+                   )::float8 / 60) * 60), m.send_after) AS due
             FROM \(identifier: source) r JOIN subscriptions s ON s.id = r.subscription_id, messages m
             WHERE m.id = \(messageID)
         )
