@@ -4,19 +4,24 @@
 
 -- A throttled message's pace, fixed when its first page is expanded (`ThrottlePace`), and the
 -- next slot no job of it holds yet: every page, every process and every retry takes its slots
--- from here, under the message row's lock, so the pace holds across all of them.
-ALTER TABLE messages ADD COLUMN throttle_slot_size integer;              -- recipients per slot; NULL: not throttled
-ALTER TABLE messages ADD COLUMN throttle_slot_seconds double precision;  -- between consecutive slots
-ALTER TABLE messages ADD COLUMN throttle_next_at timestamptz;
+-- from here, under this row's lock, so the pace holds across all of them. A table of its own
+-- rather than columns of `messages`: a job's completion holds its message row `FOR SHARE`,
+-- and two completions taking retry slots on that same row would deadlock.
+CREATE TABLE message_throttles (
+    message_id    text PRIMARY KEY REFERENCES messages (id) ON DELETE CASCADE,
+    slot_size     integer NOT NULL CHECK (slot_size > 0),              -- recipients a slot
+    slot_seconds  double precision NOT NULL CHECK (slot_seconds > 0),  -- between consecutive slots
+    next_at       timestamptz NOT NULL
+);
 
--- Reserves `slots` consecutive slots of a throttled message, from `earliest` or the next free
+-- Reserves `slots` consecutive slots of a throttled message, from `earliest` or its next free
 -- slot, whichever is later, and returns the first; NULL for a message that is not throttled.
 CREATE FUNCTION openpush_throttle_reserve(message text, earliest timestamptz, slots integer) RETURNS timestamptz
 LANGUAGE sql VOLATILE AS $$
-    UPDATE messages
-    SET throttle_next_at = GREATEST(throttle_next_at, earliest) + make_interval(secs => throttle_slot_seconds * slots)
-    WHERE id = message AND throttle_slot_seconds IS NOT NULL
-    RETURNING throttle_next_at - make_interval(secs => throttle_slot_seconds * slots)
+    UPDATE message_throttles
+    SET next_at = GREATEST(next_at, earliest) + make_interval(secs => slot_seconds * slots)
+    WHERE message_id = message
+    RETURNING next_at - make_interval(secs => slot_seconds * slots)
 $$;
 
 -- The first instant at or after `base` at which the clock of a fixed UTC offset (seconds east)

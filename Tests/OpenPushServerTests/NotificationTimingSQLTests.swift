@@ -68,16 +68,17 @@ import Postgres
                 == "2026-06-02T00:00:00.000000Z")
     }
 
-    @Test func throttleSlotsAreReservedOneAfterAnotherOnTheMessageRow() async throws {
+    @Test func throttleSlotsAreReservedOneAfterAnother() async throws {
         let app = try await TestApp.make()
         let appID = try await app.createApp().app.id
         let db = app.services.database
-        for (id, seconds) in [("msg_paced", 0.5 as Double?), ("msg_free", nil)] {
-            try await db.query("""
-                INSERT INTO messages (id, app_id, kind, throttle_slot_size, throttle_slot_seconds, throttle_next_at)
-                VALUES (\(id), \(appID), 'notification', 1, \(seconds), '2026-06-01T00:00:10Z')
-                """)
+        for id in ["msg_paced", "msg_free"] {
+            try await db.query("INSERT INTO messages (id, app_id, kind) VALUES (\(id), \(appID), 'notification')")
         }
+        try await db.query("""
+            INSERT INTO message_throttles (message_id, slot_size, slot_seconds, next_at)
+            VALUES ('msg_paced', 1, 0.5, '2026-06-01T00:00:10Z')
+            """)
         func reserve(_ id: String, _ earliest: String, _ slots: Int) async throws -> String? {
             try await Self.instant("openpush_throttle_reserve(\(id), \(earliest)::timestamptz, \(slots)::int)", in: app)
         }
@@ -85,8 +86,36 @@ import Postgres
         #expect(try await reserve("msg_paced", "2026-06-01T00:00:00Z", 1) == "2026-06-01T00:00:12.000000Z")
         // A schedule that fell behind starts again from `earliest`: no burst to catch up.
         #expect(try await reserve("msg_paced", "2026-06-01T00:01:00Z", 2) == "2026-06-01T00:01:00.000000Z")
-        #expect(try await Self.instant("SELECT throttle_next_at FROM messages WHERE id = 'msg_paced'", in: app)
+        #expect(try await Self.instant("SELECT next_at FROM message_throttles WHERE message_id = 'msg_paced'", in: app)
                 == "2026-06-01T00:01:01.000000Z")
         #expect(try await reserve("msg_free", "2026-06-01T00:00:00Z", 3) == nil)
+    }
+
+    /// Two workers completing jobs of one throttled message at once, each holding the message row
+    /// `FOR SHARE` (as `DeliveryQueue.complete` does) and then taking a retry slot: both get
+    /// one, neither deadlocks.
+    @Test func concurrentCompletionsTakeRetrySlotsWithoutDeadlock() async throws {
+        let app = try await TestApp.make()
+        let appID = try await app.createApp().app.id
+        let db = app.services.database
+        try await db.query("INSERT INTO messages (id, app_id, kind) VALUES ('msg_paced', \(appID), 'notification')")
+        try await db.query("""
+            INSERT INTO message_throttles (message_id, slot_size, slot_seconds, next_at)
+            VALUES ('msg_paced', 1, 1, '2026-06-01T00:00:00Z')
+            """)
+        async let first = Self.completion(db)
+        async let second = Self.completion(db)
+        let slots = try await [first, second].sorted()
+        #expect(slots[1] - slots[0] == 1)
+    }
+
+    static func completion(_ db: PostgresPool) async throws -> Double {
+        try await db.transaction { connection in
+            try connection.query("SELECT id FROM messages WHERE id = 'msg_paced' FOR SHARE")
+            try connection.query("SELECT pg_sleep(0.3)")
+            return try connection.query("""
+                SELECT extract(epoch FROM openpush_throttle_reserve('msg_paced', '2026-06-01T00:00:00Z', 1))::float8 AS at
+                """)[0].decode("at")
+        }
     }
 }

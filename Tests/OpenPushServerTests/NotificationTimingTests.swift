@@ -206,7 +206,7 @@ import Postgres
         let retried = try await Self.dues(harness, throttled)[paced[0]]
         #expect(retried.map { $0 - first } == 5)
         let next: Double = try await harness.app.services.database.query("""
-            SELECT extract(epoch FROM throttle_next_at)::float8 AS t FROM messages WHERE id = \(throttled)
+            SELECT extract(epoch FROM next_at)::float8 AS t FROM message_throttles WHERE message_id = \(throttled)
             """)[0].decode("t")
         #expect(next - first == 6)
 

@@ -3,7 +3,7 @@ import Postgres
 
 /// When the jobs of one notification expansion page come due (`NotificationSchedule`): now;
 /// per device, at a local time of day or at its last session's time of day, within the 24 hours
-/// after the message's `send_after`; or, throttled, in slots taken from the message row.
+/// after the message's `send_after`; or, throttled, in slots reserved in `message_throttles`.
 /// Recipients due at one instant share jobs; nothing else about a job changes, so workers need
 /// to know nothing of schedules: they send what is due.
 struct ExpansionSchedule {
@@ -39,18 +39,16 @@ struct ExpansionSchedule {
 
     private static func pace(rate: Int, messageID: String, audience: PostgresQuery,
                              in connection: PostgresConnection) throws -> ThrottlePace {
-        let stored = try connection.query("""
-            SELECT throttle_slot_size, throttle_slot_seconds FROM messages WHERE id = \(messageID)
-            """)[0]
-        if let size: Int = try stored.decode("throttle_slot_size"), let seconds: Double = try stored.decode("throttle_slot_seconds") {
-            return ThrottlePace(recipientsPerSlot: size, slotSeconds: seconds)
+        if let stored = try connection.query("""
+            SELECT slot_size, slot_seconds FROM message_throttles WHERE message_id = \(messageID)
+            """).first {
+            return ThrottlePace(recipientsPerSlot: try stored.decode("slot_size"), slotSeconds: try stored.decode("slot_seconds"))
         }
         let total: Int = try connection.query("SELECT count(*)::int AS n FROM (\(audience)) AS a")[0].decode("n")
         let pace = ThrottlePace(requestedRatePerMinute: rate, audience: total)
         try connection.query("""
-            UPDATE messages SET throttle_slot_size = \(pace.recipientsPerSlot), throttle_slot_seconds = \(pace.slotSeconds),
-                   throttle_next_at = now()
-            WHERE id = \(messageID)
+            INSERT INTO message_throttles (message_id, slot_size, slot_seconds, next_at)
+            VALUES (\(messageID), \(pace.recipientsPerSlot), \(pace.slotSeconds), now())
             """)
         return pace
     }
@@ -147,7 +145,7 @@ struct ExpansionSchedule {
     }
 
     /// `timed`: the page's recipients in consecutive slots of the message's pace, from its next
-    /// free slot (or now, when the schedule fell behind), reserved on the message row.
+    /// free slot (or now, when the schedule fell behind), reserved in `message_throttles`.
     private static func slots(from source: String, messageID: String, pace: ThrottlePace) -> PostgresQuery {
         """
         slot AS (
