@@ -62,6 +62,15 @@ import Postgres
         while try await dbNow(harness) < instant { try await Task.sleep(for: .milliseconds(100)) }
     }
 
+    /// Pins the message's send time to `send`: on a loaded machine the `POST` may arrive after
+    /// it, and the message would then count from its arrival instead. Nothing is expanded yet
+    /// (no engine runs until the test drains), so this only undoes the lateness.
+    static func pinSendTime(_ harness: DeliveryHarness, _ messageID: String, to send: Double) async throws {
+        try await harness.app.services.database.query("""
+            UPDATE messages SET send_after = to_timestamp(\(send)) WHERE id = \(messageID) AND expanded_through IS NULL
+            """)
+    }
+
     static func messageID(_ response: TestResponse) throws -> String {
         try #require(response.json?.objectValue?["id"]?.stringValue, "\(response.status) \(response.text)")
     }
@@ -100,6 +109,7 @@ import Postgres
             "delayed_option": "timezone", "delivery_time_of_day": .string(Self.clock(send)),
         ])
         let id = try Self.messageID(response)
+        try await Self.pinSendTime(harness, id, to: send)
         try await Self.waitForDatabaseClock(harness, toReach: send)
         try await harness.drain()
 
@@ -144,6 +154,7 @@ import Postgres
             "include_subscription_ids": .array(devices.map { .string($0.id) }), "send_after": .double(send),
             "delayed_option": "last-active",
         ]))
+        try await Self.pinSendTime(harness, id, to: send)
         try await Self.waitForDatabaseClock(harness, toReach: send)
         try await harness.drain()
         #expect(harness.simulator.accepted().map(\.deviceToken) == [Self.token(0)])
@@ -202,13 +213,14 @@ import Postgres
         #expect(Set((0..<3).map { Self.token($0, prefix: "0ee0") }).isSubset(of: Set(accepted)))
         #expect((await Self.view(harness, unthrottled))["successful"] == 2)
 
-        // The 503 is retried in the message's next free slot, after the five it has: the rate holds.
-        let retried = try await Self.dues(harness, throttled)[paced[0]]
-        #expect(retried.map { $0 - first } == 5)
+        // The 503 is retried in the message's next free slot, after the five it has (or later,
+        // when a loaded machine took longer than the schedule): the rate holds.
+        let retried = try #require(try await Self.dues(harness, throttled)[paced[0]])
+        #expect(retried - first >= 5)
         let next: Double = try await harness.app.services.database.query("""
             SELECT extract(epoch FROM next_at)::float8 AS t FROM message_throttles WHERE message_id = \(throttled)
             """)[0].decode("t")
-        #expect(next - first == 6)
+        #expect(next - retried == 1)
 
         // Nothing of the throttled message went out before its slot.
         try await Self.waitForDatabaseClock(harness, toReach: first + 1.2)
@@ -222,10 +234,13 @@ import Postgres
             let index = try #require(paced.firstIndex(of: try row.decode("subscription_id", as: String.self)))
             #expect(try row.decode("at", as: Double.self) >= first + Double(index / 2), "\(index)")
         }
+        let recorded: Int = try await harness.app.services.database.query("""
+            SELECT count(*)::int AS n FROM deliveries WHERE message_id = \(throttled)
+            """)[0].decode("n")
         let view = await Self.view(harness, throttled)
         #expect(view["throttle_rate_per_minute"] == 120)
         #expect(view["delayed_option"] == .null)
-        #expect(view["remaining"] == .int(Int64(10 - sent.count)))
+        #expect(view["remaining"] == .int(Int64(10 - recorded)))
     }
 
     @Test func badTimingFieldsAreA400NamingThem() async throws {
