@@ -43,6 +43,17 @@ import OpenPushCore
         ])
     }
 
+    @Test(arguments: [
+        NotificationSchedule(delay: .localTime(secondsAfterMidnight: 9 * 3600)),
+        NotificationSchedule(delay: .lastActive),
+        NotificationSchedule(throttleRatePerMinute: 120),
+    ])
+    func everyScheduleRoundTrips(_ schedule: NotificationSchedule) throws {
+        var send = Self.everyField()
+        send.schedule = schedule
+        #expect(try Self.roundTrip(send).schedule == schedule)
+    }
+
     @Test(arguments: [NotificationKind.alert, .background, .widgets])
     func everyKindRoundTrips(_ kind: NotificationKind) throws {
         #expect(try Self.roundTrip(Self.everyField(kind: kind)).kind == kind)

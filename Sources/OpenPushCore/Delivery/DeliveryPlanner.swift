@@ -123,10 +123,13 @@ public enum DeliveryPlanner {
         guard let send = message.notification, let app = context.app(for: delivery),
               let subscription = context.subscription(for: delivery)
         else { return .failure(.permanent("MissingContext")) }
-        let expiration = NotificationPayload.expiration(sendTime: message.sendTime, ttl: send.ttl)
+        // A per-device time or a throttle sends each job at its own due time, which its
+        // `createdAt` holds (`ExpansionSchedule`): the ttl counts from there.
+        let sendTime = send.schedule.isImmediate ? message.sendTime : max(message.sendTime, delivery.createdAt)
+        let expiration = NotificationPayload.expiration(sendTime: sendTime, ttl: send.ttl)
         guard expiration == 0 || now < Double(expiration) else { return .failure(.permanent("Expired")) }
         // `ttl: 0` is now or never: one attempt, and only while it is still "now".
-        if send.ttl == 0, delivery.attempts > 1 || now - message.sendTime > nowOrNeverGrace {
+        if send.ttl == 0, delivery.attempts > 1 || now - sendTime > nowOrNeverGrace {
             return .failure(.permanent("Expired"))
         }
         guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }

@@ -43,6 +43,8 @@ public struct NotificationSend: Sendable, Equatable {
     public var idempotencyKey: String?
     /// `custom_data`: what Liquid in the texts reads as `message.custom_data`.
     public var customData: JSONObject?
+    /// Per-device delivery time and throttle (`NotificationScheduleParser`).
+    public var schedule: NotificationSchedule = .immediate
 
     public init(kind: NotificationKind, name: String? = nil, headings: [String: String]? = nil,
                 subtitle: [String: String]? = nil, contents: [String: String]? = nil,

@@ -64,6 +64,7 @@ public enum NotificationSendParser {
         readTargetChannel(&reader)
         let appleExcluded = reader.bool("isIos") == false
         let customData = readTemplateReferences(&reader)
+        let schedule = NotificationScheduleParser.read(&reader)
         for field in OneSignalNotificationFields.otherChannels { _ = reader.value(field) }
 
         let localized = apnsAlert.map { alert in apnsAlertVisibleKeys.contains { alert[$0] != nil } } ?? false
@@ -95,7 +96,7 @@ public enum NotificationSendParser {
         }
         reader.rejectUnknownFields()
         guard reader.problems.isEmpty, let targeting else { return .failure(APIError(status: 400, messages: reader.problems)) }
-        return .success(NotificationSend(
+        var send = NotificationSend(
             kind: kind, name: name, headings: headings, subtitle: subtitle, contents: contents, targeting: targeting,
             data: data, badge: badge, sound: sound, category: category, threadID: threadID, collapseID: collapseID,
             contentAvailable: contentAvailable, mutableContent: mutableContent, interruptionLevel: interruptionLevel,
@@ -103,7 +104,9 @@ public enum NotificationSendParser {
             targetContentIdentifier: targetContentIdentifier, appleExcluded: appleExcluded, launchURL: launchURL,
             attachments: attachments, buttons: buttons, apnsAlert: apnsAlert, summaryArg: summaryArg,
             summaryArgCount: summaryArgCount, idempotencyKey: idempotencyKey,
-            customData: customData))
+            customData: customData)
+        send.schedule = schedule
+        return .success(send)
     }
 
     // MARK: fields

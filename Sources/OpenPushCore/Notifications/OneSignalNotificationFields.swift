@@ -14,6 +14,7 @@ public enum OneSignalNotificationFields {
         "url", "app_url", "ios_attachments", "buttons", "apns_alert", "apns_push_type_override", "summary_arg",
         "summary_arg_count", "idempotency_key", "external_id",
         "template_id", "custom_data",
+        "delayed_option", "delivery_time_of_day", "throttle_rate_per_minute",
     ]
 
     /// Honoured with OneSignal's meaning for an Apple-only service: `target_channel` must be

@@ -6,7 +6,8 @@
 /// `interruption_level` (the request's spelling), `relevance_score`, `priority`, `ttl`,
 /// `send_after`, `target_content_identifier`, `launch_url`, `attachments` (`[{"id", "url"}]`, in
 /// request order), `buttons` (`[{"id", "text", "icon"?}]`), `apns_alert`, `summary_arg`,
-/// `summary_arg_count`, `idempotency_key`, and the flags `content_available`, `mutable_content`,
+/// `summary_arg_count`, `idempotency_key`, `custom_data`, the schedule (`local_time_of_day` in
+/// seconds after midnight or the flag `last_active`, and `throttle_rate_per_minute`), and the flags `content_available`, `mutable_content`,
 /// `apple_excluded`.
 extension StoredSend {
     public static func encode(_ send: NotificationSend) -> JSONValue {
@@ -40,6 +41,7 @@ extension StoredSend {
         object.put("summary_arg_count", send.summaryArgCount)
         object.put("idempotency_key", send.idempotencyKey)
         object.put("custom_data", send.customData.map(JSONValue.object))
+        encode(send.schedule, into: &object)
         return .object(object)
     }
 
@@ -94,6 +96,7 @@ extension StoredSend {
         send.summaryArgCount = try fields.int("summary_arg_count").map(Int.init)
         send.idempotencyKey = try fields.string("idempotency_key")
         send.customData = try fields.object("custom_data")
+        send.schedule = try decodeSchedule(&fields)
         try fields.finish()
         return send
     }
@@ -122,5 +125,24 @@ extension StoredSend {
         case "increase": return .increase(Int(number))
         default: throw StoredSendError("stored badge rule '\(name)' is unknown")
         }
+    }
+}
+
+extension StoredSend {
+    static func encode(_ schedule: NotificationSchedule, into object: inout JSONObject) {
+        switch schedule.delay {
+        case .localTime(let seconds): object.put("local_time_of_day", seconds)
+        case .lastActive: object.put("last_active", flag: true)
+        case nil: break
+        }
+        object.put("throttle_rate_per_minute", schedule.throttleRatePerMinute)
+    }
+
+    static func decodeSchedule(_ fields: inout StoredFields) throws(StoredSendError) -> NotificationSchedule {
+        let localTime = try fields.int("local_time_of_day").map(Int.init)
+        let lastActive = try fields.bool("last_active")
+        if localTime != nil, lastActive { throw StoredSendError("stored schedule has both local_time_of_day and last_active") }
+        let delay: NotificationSchedule.Delay? = localTime.map { .localTime(secondsAfterMidnight: $0) } ?? (lastActive ? .lastActive : nil)
+        return NotificationSchedule(delay: delay, throttleRatePerMinute: try fields.int("throttle_rate_per_minute").map(Int.init))
     }
 }

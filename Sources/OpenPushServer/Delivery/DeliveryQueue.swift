@@ -136,11 +136,16 @@ public enum DeliveryQueue {
         }
         try DeliveryRecord.append(records, of: job, finishedAt: finishedAt, in: connection)
         for (recipients, attempt, delay) in again where !recipients.isEmpty {
+            // A retry of a throttled message takes the message's next free slot (no sooner than
+            // its backoff), so retries keep to the rate too.
+            let due: PostgresQuery = attempt > job.attempt
+                ? "COALESCE(openpush_throttle_reserve(\(job.messageID), now() + make_interval(secs => \(delay)), 1), now() + make_interval(secs => \(delay)))"
+                : "now()"
             try connection.query("""
                 INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, attempt, due_at, subscription_ids, tokens,
                                            live_activity_ids, badges, created_at)
                 VALUES (\(job.messageID), \(job.appID), \(job.lane.rawValue), \(job.tokenKind.rawValue), \(attempt),
-                        now() + make_interval(secs => \(delay)), \(recipients.map(\.subscriptionID))::text[],
+                        \(due), \(recipients.map(\.subscriptionID))::text[],
                         \(recipients.map(\.token))::text[], \(recipients.map(\.liveActivityID))::text[],
                         \(recipients.map(\.badge))::int[], to_timestamp(\(job.createdAt)))
                 """)

@@ -56,8 +56,12 @@ enum NotificationExpansion {
         let page = NotificationAudience.recipients(targeted: targeted, appID: appID, kind: send.kind,
                                                    after: try row.decode("expanded_through"))
         let lane = DeliveryLane.forNotification(interruptionLevel: send.interruptionLevel)
-        let insert = DeliveryQueue.jobsInsert(from: "r", messageID: messageID, appID: appID, lane: lane,
-                                              tokenKind: send.kind.tokenKind, jobSize: jobSize)
+        let schedule = try ExpansionSchedule.prepare(
+            send.schedule, messageID: messageID,
+            audience: NotificationAudience.recipients(targeted: targeted, appID: appID, kind: send.kind, after: nil),
+            in: connection)
+        let jobs = schedule.jobs(from: "r", messageID: messageID, appID: appID, lane: lane, tokenKind: send.kind.tokenKind,
+                                 jobSize: jobSize)
         let written = try connection.query("""
             WITH page AS (\(page) LIMIT \(pageSize)),
             badges AS (\(badgeUpdate(send.badge))),
@@ -66,7 +70,7 @@ enum NotificationExpansion {
                        row_number() OVER (ORDER BY page.id) AS ord
                 FROM page LEFT JOIN badges ON badges.id = page.id
             ),
-            jobs AS (\(insert))
+            \(jobs)
             SELECT (SELECT COALESCE(sum(n), 0) FROM jobs)::int AS n, (SELECT max(id) FROM page) AS last
             """)[0]
         let rows: Int = try written.decode("n")
