@@ -41,7 +41,7 @@ enum ApnsSimCommand {
         try simulator.start()
         let control = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: options.controlPort, threadPoolSize: 1),
-            responder: ApnsSimControlResponder(simulator: simulator))
+            responder: APNSSimulatorControlResponder(simulator: simulator))
         do {
             try control.start()
         } catch {
