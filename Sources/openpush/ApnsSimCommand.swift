@@ -41,7 +41,7 @@ enum ApnsSimCommand {
         try simulator.start()
         let control = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: options.controlPort, threadPoolSize: 1),
-            responder: APNSSimulatorControlResponder(simulator: simulator))
+            responder: ApnsSimControlResponder(simulator: simulator))
         do {
             try control.start()
         } catch {

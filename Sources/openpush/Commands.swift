@@ -84,7 +84,7 @@ enum Commands {
         let simulator = try APNSSimulator(.init(port: 0, acceptAnyToken: true))
         try simulator.start()
         let control = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threadPoolSize: 1),
-                                 responder: APNSSimulatorControlResponder(simulator: simulator))
+                                 responder: ApnsSimControlResponder(simulator: simulator))
         try control.start()
         configuration.apnsProductionURL = simulator.endpoint
         configuration.apnsDevelopmentURL = simulator.endpoint

@@ -23,7 +23,7 @@ import Subprocess
         }
         let served = try await ServedOpenPush.start()
         defer { Task { await served.shutdown() } }
-        let created = served.harness.created
+        let created = served.created
         let output = try await Subprocess.run(python, ["-u", Self.script], environment: [
             "PATH": "/usr/bin:/bin",
             "OPENPUSH_URL": served.baseURL,
@@ -32,6 +32,11 @@ import Subprocess
             "OPENPUSH_SDK_KEY": created.sdkKey,
             "APNS_SIMULATOR_CONTROL_URL": served.controlURL,
         ])
-        #expect(output.status == 0, "the Python client's scenarios failed (exit \(output.status)):\n\(output.text)")
+        #expect(output.status == 0, """
+            the Python client's scenarios failed (exit \(output.status)):
+            \(output.text)
+            the end of openpush serve's log:
+            \(served.serverLog.split(separator: "\n").suffix(40).joined(separator: "\n"))
+            """)
     }
 }

@@ -28,6 +28,7 @@ from onesignal.model.language_string_map import LanguageStringMap
 from onesignal.model.notification import Notification
 from onesignal.model.operator import Operator
 from onesignal.model.segment import Segment
+from onesignal.model.start_live_activity_request import StartLiveActivityRequest
 
 BASE_URL = os.environ["OPENPUSH_URL"]
 APP_ID = os.environ["OPENPUSH_APP_ID"]
@@ -297,6 +298,27 @@ def send_after_naive_datetime_and_cancel():
     check(cancelled.canceled is True, f"canceled {cancelled.canceled}")
     check(cancelled.send_after == waiting.send_after, f"send_after changed to {cancelled.send_after}")
     check(device.pushes() == [], f"a cancelled message was delivered: {device.pushes()}")
+
+
+@scenario
+def live_activity_start_and_its_view():
+    """The contract's start route through the client's `start_live_activity`, read back with `get_notification`."""
+    device = register()
+    push_to_start = Device("c1" + uuid.uuid4().hex + uuid.uuid4().hex[:30], device.id)
+    http_json("POST", f"{BASE_URL}/v1/apps/{APP_ID}/live-activities/push-to-start",
+              {"token": device.token, "activity_type": "OrderActivity", "push_to_start_token": push_to_start.token},
+              {"X-OP-SDK-Key": SDK_KEY})
+    activity = "order-" + nonce()
+    answer = API.start_live_activity(APP_ID, "OrderActivity", StartLiveActivityRequest(
+        name="order placed", activity_id=activity, event_attributes={"order": "58213"},
+        event_updates={"status": "placed"}, contents=LanguageStringMap(en="Placed"),
+        headings=LanguageStringMap(en="Your order"), include_subscription_ids=[device.id]))
+    MESSAGES.append(answer.notification_id)
+    sent = wait_sent(answer.notification_id, 1)
+    aps = push_to_start.pushes()[-1]["payload"]["aps"]
+    check(aps.get("event") == "start" and aps.get("attributes-type") == "OrderActivity", f"aps {aps}")
+    check(aps.get("content-state", {}).get("status") == "placed", f"content-state {aps.get('content-state')}")
+    check(sent.contents == {"en": "Placed"}, f"contents {sent.contents}")
 
 
 @scenario

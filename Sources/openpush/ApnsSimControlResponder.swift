@@ -1,0 +1,15 @@
+import APNs
+import HTTPServer
+import OpenPushCore
+
+/// Publishes the simulator's control API (`APNSSimulator.control`) over HTTP/1.1.
+struct ApnsSimControlResponder: HTTPResponder {
+    let simulator: APNSSimulator
+
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        let answer = simulator.control(method: request.method.rawValue, path: request.path, query: request.query, body: request.body)
+        guard let body = answer.body else { return HTTPResponse(status: answer.status) }
+        return HTTPResponse(
+            status: answer.status, headers: ["Content-Type": "application/json"], body: body.serializedBytes + [0x0A])
+    }
+}
