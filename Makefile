@@ -2,14 +2,19 @@
 SHELL := /bin/bash
 DEBIAN_PACKAGES := libpq-dev libssl-dev libnghttp2-dev libmicrohttpd-dev postgresql-15 pkg-config curl openssl ca-certificates
 BENCH_PACKAGES := wrk nghttp2-client python3
+# OneSignal's Python client for the compatibility suite, in a virtual environment of Debian's
+# python3 (not whatever `python3` comes first on PATH), pinned by Tests/compat/requirements.txt.
+COMPAT_PACKAGES := python3 python3-venv
+COMPAT_VENV := .build/compat-venv
+COMPAT_REQUIREMENTS := Tests/compat/requirements.txt
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps bench clean
+.PHONY: run test build release deps compat-venv bench clean
 
 run: deps release
 	.build/release/openpush dev
 
-test: deps
+test: deps compat-venv
 	swift build --build-tests
 	swift test --skip-build
 
@@ -28,13 +33,26 @@ bench: deps release
 	bench/fairness.sh
 	bench/idle.sh
 
-# Installs the Debian packages only when one is missing, so repeated runs stay fast and offline.
-deps:
-	@if ! dpkg -s $(DEBIAN_PACKAGES) >/dev/null 2>&1; then \
-		echo "installing: $(DEBIAN_PACKAGES)"; \
+# Installs the Debian packages $(1) only when one is missing, so repeated runs stay fast and offline.
+install-missing = if ! dpkg -s $(1) >/dev/null 2>&1; then \
+		echo "installing: $(1)"; \
 		$(SUDO) apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $(DEBIAN_PACKAGES); \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $(1); \
 	fi
+
+deps:
+	@$(call install-missing,$(DEBIAN_PACKAGES))
+
+# Created when missing and again when the pins change; otherwise nothing is downloaded.
+compat-venv: $(COMPAT_VENV)/.installed
+
+$(COMPAT_VENV)/.installed: $(COMPAT_REQUIREMENTS)
+	@$(call install-missing,$(COMPAT_PACKAGES))
+	rm -rf $(COMPAT_VENV)
+	/usr/bin/python3 -m venv $(COMPAT_VENV)
+	$(COMPAT_VENV)/bin/pip install --quiet --disable-pip-version-check --no-input --require-virtualenv \
+		-r $(COMPAT_REQUIREMENTS)
+	touch $@
 
 clean:
 	swift package clean

@@ -70,7 +70,9 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "COpenSSL"], swiftSettings: swiftSettings),
         .testTarget(
             name: "OpenPushServerTests",
-            dependencies: ["OpenPushServer", "OpenPushTestSupport", "Postgres", "HTTPServer", "OpenPushCore", "APNs", "Crypto"],
+            dependencies: [
+                "OpenPushServer", "OpenPushTestSupport", "Postgres", "HTTPServer", "OpenPushCore", "APNs", "Crypto", "Subprocess",
+            ],
             swiftSettings: swiftSettings
         ),
     ]

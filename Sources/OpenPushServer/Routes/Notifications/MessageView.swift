@@ -3,12 +3,15 @@ public import Postgres
 
 /// A message as OneSignal's "view notification" shows it, plus OpenPush's own counters.
 public enum MessageView {
+    /// Request fields OneSignal's view echoes back as they were sent (`null` when absent).
+    static let requestEchoes = ["data", "include_aliases", "template_id", "throttle_rate_per_minute", "delayed_option",
+                                "delivery_time_of_day"]
+    /// Echoed too, but `[]` when absent: OneSignal's schema has them as arrays, never `null`, and
+    /// its clients refuse a `null` there.
+    static let requestListEchoes = ["included_segments", "excluded_segments"]
+
     /// Reasons that mean the device can no longer be reached: OneSignal counts these as `failed`
     /// ("unsubscribed"); every other error is `errored`.
-    /// Request fields OneSignal's view echoes back as they were sent (`null` when absent).
-    static let requestEchoes = ["data", "included_segments", "excluded_segments", "include_aliases", "template_id",
-                                "throttle_rate_per_minute", "delayed_option", "delivery_time_of_day"]
-
     static let unreachableReasons = ["Unregistered", "BadDeviceToken", "ExpiredToken", "DeviceTokenNotForTopic",
                                      "Unsubscribed", "ActivityEnded"]
 
@@ -22,6 +25,7 @@ public enum MessageView {
             SELECT id, app_id, kind, event, name, activity_type, activity_id, request::text AS request, audience_total,
                    truncated, clicks, extract(epoch FROM created_at)::float8 AS created_at,
                    extract(epoch FROM send_after)::float8 AS send_after, cancelled_at IS NOT NULL AS cancelled, failed_reason,
+                   expansion = 'pending' AS expanding,
                    archived_successful, archived_failed, archived_errored, archived_converted, archived_cancelled,
                    extract(epoch FROM archived_last_finished_at)::float8 AS archived_last_finished
             FROM messages WHERE id = \(messageID) AND app_id = \(appID) \(tenant)
@@ -55,6 +59,9 @@ public enum MessageView {
         let liveLastFinished: Double? = try counts.decode("last_finished")
         let archivedLastFinished: Double? = try message.decode("archived_last_finished")
         let lastFinished = [liveLastFinished, archivedLastFinished].compactMap { $0 }.max()
+        // A scheduled message, or one whose audience is still being expanded, has recipients to come.
+        let expanding = try message.decode("expanding", as: Bool?.self) ?? false
+        let complete = remaining == 0 && !expanding
         func total(_ figure: String) throws -> Int64 {
             Int64(try counts.decode(figure, as: Int.self) + message.decode("archived_" + figure, as: Int.self))
         }
@@ -62,7 +69,8 @@ public enum MessageView {
             "id": .string(try message.decode("id")),
             "app_id": .string(try message.decode("app_id")),
             "name": try message.decode("name", as: String?.self).map(JSONValue.string) ?? .null,
-            "kind": .string(try message.decode("kind")),
+            // Not `kind`: OneSignal's view has a `kind` of its own (`null` or `"warmup"`, for email).
+            "message_kind": .string(try message.decode("kind")),
             "event": try message.decode("event", as: String?.self).map(JSONValue.string) ?? .null,
             "activity_type": try message.decode("activity_type", as: String?.self).map(JSONValue.string) ?? .null,
             "activity_id": try message.decode("activity_id", as: String?.self).map(JSONValue.string) ?? .null,
@@ -75,7 +83,7 @@ public enum MessageView {
             "remaining": .int(Int64(remaining)),
             "queued_at": .int(Int64(createdAt)),
             "send_after": .int(Int64(try message.decode("send_after", as: Double?.self) ?? createdAt)),
-            "completed_at": remaining == 0 ? .int(Int64(lastFinished ?? createdAt)) : .null,
+            "completed_at": complete ? .int(Int64(lastFinished ?? createdAt)) : .null,
             "canceled": .bool(try message.decode("cancelled", as: Bool.self) || (try total("cancelled")) > 0),
             "clicks_total": .int(Int64(try message.decode("clicks", as: Int.self))),
             "audience_total": .int(Int64(try message.decode("audience_total", as: Int.self))),
@@ -88,6 +96,7 @@ public enum MessageView {
             "errored": view["errored"] ?? 0, "converted": view["converted"] ?? 0,
         ]]
         for field in Self.requestEchoes { view[field] = request[field] ?? .null }
+        for field in Self.requestListEchoes { view[field] = request[field] ?? [] }
         view["errors_by_reason"] = .object(JSONObject(try reasons.map {
             (try $0.decode("error_reason", as: String.self), JSONValue.int(Int64(try $0.decode("n", as: Int.self))))
         }))
