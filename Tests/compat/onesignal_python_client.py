@@ -29,6 +29,7 @@ from onesignal.model.notification import Notification
 from onesignal.model.operator import Operator
 from onesignal.model.segment import Segment
 from onesignal.model.start_live_activity_request import StartLiveActivityRequest
+from onesignal.model.create_template_request import CreateTemplateRequest
 
 BASE_URL = os.environ["OPENPUSH_URL"]
 APP_ID = os.environ["OPENPUSH_APP_ID"]
@@ -298,6 +299,26 @@ def send_after_naive_datetime_and_cancel():
     check(cancelled.canceled is True, f"canceled {cancelled.canceled}")
     check(cancelled.send_after == waiting.send_after, f"send_after changed to {cancelled.send_after}")
     check(device.pushes() == [], f"a cancelled message was delivered: {device.pushes()}")
+
+
+@scenario
+def a_template_with_liquid_and_custom_data():
+    target = register()
+    run = nonce()
+    template = API.create_template(CreateTemplateRequest(
+        app_id=APP_ID, name="order shipped " + run, headings=LanguageStringMap(en="Shipped"),
+        contents=LanguageStringMap(en="Order {{ message.custom_data.order }} " + run)))
+    check(template.id.startswith("tpl_"), f"template id {template.id!r}")
+    listed = API.view_templates(APP_ID)
+    check(any(entry.id == template.id for entry in listed.templates), f"template list: {listed.to_dict()}")
+    answer = create(include_subscription_ids=[target.id], template_id=template.id, custom_data={"order": "A-7"})
+    sent = wait_sent(answer.id, 1)
+    body = "Order A-7 " + run
+    check_reached(body, [target], [])
+    check(target.pushes()[-1]["payload"]["aps"]["alert"]["title"] == "Shipped", f"payload {target.pushes()[-1]}")
+    check(sent.get("template_id") == template.id, f"template_id in the view: {sent.get('template_id')}")
+    API.delete_template(template.id, APP_ID)
+    expect_api_error(lambda: create(include_subscription_ids=[target.id], template_id=template.id), 400, "template_id")
 
 
 @scenario
