@@ -38,7 +38,9 @@ import Postgres
     @Test func concurrentCallersFromSeparatePoolsNeverExceedTheLimit() async throws {
         let app = try await TestApp.make()
         let appID = try await app.createApp().app.id
-        let pools = [PostgresPool(conninfo: app.conninfo, size: 4), PostgresPool(conninfo: app.conninfo, size: 4)]
+        // Callers queue behind one app's advisory lock: a loaded machine may keep one waiting for seconds.
+        let pools = [PostgresPool(conninfo: app.conninfo, size: 4, acquireTimeout: .seconds(60)),
+                     PostgresPool(conninfo: app.conninfo, size: 4, acquireTimeout: .seconds(60))]
         let admitted = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<100 {
                 group.addTask { try await Self.admit(pools[index % 2], appID: appID, now: 5000 + Double(index) * 0.01) }
