@@ -169,8 +169,8 @@ import Postgres
 
     @Test func aRetryCarriesTheSameAPNSID() async throws {
         var settings = DeliveryHarness.quickSettings()
-        // The retry comes back after 1–2 s: after the behaviour below changes, even on a loaded machine.
-        settings.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 2, maxDelay: 2)
+        // The retry comes back after 3–6 s: after the behaviour below changes, even on a loaded machine.
+        settings.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 6, maxDelay: 6)
         let harness = try await DeliveryHarness.make(settings: settings)
         defer { Task { await harness.shutdown() } }
         _ = try await Self.startableDevice(harness, pts: "5030" + String(repeating: "2", count: 60))
@@ -178,7 +178,7 @@ import Postgres
         try await harness.drain()
         // The simulator answered 503 for this prefix; let the retry through.
         harness.simulator.setBehaviour(.accept, forTokenPrefix: "5030")
-        let deadline = ContinuousClock.now + .seconds(15)
+        let deadline = ContinuousClock.now + .seconds(40)
         while try await Self.states(harness)["accepted"] == nil, ContinuousClock.now < deadline {
             try await harness.drain()
             try await Task.sleep(for: .milliseconds(50))
