@@ -92,7 +92,7 @@ public struct PostgresCopyRows: Sendable {
                 guard digits == 8 || digits == 12 || digits == 16 || digits == 20 else { return nil }
                 continue
             }
-            guard let nibble = hexValue(byte), digits < 32 else { return nil }
+            guard let nibble = HexDigit.value(byte), digits < 32 else { return nil }
             if digits < 16 { halves.0 = halves.0 << 4 | UInt64(nibble) } else { halves.1 = halves.1 << 4 | UInt64(nibble) }
             digits += 1
         }
@@ -120,14 +120,5 @@ public struct PostgresCopyRows: Sendable {
 
     private mutating func appendBigEndian<T: FixedWidthInteger>(_ number: T) {
         withUnsafeBytes(of: number.bigEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
