@@ -84,7 +84,7 @@ import Postgres
         let app = try await TestApp.make()
         let partition: String = try await app.services.database.query("""
             SELECT 'deliveries_' || to_char((now() AT TIME ZONE 'UTC')::date + 2, 'YYYYMMDD') AS name
-            """)[0].decode("name")
+            """).firstRow().decode("name")
         let exists = { () async throws -> Bool in
             try await app.services.database.query("SELECT to_regclass(\(partition)) IS NOT NULL AS present")[0].decode("present")
         }

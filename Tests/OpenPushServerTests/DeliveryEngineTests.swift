@@ -130,7 +130,7 @@ import Postgres
         let row = try await harness.app.services.database.query("""
             SELECT la.ended_reason, s.retired_at IS NULL AS reachable, s.token_invalid_at IS NULL AS valid
             FROM live_activities la JOIN subscriptions s ON s.id = la.subscription_id WHERE s.id = \(subscription)
-            """)[0]
+            """).firstRow()
         #expect(try row.decode("ended_reason", as: String?.self) == "dead_token")
         #expect(try row.decode("reachable", as: Bool.self))
         #expect(try row.decode("valid", as: Bool.self))
@@ -152,7 +152,7 @@ import Postgres
         #expect(try await Self.states(harness) == ["queued": 1])
         let retry = try await harness.app.services.database.query("""
             SELECT attempt, due_at >= to_timestamp(\(before + 1.5)) AS later FROM delivery_jobs
-            """)[0]
+            """).firstRow()
         #expect(try retry.decode("attempt", as: Int.self) == 2)
         #expect(try retry.decode("later", as: Bool.self))
         // Three attempts at most, then the device is recorded in error with the last reason.

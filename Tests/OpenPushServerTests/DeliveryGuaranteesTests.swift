@@ -113,7 +113,7 @@ import Postgres
         #expect(try await Self.states(harness) == ["accepted": 1, "error": 1])
         let record = try await harness.app.services.database.query("""
             SELECT error_reason FROM deliveries WHERE message_id = \(broken)
-            """)[0]
+            """).firstRow()
         #expect(try record.decode("error_reason", as: String?.self) == "MessageFailed")
         let view = await Self.view(harness, broken)
         #expect(view["failed_reason"]?.stringValue?.contains("name") == true, "\(view)")
@@ -141,7 +141,7 @@ import Postgres
             try await harness.drain()
             let row = try await harness.app.services.database.query("""
                 SELECT expansion, expansion_attempts FROM messages WHERE id = \(stuck)
-                """)[0]
+                """).firstRow()
             #expect(try row.decode("expansion_attempts", as: Int.self) == attempt)
             #expect(try row.decode("expansion", as: String.self) == (attempt < NotificationExpansion.maximumAttempts ? "pending" : "failed"))
             // Time passes: the backoff before the next try is over.
@@ -164,7 +164,7 @@ import Postgres
         try await harness.drain()
         let row = try await harness.app.services.database.query("""
             SELECT expansion, expansion_attempts, failed_reason FROM messages WHERE id = \(stuck)
-            """)[0]
+            """).firstRow()
         #expect(try row.decode("expansion", as: String.self) == "failed")
         #expect(try row.decode("expansion_attempts", as: Int.self) == 1)
         #expect(try row.decode("failed_reason", as: String?.self) != nil)
@@ -298,7 +298,7 @@ import Postgres
         // Nothing is left leased: a restart picks up at once, no lease to wait out.
         let leased: Int = try await harness.app.services.database.query("""
             SELECT count(*)::int AS n FROM delivery_jobs WHERE leased_until > now()
-            """)[0].decode("n")
+            """).firstRow().decode("n")
         #expect(leased == 0)
         let second = try OpenPushProcess(["worker"], environment: environment)
         let finished = try await DeliveryResilienceTests.waitUntil(.seconds(60)) {

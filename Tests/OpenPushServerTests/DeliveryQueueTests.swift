@@ -127,6 +127,44 @@ import Postgres
         #expect(try retry[0].decode("later", as: Bool.self))
     }
 
+    @Test func suppressedRecordsAreCountedByReasonAndDeferredRecipientsWaitOnTheSameAttempt() async throws {
+        let app = try await TestApp.make()
+        let appID = try await app.createApp().app.id
+        let message = try await Self.queue(app, appID: appID, lane: .bulk, jobs: 1, size: 4)
+        let job = try #require(try await Self.claim(app, worker: "a"))
+        var completion = DeliveryQueue.Completion()
+        completion.records = [
+            DeliveryRecord(job: job, recipient: job.recipients[0], state: .suppressed, reason: SuppressionReason.stale.rawValue),
+            DeliveryRecord(job: job, recipient: job.recipients[1], state: .suppressed,
+                           reason: SuppressionReason.coalesced.rawValue, carriedBy: "msg_newer"),
+        ]
+        let later = Date().timeIntervalSince1970 + 3600
+        completion.deferred = [later: [job.recipients[2], job.recipients[3]]]
+        let outcome = completion
+        #expect(try await app.services.database.transaction { try DeliveryQueue.complete(job, worker: "a", with: outcome, in: $0) })
+
+        let waiting = try await app.services.database.query("""
+            SELECT attempt, cardinality(subscription_ids) AS n, extract(epoch FROM due_at)::float8 AS due FROM delivery_jobs
+            """)
+        #expect(waiting.count == 1)
+        #expect(try waiting.firstRow().decode("attempt", as: Int.self) == job.attempt, "a deferral is not an attempt")
+        #expect(try waiting.firstRow().decode("n", as: Int.self) == 2)
+        #expect(abs(try waiting.firstRow().decode("due", as: Double.self) - later) < 0.01)
+
+        let view = try #require(try await app.services.database.withConnection {
+            try MessageView.find(messageID: message, appID: appID, in: $0)
+        }?.objectValue)
+        #expect(view["suppressed"] == ["coalesced": 1, "throttled": 0, "deduplicated": 0, "stale": 1, "muted": 0, "blank": 0])
+        #expect(view["successful"] == 0)
+        #expect(view["errored"] == 0)
+        #expect(view["remaining"] == 2)
+        #expect(view["completed_at"] == .null)
+        let carried: String? = try await app.services.database.query("""
+            SELECT carried_by FROM deliveries WHERE message_id = \(message) AND error_reason = 'coalesced'
+            """).firstRow().decode("carried_by")
+        #expect(carried == "msg_newer")
+    }
+
     @Test func cancelRecordsTheWaitingRecipientsAndDropsRetriesOfJobsInFlight() async throws {
         let app = try await TestApp.make()
         let appID = try await app.createApp().app.id
@@ -153,7 +191,7 @@ import Postgres
         let app = try await TestApp.make()
         let fromSQL: String = try await app.services.database.query("""
             SELECT openpush_apns_id('msg_1', 'sub_2', 'device')::text AS id
-            """)[0].decode("id")
+            """).firstRow().decode("id")
         #expect(fromSQL == APNSIdentifier.derive(messageID: "msg_1", subscriptionID: "sub_2", tokenKind: "device"))
         #expect(UUID(uuidString: fromSQL) != nil)
     }

@@ -136,7 +136,7 @@ import Postgres
         // The audience was expanded exactly once: one delivery row per device, however the crash fell.
         let rows = try await harness.app.services.database.query("""
             SELECT count(*)::int AS n, count(DISTINCT subscription_id)::int AS devices FROM deliveries
-            """)[0]
+            """).firstRow()
         #expect(try rows.decode("n", as: Int.self) == total)
         #expect(try rows.decode("devices", as: Int.self) == total)
         #expect(Set(harness.simulator.accepted().map(\.deviceToken)).count == total)

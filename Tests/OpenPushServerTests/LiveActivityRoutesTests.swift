@@ -327,7 +327,7 @@ import Postgres
         let row = try await fixture.app.services.database.query("""
             SELECT m.clicks, extract(epoch FROM d.clicked_at)::float8 AS clicked_at
             FROM messages m JOIN deliveries d ON d.message_id = m.id WHERE m.id = \(messageID)
-            """)[0]
+            """).firstRow()
         return (try row.decode("clicks"), try row.decode("clicked_at"))
     }
 

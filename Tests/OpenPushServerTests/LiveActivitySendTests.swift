@@ -97,7 +97,7 @@ import Postgres
         #expect(Set(try rows.map { try $0.decode("apns_id", as: String.self) }).count == 2)
         let message = try await fixture.app.services.database.query("""
             SELECT kind, event, name, activity_type, activity_id, audience_total, truncated FROM messages WHERE id = \(messageID)
-            """)[0]
+            """).firstRow()
         #expect(try message.decode("event", as: String.self) == "start")
         #expect(try message.decode("activity_type", as: String.self) == Self.type)
         #expect(try message.decode("activity_id", as: String.self) == "order-58213")

@@ -120,8 +120,9 @@ import Postgres
         #expect(gaveUp["attempts"] == 3)
     }
 
-    static let fields: Set<String> = ["subscription_id", "token_kind", "state", "error_reason", "apns_id", "apns_status",
-                                      "attempts", "live_activity_id", "finished_at", "clicked_at"]
+    static let fields: Set<String> = ["subscription_id", "token_kind", "state", "error_reason", "suppressed_reason",
+                                      "carried_by", "apns_id", "apns_status", "attempts", "live_activity_id", "finished_at",
+                                      "clicked_at"]
     static func keys(_ record: JSONObject) -> Set<String> { Set(record.keys) }
 
     @Test func aClickShowsAsUnixSeconds() async throws {
@@ -228,7 +229,7 @@ import Postgres
         defer { Task { await harness.shutdown() } }
         try await harness.app.insertSubscription(appID: harness.created.app.id, token: Self.accepted[0])
         let messageID = try await Self.send(harness)
-        let states = "state must be one of accepted, error, cancelled, superseded"
+        let states = "state must be one of accepted, error, cancelled, superseded, suppressed"
         for (query, expected) in [
             (["state": "expired"], Self.error(states)),
             (["state": "Accepted"], Self.error(states)),

@@ -11,7 +11,7 @@ import Postgres
     static func instant(_ sql: PostgresQuery, in app: TestApp) async throws -> String? {
         try await app.services.database.query("""
             SELECT to_char((\(sql)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at
-            """)[0].decode("at")
+            """).firstRow().decode("at")
     }
 
     static func nextLocal(_ base: String, _ timeOfDay: String, _ zone: String, in app: TestApp) async throws -> String? {
@@ -115,7 +115,7 @@ import Postgres
             try connection.query("SELECT pg_sleep(0.3)")
             return try connection.query("""
                 SELECT extract(epoch FROM openpush_throttle_reserve('msg_paced', '2026-06-01T00:00:00Z', 1))::float8 AS at
-                """)[0].decode("at")
+                """).firstRow().decode("at")
         }
     }
 }

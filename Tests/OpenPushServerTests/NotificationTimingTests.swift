@@ -219,14 +219,16 @@ import Postgres
             #expect(retried - first >= 5)
             let next: Double = try await harness.app.services.database.query("""
                 SELECT extract(epoch FROM next_at)::float8 AS t FROM message_throttles WHERE message_id = \(throttled)
-                """)[0].decode("t")
+                """).firstRow().decode("t")
             #expect(next - retried == 1)
         } else {
             // The drain outlasted the slot on a loaded machine, so the retry already went: not before it.
-            let retriedAt: Double = try await harness.app.services.database.query("""
+            let records = try await harness.app.services.database.query("""
                 SELECT extract(epoch FROM finished_at)::float8 AS at FROM deliveries
                 WHERE message_id = \(throttled) AND subscription_id = \(paced[0]) AND state = 'accepted'
-                """)[0].decode("at")
+                """)
+            // `#require`, not `[0]`: a missing record fails this test, not the whole test process.
+            let retriedAt: Double = try #require(records.first).decode("at")
             #expect(retriedAt - first >= 5)
         }
 
@@ -244,7 +246,7 @@ import Postgres
         }
         let recorded: Int = try await harness.app.services.database.query("""
             SELECT count(*)::int AS n FROM deliveries WHERE message_id = \(throttled)
-            """)[0].decode("n")
+            """).firstRow().decode("n")
         let view = await Self.view(harness, throttled)
         #expect(view["throttle_rate_per_minute"] == 120)
         #expect(view["delayed_option"] == .null)

@@ -100,7 +100,7 @@ import Postgres
         #expect(created >= 10)
         let messages = try await app.services.database.query("""
             SELECT count(*)::int AS n FROM messages WHERE app_id = \(busy.app.id)
-            """)[0].decode("n", as: Int.self)
+            """).firstRow().decode("n", as: Int.self)
         #expect(messages == created)
     }
 }

@@ -28,7 +28,7 @@ import OpenPushTestSupport
         #expect(deviceKey.hasPrefix("dev_"))
         let stored = try await demo.app.services.database.query("""
             SELECT tenant_id, device_key_digest FROM subscriptions WHERE id = \(subscriptionID)
-            """)[0]
+            """).firstRow()
         #expect(try stored.decode("tenant_id", as: String?.self) == acme.id)
         #expect(try stored.decode("device_key_digest", as: [UInt8]?.self) == KeyMaterial.digest(deviceKey))
 
@@ -86,7 +86,7 @@ import OpenPushTestSupport
         }
         let retired = try await demo.app.services.database.query("""
             SELECT retired_at IS NOT NULL AS retired FROM subscriptions WHERE id = \(device.subscriptionID)
-            """)[0]
+            """).firstRow()
         #expect(try retired.decode("retired", as: Bool.self))
     }
 

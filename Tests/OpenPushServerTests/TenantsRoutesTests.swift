@@ -121,7 +121,7 @@ import OpenPushTestSupport
         #expect(await demo.app.restKeyStatus(demo.appID, globex.restKey) == 200)
         let row = try await demo.app.services.database.query("""
             SELECT tenant_id, device_key_digest, retired_at IS NULL AS live FROM subscriptions WHERE id = \(device.subscriptionID)
-            """)[0]
+            """).firstRow()
         #expect(try row.decode("tenant_id", as: String?.self) == nil)
         #expect(try row.decode("device_key_digest", as: [UInt8]?.self) == nil)
         #expect(try row.decode("live", as: Bool.self))

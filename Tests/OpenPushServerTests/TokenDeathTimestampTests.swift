@@ -11,7 +11,7 @@ import OpenPushTestSupport
     static func invalidated(_ harness: DeliveryHarness, _ id: String) async throws -> Bool {
         try await harness.app.services.database.query("""
             SELECT token_invalid_at IS NOT NULL AS invalid FROM subscriptions WHERE id = \(id)
-            """)[0].decode("invalid")
+            """).firstRow().decode("invalid")
     }
 
     @Test func aTokenRegisteredAfterApplesTimestampStaysValid() async throws {

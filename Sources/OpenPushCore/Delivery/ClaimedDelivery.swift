@@ -39,4 +39,6 @@ public enum DeliveryState: String, Sendable, Hashable, CaseIterable {
     case cancelled
     /// Never sent: a newer Live Activity push was accepted first.
     case superseded
+    /// Never sent: a delivery policy (`SuppressionReason`) decided against it.
+    case suppressed
 }

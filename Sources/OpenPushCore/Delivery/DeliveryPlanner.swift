@@ -23,6 +23,11 @@ public enum DeliveryPlanner {
         case cancelled
         /// A newer push to this Live Activity was accepted already: this one would roll it back.
         case superseded
+        /// A delivery policy decided against sending it; `carriedBy` names the message whose push
+        /// carried its content instead (a coalesced update), when one did.
+        case suppressed(SuppressionReason, carriedBy: String? = nil)
+        /// Not now: it waits, on the same attempt, until `until` (unix seconds) and is planned again.
+        case deferred(until: Double)
     }
 
     /// Notification payloads already built in this batch: most recipients of a fan-out share

@@ -3,7 +3,7 @@
 public struct DeliveryListRequest: Sendable, Equatable {
     /// The states a record can be filtered by (an `Expired` give-up is an `error` with that reason).
     public enum State: String, Sendable, CaseIterable {
-        case accepted, error, cancelled, superseded
+        case accepted, error, cancelled, superseded, suppressed
     }
 
     public static let defaultLimit = 100

@@ -278,6 +278,14 @@ public final class DeliveryEngine: Sendable {
             case .permanent(let reason): apply(delivery, .finished(.error, reason: reason))
             case .cancelled: apply(delivery, .finished(.cancelled, reason: nil))
             case .superseded: apply(delivery, .finished(.superseded, reason: nil))
+            case .suppressed(let reason, let carriedBy):
+                completion.records.append(DeliveryRecord(job: job, recipient: job.recipients[Int(delivery.id)],
+                                                         state: .suppressed, reason: reason.rawValue,
+                                                         apnsID: delivery.apnsID, carriedBy: carriedBy))
+                services.metrics.recordPush(kind: job.tokenKind.rawValue, state: DeliveryState.suppressed.rawValue,
+                                            reason: reason.rawValue)
+            case .deferred(let until):
+                completion.deferred[until, default: []].append(job.recipients[Int(delivery.id)])
             case .credentials(let reason):
                 apply(delivery, .held(reason: reason))
                 effects.append(.pauseApp(appID: delivery.appID, reason: reason))

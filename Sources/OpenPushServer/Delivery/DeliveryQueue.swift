@@ -105,13 +105,16 @@ public enum DeliveryQueue {
     }
 
     /// What one attempt at a job leaves behind: a record per finished recipient, the
-    /// recipients to try again (a job on the next attempt, due after `retryDelay`), and those
-    /// never really tried (a paused app: a job on the same attempt, due at once).
+    /// recipients to try again (a job on the next attempt, due after `retryDelay`), those
+    /// never really tried (a paused app: a job on the same attempt, due at once), and those a
+    /// delivery policy holds until later (a job on the same attempt per due time).
     public struct Completion: Sendable {
         public var records: [DeliveryRecord] = []
         public var retry: [DeliveryJob.Recipient] = []
         public var retryDelay: Double = 0
         public var held: [DeliveryJob.Recipient] = []
+        /// Due time (unix seconds) → the recipients waiting for it.
+        public var deferred: [Double: [DeliveryJob.Recipient]] = [:]
 
         public init() {}
     }
@@ -129,18 +132,23 @@ public enum DeliveryQueue {
             """).first else { return false }
         let finishedAt: Int64 = try held.decode("now_since_2000")
         var records = completion.records
-        var again = [(completion.retry, job.attempt + 1, completion.retryDelay), (completion.held, job.attempt, 0)]
-        if !(completion.retry.isEmpty && completion.held.isEmpty), try isCancelled(job.messageID, in: connection) {
-            records += (completion.retry + completion.held).map { DeliveryRecord(job: job, recipient: $0, state: .cancelled) }
+        let deferred = completion.deferred.sorted { $0.key < $1.key }
+        var again: [(recipients: [DeliveryJob.Recipient], attempt: Int, due: PostgresQuery)] = [
+            // A retry of a throttled message takes the message's next free slot (no sooner than
+            // its backoff), so retries keep to the rate too.
+            (completion.retry, job.attempt + 1, """
+                COALESCE(openpush_throttle_reserve(\(job.messageID), now() + make_interval(secs => \(completion.retryDelay)), 1),
+                         now() + make_interval(secs => \(completion.retryDelay)))
+                """),
+            (completion.held, job.attempt, "now()"),
+        ] + deferred.map { ($0.value, job.attempt, "to_timestamp(\($0.key))") }
+        let waiting = completion.retry + completion.held + deferred.flatMap(\.value)
+        if !waiting.isEmpty, try isCancelled(job.messageID, in: connection) {
+            records += waiting.map { DeliveryRecord(job: job, recipient: $0, state: .cancelled) }
             again = []
         }
         try DeliveryRecord.append(records, of: job, finishedAt: finishedAt, in: connection)
-        for (recipients, attempt, delay) in again where !recipients.isEmpty {
-            // A retry of a throttled message takes the message's next free slot (no sooner than
-            // its backoff), so retries keep to the rate too.
-            let due: PostgresQuery = attempt > job.attempt
-                ? "COALESCE(openpush_throttle_reserve(\(job.messageID), now() + make_interval(secs => \(delay)), 1), now() + make_interval(secs => \(delay)))"
-                : "now()"
+        for (recipients, attempt, due) in again where !recipients.isEmpty {
             try connection.query("""
                 INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, attempt, due_at, subscription_ids, tokens,
                                            live_activity_ids, badges, created_at)

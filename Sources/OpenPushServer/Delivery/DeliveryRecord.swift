@@ -12,12 +12,15 @@ public struct DeliveryRecord: Sendable, Equatable {
     public var token: String
     public var state: State
     public var attempts: Int
+    /// The error's reason, or for a `suppressed` record its `SuppressionReason`.
     public var reason: String?
     public var apnsStatus: Int?
+    /// A coalesced update's: the message whose push carried its state.
+    public var carriedBy: String?
 
     /// `apnsID` when the caller has it already (deriving it is a hash per recipient).
     init(job: DeliveryJob, recipient: DeliveryJob.Recipient, state: State, reason: String? = nil, apnsStatus: Int? = nil,
-         attempts: Int? = nil, apnsID: String? = nil) {
+         attempts: Int? = nil, apnsID: String? = nil, carriedBy: String? = nil) {
         self.apnsID = apnsID ?? APNSIdentifier.derive(messageID: job.messageID, subscriptionID: recipient.subscriptionID,
                                                       tokenKind: job.tokenKind.rawValue)
         subscriptionID = recipient.subscriptionID
@@ -27,6 +30,7 @@ public struct DeliveryRecord: Sendable, Equatable {
         self.attempts = attempts ?? job.attempt
         self.reason = reason
         self.apnsStatus = apnsStatus
+        self.carriedBy = carriedBy
     }
 
     /// Appends every record of one job in one binary `COPY`: nothing for PostgreSQL to parse or
@@ -35,7 +39,7 @@ public struct DeliveryRecord: Sendable, Equatable {
     static func append(_ records: [DeliveryRecord], of job: DeliveryJob, finishedAt: Int64,
                        in connection: PostgresConnection) throws {
         guard !records.isEmpty else { return }
-        var rows = PostgresCopyRows(columns: 12, capacity: records.count * 220)
+        var rows = PostgresCopyRows(columns: 13, capacity: records.count * 220)
         for record in records {
             guard let apnsID = PostgresCopyRows.uuidBytes(record.apnsID) else {
                 throw InvariantViolation("a delivery record's apns-id '\(record.apnsID)' is not a UUID")
@@ -53,10 +57,11 @@ public struct DeliveryRecord: Sendable, Equatable {
             rows.append(record.reason)
             rows.append(record.apnsStatus.map { Int32(clamping: $0) })
             rows.append(timestampSince2000: finishedAt)
+            rows.append(record.carriedBy)
         }
         try connection.copy(into: """
             deliveries (apns_id, message_id, app_id, subscription_id, live_activity_id, token_kind, token, state, attempts,
-                        error_reason, apns_status, finished_at)
+                        error_reason, apns_status, finished_at, carried_by)
             """, rows: rows)
     }
 }

@@ -12,6 +12,7 @@ enum NotificationDeliveriesStore {
         var tokenKind: String
         var state: String
         var errorReason: String?
+        var carriedBy: String?
         var apnsID: String
         var apnsStatus: Int?
         var attempts: Int
@@ -44,7 +45,7 @@ enum NotificationDeliveriesStore {
         let state: PostgresQuery = request.state.map { "AND state = \($0.rawValue)" } ?? ""
         // One more than asked for says whether another page follows.
         let rows = try connection.query("""
-            SELECT id, subscription_id, token_kind, state, error_reason, apns_id::text AS apns_id, apns_status, attempts,
+            SELECT id, subscription_id, token_kind, state, error_reason, carried_by, apns_id::text AS apns_id, apns_status, attempts,
                    live_activity_id, floor(extract(epoch FROM finished_at))::bigint AS finished_at,
                    floor(extract(epoch FROM clicked_at))::bigint AS clicked_at
             FROM deliveries
@@ -65,6 +66,7 @@ extension NotificationDeliveriesStore.Record {
         tokenKind = try row.decode("token_kind")
         state = try row.decode("state")
         errorReason = try row.decode("error_reason")
+        carriedBy = try row.decode("carried_by")
         apnsID = try row.decode("apns_id")
         apnsStatus = try row.decode("apns_status")
         attempts = try row.decode("attempts")

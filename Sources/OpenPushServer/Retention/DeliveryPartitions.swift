@@ -138,6 +138,11 @@ public enum DeliveryPartitions {
                 FROM (SELECT message_id, error_reason, count(*) AS n FROM \(identifier: name)
                       WHERE state = 'error' AND error_reason IS NOT NULL GROUP BY message_id, error_reason) AS counted
                 GROUP BY message_id
+            ), suppressions AS (
+                SELECT message_id, jsonb_object_agg(error_reason, n) AS reasons
+                FROM (SELECT message_id, error_reason, count(*) AS n FROM \(identifier: name)
+                      WHERE state = 'suppressed' AND error_reason IS NOT NULL GROUP BY message_id, error_reason) AS counted
+                GROUP BY message_id
             )
             UPDATE messages m SET
                 archived_successful = m.archived_successful + f.successful,
@@ -151,8 +156,14 @@ public enum DeliveryPartitions {
                     FROM (SELECT key, sum(value::bigint)::bigint AS total
                           FROM (SELECT * FROM jsonb_each_text(m.archived_errors_by_reason)
                                 UNION ALL SELECT * FROM jsonb_each_text(r.reasons)) AS both_figures
+                          GROUP BY key) AS summed),
+                archived_suppressed_by_reason = (
+                    SELECT COALESCE(jsonb_object_agg(key, total), '{}')
+                    FROM (SELECT key, sum(value::bigint)::bigint AS total
+                          FROM (SELECT * FROM jsonb_each_text(m.archived_suppressed_by_reason)
+                                UNION ALL SELECT * FROM jsonb_each_text(sp.reasons)) AS both_figures
                           GROUP BY key) AS summed)
-            FROM figures f LEFT JOIN reasons r USING (message_id)
+            FROM figures f LEFT JOIN reasons r USING (message_id) LEFT JOIN suppressions sp USING (message_id)
             WHERE m.id = f.message_id
             """
     }

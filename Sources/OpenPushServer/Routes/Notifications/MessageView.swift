@@ -53,6 +53,16 @@ public enum MessageView {
             ) AS r
             GROUP BY error_reason ORDER BY error_reason
             """)
+        let suppressions = try connection.query("""
+            SELECT error_reason, sum(n)::int AS n FROM (
+                SELECT error_reason, count(*) AS n FROM deliveries
+                WHERE message_id = \(messageID) AND state = 'suppressed' AND error_reason IS NOT NULL
+                GROUP BY error_reason
+                UNION ALL
+                SELECT key, value::bigint FROM messages, jsonb_each_text(archived_suppressed_by_reason) WHERE id = \(messageID)
+            ) AS r
+            GROUP BY error_reason
+            """)
         let request = (try? JSONValue.parse(try message.decode("request", as: String.self)))?.objectValue ?? [:]
         let remaining: Int = try counts.decode("remaining")
         let createdAt: Double = try message.decode("created_at")
@@ -100,6 +110,12 @@ public enum MessageView {
         view["errors_by_reason"] = .object(JSONObject(try reasons.map {
             (try $0.decode("error_reason", as: String.self), JSONValue.int(Int64(try $0.decode("n", as: Int.self))))
         }))
+        // Every reason, 0 when none: a client reads `suppressed.stale` without a key check.
+        var suppressed = JSONObject(SuppressionReason.allCases.map { ($0.rawValue, JSONValue.int(0)) })
+        for row in suppressions {
+            suppressed[try row.decode("error_reason", as: String.self)] = .int(Int64(try row.decode("n", as: Int.self)))
+        }
+        view["suppressed"] = .object(suppressed)
         return .object(view)
     }
 }

@@ -32,7 +32,10 @@ extension NotificationDeliveriesStore.Record {
             "subscription_id": .string(subscriptionID),
             "token_kind": .string(tokenKind),
             "state": .string(state),
-            "error_reason": errorReason.map(JSONValue.string) ?? .null,
+            // The policy's reason of a `suppressed` record is its own field, not an error.
+            "error_reason": state == DeliveryState.suppressed.rawValue ? .null : errorReason.map(JSONValue.string) ?? .null,
+            "suppressed_reason": state == DeliveryState.suppressed.rawValue ? errorReason.map(JSONValue.string) ?? .null : .null,
+            "carried_by": carriedBy.map(JSONValue.string) ?? .null,
             "apns_id": .string(apnsID),
             "apns_status": apnsStatus.map { .int(Int64($0)) } ?? .null,
             "attempts": .int(Int64(attempts)),
