@@ -54,6 +54,14 @@ import OpenPushCore
         #expect(try Self.roundTrip(send).schedule == schedule)
     }
 
+    @Test func theAlertGatesRoundTrip() throws {
+        var send = Self.everyField()
+        send.gates = AlertGates(dedupeKey: "order-7-shipped", eventAt: 1_800_000_000.25, staleAfterSeconds: 900)
+        #expect(try Self.roundTrip(send).gates == send.gates)
+        let stored = StoredSend.encode(send).objectValue
+        #expect(stored?["dedupe_key"] == "order-7-shipped" && stored?["event_at"] == 1_800_000_000.25 && stored?["stale_after_seconds"] == 900)
+    }
+
     @Test(arguments: [NotificationKind.alert, .background, .widgets])
     func everyKindRoundTrips(_ kind: NotificationKind) throws {
         #expect(try Self.roundTrip(Self.everyField(kind: kind)).kind == kind)

@@ -190,6 +190,7 @@ struct WrongInputWorld: Sendable {
             "name": "App", "apns_env": "sandbox", "shared_demo": false, "onesignal_alias": false, "apns_p8": nil,
             "apns_key_id": "KEY123", "apns_team_id": "TEAM123", "apns_bundle_id": "com.example.x",
             "apns_watch_bundle_id": "com.example.x.watch", "live_activity_auto_end_minutes": 30,
+            "dedupe_window_days": 30, "stale_alert_seconds": 600,
         ]
         let notification: JSONObject = [
             "app_id": .string(appID), "name": "n", "contents": ["en": "Hi {{ first_name }}"], "headings": ["en": "H"],
@@ -198,6 +199,7 @@ struct WrongInputWorld: Sendable {
             "ios_interruption_level": "active", "ios_relevance_score": 0.5, "priority": 10, "ttl": 60,
             "send_after": 1_700_000_000, "target_content_identifier": "x", "included_segments": ["Subscribed Users"],
             "excluded_segments": ["Level 10"],
+            "dedupe_key": "order-7", "event_at": "2023-11-14T22:13:20Z", "stale_after_seconds": 900,
         ]
         let sendBase: JSONObject = [
             "event_updates": ["status": "out", "eta": 5], "name": "Order", "headings": ["en": "On the way"],

@@ -24,6 +24,8 @@ public struct AppFields: Sendable, Equatable {
     public var apnsBundleID: FieldChange<String> = .keep
     public var apnsWatchBundleID: FieldChange<String> = .keep
     public var liveActivityAutoEndMinutes: FieldChange<Int> = .keep
+    /// `dedupe_window_days` and `stale_alert_seconds`.
+    public var alertGates = AppAlertGateFields()
 
     public init() {}
 
@@ -57,6 +59,7 @@ public struct AppFields: Sendable, Equatable {
         fields.liveActivityAutoEndMinutes = reader.change("live_activity_auto_end_minutes") {
             $0.integer("live_activity_auto_end_minutes", in: autoEndMinutes).map(Int.init)
         }
+        fields.alertGates = AppAlertGateFields.read(&reader)
         reader.rejectUnknownFields()
         try reader.finish()
         return fields

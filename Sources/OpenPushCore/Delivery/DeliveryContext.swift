@@ -66,6 +66,9 @@ public struct DeliveryContext: Sendable {
         public var teamID: String?
         /// When the app last changed: the cache's key for its parsed credential.
         public var updatedAt: Double
+        /// `dedupe_window_days` and `stale_alert_seconds` (0 = off): see `AlertDedupe`, `StalenessGate`.
+        public var dedupeWindowDays = AlertDedupe.defaultWindowDays
+        public var staleAlertSeconds = 0
 
         public init(id: String, bundleID: String?, watchBundleID: String? = nil, autoEndMinutes: Int? = nil,
                     onesignalAlias: Bool = false, p8: String? = nil, keyID: String? = nil, teamID: String? = nil,

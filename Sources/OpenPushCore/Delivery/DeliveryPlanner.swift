@@ -128,6 +128,7 @@ public enum DeliveryPlanner {
         guard let send = message.notification, let app = context.app(for: delivery),
               let subscription = context.subscription(for: delivery)
         else { return .failure(.permanent("MissingContext")) }
+        if StalenessGate.isStale(send, appDefault: app.staleAlertSeconds, now: now) { return .failure(.suppressed(.stale)) }
         // A per-device time or a throttle sends each job at its own due time, which its
         // `createdAt` holds (`ExpansionSchedule`): the ttl counts from there.
         let sendTime = send.schedule.isImmediate ? message.sendTime : max(message.sendTime, delivery.createdAt)

@@ -45,6 +45,8 @@ public struct NotificationSend: Sendable, Equatable {
     public var customData: JSONObject?
     /// Per-device delivery time and throttle (`NotificationScheduleParser`).
     public var schedule: NotificationSchedule = .immediate
+    /// `dedupe_key`, `event_at` and `stale_after_seconds` (`AlertGates`).
+    public var gates = AlertGates()
 
     public init(kind: NotificationKind, name: String? = nil, headings: [String: String]? = nil,
                 subtitle: [String: String]? = nil, contents: [String: String]? = nil,

@@ -20,15 +20,19 @@ extension DeliveryContext {
         let appIDs = Array(Set(deliveries.map(\.appID)))
         for row in try connection.query("""
             SELECT id, apns_bundle_id, apns_watch_bundle_id, live_activity_auto_end_minutes, onesignal_alias, apns_p8,
-                   apns_key_id, apns_team_id, extract(epoch FROM updated_at)::float8 AS updated_at
+                   apns_key_id, apns_team_id, extract(epoch FROM updated_at)::float8 AS updated_at,
+                   dedupe_window_days, stale_alert_seconds
             FROM apps WHERE id = ANY(\(appIDs)::text[])
             """) {
-            context.add(App(id: try row.decode("id"), bundleID: try row.decode("apns_bundle_id"),
+            var app = App(id: try row.decode("id"), bundleID: try row.decode("apns_bundle_id"),
                             watchBundleID: try row.decode("apns_watch_bundle_id"),
                             autoEndMinutes: try row.decode("live_activity_auto_end_minutes"),
                             onesignalAlias: try row.decode("onesignal_alias"), p8: try row.decode("apns_p8"),
                             keyID: try row.decode("apns_key_id"), teamID: try row.decode("apns_team_id"),
-                            updatedAt: try row.decode("updated_at")))
+                            updatedAt: try row.decode("updated_at"))
+            app.dedupeWindowDays = try row.decode("dedupe_window_days")
+            app.staleAlertSeconds = try row.decode("stale_alert_seconds")
+            context.add(app)
         }
         let subscriptionIDs = Array(Set(deliveries.map(\.subscriptionID)))
         var externalIDs: Set<String> = []

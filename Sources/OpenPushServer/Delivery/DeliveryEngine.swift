@@ -144,7 +144,8 @@ public final class DeliveryEngine: Sendable {
             try await fail(job, reason: undecodable.reason)
             return
         }
-        let batch = plan(deliveries, context: context, now: services.now())
+        var batch = plan(deliveries, context: context, now: services.now())
+        try await claimDedupeKeys(&batch, context: context, now: services.now())
         let renewal = Task { await self.renewLease(job.id) }
         let results = await send(batch)
         renewal.cancel()
@@ -175,6 +176,8 @@ public final class DeliveryEngine: Sendable {
         var groups: [GroupKey: [Outgoing]] = [:]
         var credentials: [GroupKey: APNSCredential] = [:]
         var refused: [(ClaimedDelivery, DeliveryPlanner.Refusal)] = []
+        /// Delivery id → the dedupe claim its push holds (`AlertDedupe`).
+        var dedupeClaims: [Int64: AlertDedupe.Claim] = [:]
     }
 
     private func plan(_ claimed: [ClaimedDelivery], context: DeliveryContext, now: Double) -> Batch {
@@ -206,6 +209,30 @@ public final class DeliveryEngine: Sendable {
             }
         }
         return batch
+    }
+
+    // MARK: dedupe
+
+    /// Claims (app, dedupe key, device) in PostgreSQL, committed before any push goes, for every
+    /// alert of a message with a `dedupe_key`; a device told already within the window is
+    /// recorded `suppressed` (`deduplicated`) instead of sent.
+    private func claimDedupeKeys(_ batch: inout Batch, context: DeliveryContext, now: Double) async throws {
+        let wanted = batch.groups.values.flatMap { $0 }.compactMap { outgoing in
+            AlertDedupe.claim(for: outgoing.delivery, context: context, now: now).map { (id: outgoing.delivery.id, claim: $0) }
+        }
+        guard !wanted.isEmpty else { return }
+        let claims = wanted.map(\.claim)
+        let won = try await services.database.transaction { try AlertDedupeStore.claim(claims, now: now, in: $0) }
+        let (granted, deduplicated) = AlertDedupe.split(wanted, won: won)
+        batch.dedupeClaims = granted
+        guard !deduplicated.isEmpty else { return }
+        for (key, outgoing) in batch.groups {
+            for skipped in outgoing where deduplicated.contains(skipped.delivery.id) {
+                batch.refused.append((skipped.delivery, .suppressed(.deduplicated)))
+            }
+            let kept = outgoing.filter { !deduplicated.contains($0.delivery.id) }
+            batch.groups[key] = kept.isEmpty ? nil : kept
+        }
     }
 
     // MARK: sending
@@ -257,8 +284,10 @@ public final class DeliveryEngine: Sendable {
         var completion = DeliveryQueue.Completion()
         var effects: [DeliveryOutcome.SideEffect] = []
         var stamps: [(String, Int)] = []
+        var releases: [AlertDedupe.Claim] = []
         func apply(_ delivery: ClaimedDelivery, _ decision: DeliveryOutcome.Decision, status: Int? = nil) {
             let recipient = job.recipients[Int(delivery.id)]
+            if let claim = batch.dedupeClaims[delivery.id], AlertDedupe.releases(after: decision) { releases.append(claim) }
             switch decision {
             case .finished(let state, let reason):
                 completion.records.append(DeliveryRecord(job: job, recipient: recipient, state: state, reason: reason,
@@ -313,7 +342,7 @@ public final class DeliveryEngine: Sendable {
         }
         completion.retryDelay = policy.delay(afterAttempt: job.attempt, jitter: Double.random(in: 0..<1)) ?? 0
         let worker = self.worker
-        let final = (completion, effects, stamps)
+        let final = (completion, effects, stamps, releases)
         let completed = try await services.database.transaction { connection -> Bool in
             guard try DeliveryQueue.complete(job, worker: worker, with: final.0, in: connection) else { return false }
             for effect in final.1 {
@@ -326,6 +355,7 @@ public final class DeliveryEngine: Sendable {
                     try AppCredentialStatus.pause(appID: appID, reason: reason, now: now, in: connection)
                 }
             }
+            try AlertDedupeStore.release(final.3, in: connection)
             for (activityID, timestamp) in final.2 {
                 try connection.query("""
                     UPDATE live_activities SET last_push_timestamp = GREATEST(COALESCE(last_push_timestamp, 0), \(Int64(timestamp)))

@@ -4,7 +4,8 @@ import Postgres
 /// Periodic housekeeping every serving process runs: expired idempotency keys (30 days for
 /// Live Activity starts and a notification body's `idempotency_key`, 24 hours for the
 /// `Idempotency-Key` header), rate-limit rows of apps that stopped
-/// sending, wrong link codes of devices that stopped trying, and daily partitions of delivery
+/// sending, wrong link codes of devices that stopped trying, alert dedupe claims past their app's
+/// `dedupe_window_days`, and daily partitions of delivery
 /// records: the next few days' created, those past `OPENPUSH_DELIVERY_RETENTION_DAYS` dropped
 /// (`DeliveryPartitions`). Running it in many processes at once is harmless.
 public enum Maintenance {
@@ -13,7 +14,8 @@ public enum Maintenance {
     /// One pass; returns how many rows each step removed, and the partitions it created and dropped.
     @discardableResult
     public static func runOnce(_ services: Services, now: Double)
-        async throws -> (idempotencyKeys: Int, rateLimitEvents: Int, linkFailures: Int, partitions: DeliveryPartitions.Outcome)
+        async throws -> (idempotencyKeys: Int, rateLimitEvents: Int, linkFailures: Int, partitions: DeliveryPartitions.Outcome,
+                         dedupeClaims: Int)
     {
         let keys = try await IdempotencyStore.prune(scope: IdempotencyStore.liveActivityStart,
                                                     olderThan: now - IdempotencyStore.liveActivityRetention,
@@ -26,8 +28,10 @@ public enum Maintenance {
             DELETE FROM rate_limit_events WHERE at <= to_timestamp(\(now - 3600))
             """).affectedRows
         let linkFailures = try await LinkFailures.prune(olderThan: now - LinkFailureLimit.standard.window, in: services.database)
+        // Dedupe claims past their app's window no longer dedupe anything (`AlertDedupe`).
+        let dedupeClaims = try await AlertDedupeStore.prune(now: now, in: services.database)
         let partitions = try await maintainDeliveryPartitions(services, now: now)
-        return (keys, events, linkFailures, partitions)
+        return (keys, events, linkFailures, partitions, dedupeClaims)
     }
 
     /// On a connection of its own, bounded by `DeliveryPartitions.statementTimeout` rather than
@@ -51,10 +55,11 @@ public enum Maintenance {
         while !Task.isCancelled {
             do {
                 let removed = try await runOnce(services, now: services.now())
-                if removed.idempotencyKeys + removed.rateLimitEvents + removed.linkFailures > 0 {
+                if removed.idempotencyKeys + removed.rateLimitEvents + removed.linkFailures + removed.dedupeClaims > 0 {
                     logger.info("maintenance", ["pruned.idempotency_keys": String(removed.idempotencyKeys),
                                                 "pruned.rate_limit_events": String(removed.rateLimitEvents),
-                                                "pruned.link_code_failures": String(removed.linkFailures)])
+                                                "pruned.link_code_failures": String(removed.linkFailures),
+                                                "pruned.dedupe_claims": String(removed.dedupeClaims)])
                 }
                 if !removed.partitions.created.isEmpty || !removed.partitions.dropped.isEmpty {
                     logger.info("delivery partitions", ["partitions.created": removed.partitions.created.map(\.isoDate).joined(separator: " "),

@@ -107,6 +107,7 @@ public enum MessageView {
         ]]
         for field in Self.requestEchoes { view[field] = request[field] ?? .null }
         for field in Self.requestListEchoes { view[field] = request[field] ?? [] }
+        for (field, value) in alertGateEchoes(request) { view[field] = value }
         view["errors_by_reason"] = .object(JSONObject(try reasons.map {
             (try $0.decode("error_reason", as: String.self), JSONValue.int(Int64(try $0.decode("n", as: Int.self))))
         }))
