@@ -24,6 +24,8 @@ public struct AppFields: Sendable, Equatable {
     public var apnsBundleID: FieldChange<String> = .keep
     public var apnsWatchBundleID: FieldChange<String> = .keep
     public var liveActivityAutoEndMinutes: FieldChange<Int> = .keep
+    /// `nil` leaves it as it is (`AppFields+Privacy`).
+    public var defaultPrivacyText: String?
 
     public init() {}
 
@@ -57,6 +59,7 @@ public struct AppFields: Sendable, Equatable {
         fields.liveActivityAutoEndMinutes = reader.change("live_activity_auto_end_minutes") {
             $0.integer("live_activity_auto_end_minutes", in: autoEndMinutes).map(Int.init)
         }
+        fields.defaultPrivacyText = readDefaultPrivacyText(&reader)
         reader.rejectUnknownFields()
         try reader.finish()
         return fields

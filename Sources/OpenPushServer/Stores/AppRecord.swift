@@ -14,6 +14,8 @@ public struct AppRecord: Sendable, Equatable {
     public var sharedDemo: Bool
     public var liveActivityAutoEndMinutes: Int?
     public var onesignalAlias: Bool
+    /// Shown instead of the texts to a device that hides details, when a message has no `privacy_text`.
+    public var defaultPrivacyText: String
     public var sdkKeyDigest: [UInt8]
     /// Set while APNs rejects the app's credentials (its deliveries wait); the last rejection
     /// stays visible after the credentials are fixed.
@@ -30,7 +32,8 @@ public struct AppRecord: Sendable, Equatable {
                apns_watch_bundle_id, shared_demo, live_activity_auto_end_minutes, onesignal_alias, sdk_key_digest,
                extract(epoch FROM created_at)::float8 AS created_at, extract(epoch FROM updated_at)::float8 AS updated_at,
                extract(epoch FROM apns_paused_at)::float8 AS apns_paused_at, apns_status_reason,
-               extract(epoch FROM apns_status_at)::float8 AS apns_status_at
+               extract(epoch FROM apns_status_at)::float8 AS apns_status_at,
+               default_privacy_text
         FROM apps
         """
 
@@ -52,6 +55,7 @@ public struct AppRecord: Sendable, Equatable {
         apnsPausedAt = try row.decode("apns_paused_at")
         apnsStatusReason = try row.decode("apns_status_reason")
         apnsStatusAt = try row.decode("apns_status_at")
+        defaultPrivacyText = try row.decode("default_privacy_text")
     }
 }
 

@@ -8,5 +8,6 @@ extension AppSettings {
                   apnsBundleID: fields.apnsBundleID.newValue, apnsWatchBundleID: fields.apnsWatchBundleID.newValue,
                   sharedDemo: fields.sharedDemo, liveActivityAutoEndMinutes: fields.liveActivityAutoEndMinutes.newValue,
                   onesignalAlias: fields.onesignalAlias)
+        defaultPrivacyText = fields.defaultPrivacyText
     }
 }

@@ -22,6 +22,8 @@ public struct AppSettings: Sendable, Equatable {
     public var sharedDemo: Bool?
     public var liveActivityAutoEndMinutes: Int?
     public var onesignalAlias: Bool?
+    /// `nil` keeps the column's default, `"New notification"`.
+    public var defaultPrivacyText: String?
 
     public init(name: String? = nil, apnsEnv: String? = nil, apnsP8: String? = nil, apnsKeyID: String? = nil,
                 apnsTeamID: String? = nil, apnsBundleID: String? = nil, apnsWatchBundleID: String? = nil,
@@ -61,6 +63,7 @@ extension AppStore {
                 INSERT INTO api_keys (id, app_id, name, digest, created_at)
                 VALUES (\(keyID), \(id), 'default', \(restKey.digest), to_timestamp(\(now)))
                 """)
+            try applyPrivacySettings(settings, appID: id, in: connection)
             guard let app = try find(id, in: connection) else { throw InvariantViolation("app vanished in its own transaction") }
             return app
         }

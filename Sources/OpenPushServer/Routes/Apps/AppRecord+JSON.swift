@@ -16,6 +16,7 @@ extension AppRecord {
             "shared_demo": .bool(sharedDemo),
             "live_activity_auto_end_minutes": liveActivityAutoEndMinutes.map { .int(Int64($0)) } ?? .null,
             "onesignal_alias": .bool(onesignalAlias),
+            "default_privacy_text": .string(defaultPrivacyText),
             "created_at": .string(Timestamp.iso8601(createdAt)),
             "updated_at": .string(Timestamp.iso8601(updatedAt)),
             "apns_status": apnsStatus,
