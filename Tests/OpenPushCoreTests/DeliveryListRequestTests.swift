@@ -21,7 +21,7 @@ import OpenPushCore
 
     @Test(arguments: ["expired", "ACCEPTED", "", "queued", "accepted,error", " accepted"])
     func aStateOutsideTheFourIsRefusedNamingThem(_ state: String) {
-        #expect(throws: APIError(status: 400, "state must be one of accepted, error, cancelled, superseded")) {
+        #expect(throws: APIError(status: 400, "state must be one of accepted, error, cancelled, superseded, suppressed")) {
             try DeliveryListRequest.read(["state": state])
         }
     }
@@ -44,7 +44,7 @@ import OpenPushCore
 
     @Test func badValuesAreNamedTogether() {
         #expect(throws: APIError(status: 400, messages: [
-            "subscription_id must not be empty", "state must be one of accepted, error, cancelled, superseded",
+            "subscription_id must not be empty", "state must be one of accepted, error, cancelled, superseded, suppressed",
             "limit must be an integer from 1 to 1000", "cursor is not valid",
         ])) {
             try DeliveryListRequest.read(["subscription_id": "", "state": "gone", "limit": "0", "cursor": "x"])
