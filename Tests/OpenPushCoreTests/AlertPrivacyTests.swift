@@ -42,6 +42,7 @@ import OpenPushCore
         #expect(Self.decide(title: nil, body: "", privacyText: " ") == .blank)
         // Blank even for a device that hides details: it would show nothing the others do not get.
         #expect(Self.decide(hideDetails: true, title: nil, body: nil) == .blank)
+        #expect(Self.decide(hideDetails: true, title: nil, body: nil, privacyText: "P") == .send(.init(body: "P", shape: .hidden)))
         // A localization key words the alert on the device: not blank.
         #expect(Self.decide(title: nil, body: nil, localized: true) == .send(.init(shape: .full)))
         // Any one text is enough.

@@ -56,7 +56,8 @@ public enum AlertPrivacy {
         let title = visible(title), subtitle = visible(subtitle), body = visible(body)
         if title == nil, subtitle == nil, body == nil, !localized {
             guard let privacyText else { return .blank }
-            return .send(Texts(body: privacyText, shape: .blankFallback))
+            // A device that hides details still gets nothing else that words the alert.
+            return .send(Texts(body: privacyText, shape: hideDetails ? .hidden : .blankFallback))
         }
         if hideDetails {
             return .send(Texts(body: privacyText ?? visible(defaultPrivacyText) ?? Self.defaultPrivacyText, shape: .hidden))
