@@ -87,7 +87,7 @@ import OpenPushCore
         #expect(throws: APIError(status: 400, messages: ["subscription must be an object, got array"])) {
             try SubscriptionChanges(body: ["subscription": []])
         }
-        #expect(throws: APIError.badRequest("nothing to change: send subscription.enabled or subscription.tags")) {
+        #expect(throws: APIError.badRequest("nothing to change: send subscription.enabled, subscription.tags or subscription.hide_details")) {
             try SubscriptionChanges(body: ["subscription": [:]])
         }
     }

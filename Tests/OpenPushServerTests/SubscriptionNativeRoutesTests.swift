@@ -34,7 +34,7 @@ import OpenPushTestSupport
             "session_count": 2, "language": "fr", "country": "US", "timezone": "America/New_York", "app_version": "1.0",
             "device_model": "Watch7,1", "device_os": "10.1", "tags": ["level": "2"], "external_id": nil,
             "platform": "watchos", "environment": "sandbox", "first_session_at": 1_800_000_000,
-            "last_session_at": 1_800_003_600, "retired_at": nil, "retired": false,
+            "last_session_at": 1_800_003_600, "retired_at": nil, "retired": false, "hide_details": false,
         ])
     }
 

@@ -37,7 +37,7 @@ import OpenPushTestSupport
         #expect(bad.json == ["errors": ["subscription.enabled must be a boolean, got string", "unknown field 'subscription.token'"]])
         let empty = await app.request(.patch, Self.path(created, id), headers: .restKey(created.restKey), json: [:])
         #expect(empty.status == 400)
-        #expect(empty.json == ["errors": ["nothing to change: send subscription.enabled or subscription.tags"]])
+        #expect(empty.json == ["errors": ["nothing to change: send subscription.enabled, subscription.tags or subscription.hide_details"]])
     }
 
     @Test func deleteRetires() async throws {

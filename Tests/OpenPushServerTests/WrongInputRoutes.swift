@@ -191,6 +191,7 @@ struct WrongInputWorld: Sendable {
             "apns_key_id": "KEY123", "apns_team_id": "TEAM123", "apns_bundle_id": "com.example.x",
             "apns_watch_bundle_id": "com.example.x.watch", "live_activity_auto_end_minutes": 30,
             "dedupe_window_days": 30, "stale_alert_seconds": 600,
+            "default_privacy_text": "New message",
         ]
         let notification: JSONObject = [
             "app_id": .string(appID), "name": "n", "contents": ["en": "Hi {{ first_name }}"], "headings": ["en": "H"],
@@ -198,7 +199,7 @@ struct WrongInputWorld: Sendable {
             "ios_sound": "default", "ios_category": "c", "thread_id": "t", "collapse_id": "k", "mutable_content": true,
             "ios_interruption_level": "active", "ios_relevance_score": 0.5, "priority": 10, "ttl": 60,
             "send_after": 1_700_000_000, "target_content_identifier": "x", "included_segments": ["Subscribed Users"],
-            "excluded_segments": ["Level 10"],
+            "excluded_segments": ["Level 10"], "privacy_text": ["en": "New {{ first_name }}"],
             "dedupe_key": "order-7", "event_at": "2023-11-14T22:13:20Z", "stale_after_seconds": 900,
         ]
         let sendBase: JSONObject = [
@@ -253,7 +254,7 @@ struct WrongInputWorld: Sendable {
                           "external_id": "u-4", "tags": ["level": "3", "gone": ""], "language": "en", "country": "NZ",
                           "timezone": "Pacific/Auckland", "app_version": "1.2", "device_model": "iPhone16,1",
                           "device_os": "18.1", "enabled": true, "previous_token": .string(Registry.token(5)),
-                          "widget_push_token": .string(hex64),
+                          "widget_push_token": .string(hex64), "hide_details": true,
                       ]),
             RouteCase(method: .post, template: "/v1/apps/{app_id}/subscriptions/retire", pathValues: ["app_id": appID],
                       headers: sdk, readHeaders: ["X-OP-Device-Key"], body: ["token": .string(deviceToken)]),
@@ -261,7 +262,7 @@ struct WrongInputWorld: Sendable {
                       pathValues: ["app_id": appID, "subscription_id": restSubscriptionID], headers: rest),
             RouteCase(method: .patch, template: "/apps/{app_id}/subscriptions/{subscription_id}",
                       pathValues: ["app_id": appID, "subscription_id": restSubscriptionID], headers: rest,
-                      body: ["subscription": ["enabled": true, "tags": ["level": "4"]]]),
+                      body: ["subscription": ["enabled": true, "tags": ["level": "4"], "hide_details": true]]),
             RouteCase(method: .patch, template: "/apps/{app_id}/subscriptions/{subscription_id}",
                       pathValues: ["app_id": appID, "subscription_id": restSubscriptionID], headers: rest,
                       body: ["enabled": true, "tags": ["level": "5"]]),
@@ -332,6 +333,10 @@ struct WrongInputWorld: Sendable {
                 "app_id": .string(appID), "contents": ["en": "Hi"], "ios_badgeType": "SetTo", "ios_badgeCount": 3,
                 "filters": [["field": "last_session", "relation": ">", "hours_ago": 1], ["operator": "OR"],
                             ["field": "tag", "key": "t", "relation": "time_elapsed_gt", "value": 60]],
+            ]),
+            RouteCase(method: .post, template: "/notifications", headers: rest, body: [
+                "app_id": .string(appID), "contents": ["en": "Hi"], "privacy": "ids_only", "privacy_text": "New message",
+                "data": ["event_id": "e-1"], "included_segments": ["Subscribed Users"],
             ]),
             RouteCase(method: .post, template: "/notifications", headers: rest, body: [
                 "app_id": .string(appID), "content_available": true, "include_subscription_ids": [.string(restSubscriptionID)],

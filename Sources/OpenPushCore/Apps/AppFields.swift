@@ -26,6 +26,8 @@ public struct AppFields: Sendable, Equatable {
     public var liveActivityAutoEndMinutes: FieldChange<Int> = .keep
     /// `dedupe_window_days` and `stale_alert_seconds`.
     public var alertGates = AppAlertGateFields()
+    /// `nil` leaves it as it is (`AppFields+Privacy`).
+    public var defaultPrivacyText: String?
 
     public init() {}
 
@@ -60,6 +62,7 @@ public struct AppFields: Sendable, Equatable {
             $0.integer("live_activity_auto_end_minutes", in: autoEndMinutes).map(Int.init)
         }
         fields.alertGates = AppAlertGateFields.read(&reader)
+        fields.defaultPrivacyText = readDefaultPrivacyText(&reader)
         reader.rejectUnknownFields()
         try reader.finish()
         return fields

@@ -28,6 +28,8 @@ public struct DeliveryContext: Sendable {
         public var headings: LocalizedTemplates
         public var contents: LocalizedTemplates
         public var subtitle: LocalizedTemplates
+        /// A notification's `privacy_text` (`AlertPrivacy`).
+        public var privacyText: LocalizedTemplates
         /// When the message became due: its `send_after`, else its creation.
         public var sendTime: Double
         /// A Live Activity push's `aps.timestamp`, fixed when it was enqueued (nil for messages
@@ -36,7 +38,9 @@ public struct DeliveryContext: Sendable {
         public var cancelled: Bool
 
         /// Whether any of its texts needs the recipient's Liquid context.
-        public var rendersLiquid: Bool { headings.usesLiquid || contents.usesLiquid || subtitle.usesLiquid }
+        public var rendersLiquid: Bool {
+            headings.usesLiquid || contents.usesLiquid || subtitle.usesLiquid || privacyText.usesLiquid
+        }
 
         public init(id: String, appID: String, send: LiveActivitySend? = nil, notification: NotificationSend? = nil,
                     activityType: String? = nil, sendTime: Double = 0, pushTimestamp: Int? = nil, cancelled: Bool = false) {
@@ -48,6 +52,7 @@ public struct DeliveryContext: Sendable {
             headings = LocalizedTemplates(send?.headings ?? notification?.headings)
             contents = LocalizedTemplates(send?.contents ?? notification?.contents)
             subtitle = LocalizedTemplates(notification?.subtitle)
+            privacyText = LocalizedTemplates(notification?.privacyText)
             self.sendTime = sendTime
             self.pushTimestamp = pushTimestamp
             self.cancelled = cancelled
@@ -69,6 +74,8 @@ public struct DeliveryContext: Sendable {
         /// `dedupe_window_days` and `stale_alert_seconds` (0 = off): see `AlertDedupe`, `StalenessGate`.
         public var dedupeWindowDays = AlertDedupe.defaultWindowDays
         public var staleAlertSeconds = 0
+        /// What a device that hides details is shown when the message has no `privacy_text`.
+        public var defaultPrivacyText: String = AlertPrivacy.defaultPrivacyText
 
         public init(id: String, bundleID: String?, watchBundleID: String? = nil, autoEndMinutes: Int? = nil,
                     onesignalAlias: Bool = false, p8: String? = nil, keyID: String? = nil, teamID: String? = nil,
@@ -101,6 +108,8 @@ public struct DeliveryContext: Sendable {
         public var token: String
         public var tokenInvalid: Bool
         public var widgetToken: String?
+        /// The device hides alert details (`AlertPrivacy`).
+        public var hideDetails: Bool = false
 
         public init(id: String, appID: String, platform: String = "ios", environment: DeviceEnvironment = .production,
                     language: String? = nil, country: String? = nil, appVersion: String? = nil, tags: [String: String] = [:],

@@ -42,6 +42,9 @@ public enum DeliveryPlanner {
             var body: String?
             var badge: Int? = nil
             var platform: String
+            /// How the texts were chosen (`AlertPrivacy`): the same body can be a device's own
+            /// text or its privacy text, and the payloads differ.
+            var privacy: AlertPrivacy.Shape = .full
         }
 
         /// What else a Live Activity payload depends on: the activity's own stale date and the
@@ -90,12 +93,12 @@ public enum DeliveryPlanner {
             timestamp = LiveActivityPayload.nextTimestamp(now: now, previous: previous)
         }
         let liquid = message.rendersLiquid ? liquidContext(subscription, context: context) : [:]
+        guard let texts = liveActivityTexts(message, send: send, app: app, subscription: subscription, liquid: liquid) else {
+            return .failure(.suppressed(.blank))
+        }
         let key = PayloadCache.ActivityKey(
-            texts: PayloadCache.Key(
-                appID: app.id, messageID: message.id,
-                title: message.headings.render(language: subscription.language, context: liquid, limit: LocalizedText.titleLimit),
-                body: message.contents.render(language: subscription.language, context: liquid, limit: LocalizedText.bodyLimit),
-                platform: subscription.platform),
+            texts: PayloadCache.Key(appID: app.id, messageID: message.id, title: texts.title, body: texts.body,
+                                    platform: subscription.platform, privacy: texts.shape),
             registeredStaleDate: activity?.staleAt, timestamp: timestamp)
         let built: Result<APNSRequest, Refusal>
         if let cached = cache.builtActivities[key] {
@@ -105,7 +108,7 @@ public enum DeliveryPlanner {
                 event: send.event, messageID: message.id, activityID: send.activityID,
                 activityType: message.activityType ?? "", attributes: send.attributes, contentState: send.contentState,
                 title: key.texts.title, body: key.texts.body,
-                sound: send.sound, relevanceScore: send.relevanceScore, explicitPriority: send.priority,
+                sound: texts.shape == .blankFallback ? nil : send.sound, relevanceScore: send.relevanceScore, explicitPriority: send.priority,
                 requestedStaleDate: send.staleDate, registeredStaleDate: key.registeredStaleDate,
                 requestedDismissalDate: send.dismissalDate, autoEndMinutes: app.autoEndMinutes,
                 bundleID: bundleID, watchBundleID: app.watchBundleID, platform: subscription.platform,
@@ -140,21 +143,20 @@ public enum DeliveryPlanner {
         }
         guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }
         let liquid = message.rendersLiquid ? liquidContext(subscription, context: context, customData: send.customData) : [:]
-        let language = subscription.language
+        guard case .send(let texts) = notificationTexts(message, send: send, app: app, subscription: subscription, liquid: liquid)
+        else { return .failure(.suppressed(.blank)) }
         let key = PayloadCache.Key(
-            appID: app.id, messageID: message.id,
-            title: message.headings.render(language: language, context: liquid, limit: LocalizedText.titleLimit),
-            subtitle: message.subtitle.render(language: language, context: liquid, limit: LocalizedText.titleLimit),
-            body: message.contents.render(language: language, context: liquid, limit: LocalizedText.bodyLimit),
-            badge: delivery.badge, platform: subscription.platform)
+            appID: app.id, messageID: message.id, title: texts.title, subtitle: texts.subtitle, body: texts.body,
+            badge: delivery.badge, platform: subscription.platform, privacy: texts.shape)
         let built: Result<APNSRequest, Refusal>
         if let cached = cache.built[key] {
             built = cached
         } else {
-            let input = NotificationPushInput(
+            var input = NotificationPushInput(
                 send: send, title: key.title, subtitle: key.subtitle, body: key.body, badge: key.badge, bundleID: bundleID,
                 watchBundleID: app.watchBundleID, platform: key.platform, apnsID: delivery.apnsID, messageID: message.id,
                 expiration: expiration)
+            input.privacy = key.privacy
             built = NotificationPayload.build(input).mapError { .permanent($0.reason.rawValue) }
             cache.built[key] = built
         }

@@ -52,7 +52,7 @@ public enum NotificationPayload {
         case .alert:
             var payload: JSONObject = ["aps": .object(alertAPS(input))]
             for (key, value) in input.send.data ?? [:] { payload[key] = value }
-            if let osData = oneSignalData(input) { payload["os_data"] = .object(osData) }
+            if input.privacy.sendsOneSignalData, let osData = oneSignalData(input) { payload["os_data"] = .object(osData) }
             return payload
         }
     }
@@ -82,11 +82,11 @@ public enum NotificationPayload {
         var aps: JSONObject = [:]
         // `apns_alert` first (its keys never name the texts), then the rendered texts, then the
         // dedicated summary fields, which win over `apns_alert`'s.
-        var alert = send.apnsAlert ?? [:]
+        var alert = input.privacy.keepsWording ? send.apnsAlert ?? [:] : [:]
         if let title = visible(input.title) { alert["title"] = .string(title) }
         if let subtitle = visible(input.subtitle) { alert["subtitle"] = .string(subtitle) }
         if let body = visible(input.body) { alert["body"] = .string(body) }
-        if let summary = send.summaryArg { alert["summary-arg"] = .string(summary) }
+        if input.privacy.keepsWording, let summary = send.summaryArg { alert["summary-arg"] = .string(summary) }
         if let count = send.summaryArgCount { alert["summary-arg-count"] = .int(Int64(count)) }
         if !alert.isEmpty { aps["alert"] = .object(alert) }
         if let badge = input.badge { aps["badge"] = .int(Int64(badge)) }
@@ -94,7 +94,7 @@ public enum NotificationPayload {
         if let threadID = send.threadID { aps["thread-id"] = .string(threadID) }
         if let category = send.category { aps["category"] = .string(category) }
         if send.contentAvailable { aps["content-available"] = 1 }
-        if send.needsServiceExtension { aps["mutable-content"] = 1 }
+        if send.needsServiceExtension || input.privacy == .idsOnly { aps["mutable-content"] = 1 }
         if let level = send.interruptionLevel { aps["interruption-level"] = .string(level.apnsValue) }
         if let score = send.relevanceScore { aps["relevance-score"] = .double(score) }
         if let target = send.targetContentIdentifier { aps["target-content-id"] = .string(target) }

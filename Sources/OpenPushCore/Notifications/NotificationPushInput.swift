@@ -18,6 +18,9 @@ public struct NotificationPushInput: Sendable {
     public var messageID: String
     /// `apns-expiration`, unix seconds (0: try once).
     public var expiration: Int
+    /// How the texts were chosen for this device (`AlertPrivacy`): a hidden or ids-only push
+    /// carries less than the texts' replacement.
+    public var privacy: AlertPrivacy.Shape = .full
 
     public init(send: NotificationSend, title: String? = nil, subtitle: String? = nil, body: String? = nil,
                 badge: Int? = nil, bundleID: String, watchBundleID: String? = nil, platform: String = "ios",

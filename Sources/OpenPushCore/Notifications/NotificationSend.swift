@@ -47,6 +47,11 @@ public struct NotificationSend: Sendable, Equatable {
     public var schedule: NotificationSchedule = .immediate
     /// `dedupe_key`, `event_at` and `stale_after_seconds` (`AlertGates`).
     public var gates = AlertGates()
+    /// `privacy_text`: language code → template text, sent instead of the texts to a device that
+    /// hides details, by an ids-only message, or when every text renders empty.
+    public var privacyText: [String: String]? = nil
+    /// `privacy`: `ids_only` sends no texts to APNs (`NotificationPrivacy`).
+    public var privacy: NotificationPrivacy = .full
 
     public init(kind: NotificationKind, name: String? = nil, headings: [String: String]? = nil,
                 subtitle: [String: String]? = nil, contents: [String: String]? = nil,

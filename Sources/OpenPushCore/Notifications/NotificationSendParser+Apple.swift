@@ -17,7 +17,7 @@ extension NotificationSendParser {
 
     /// The fields a background notification refuses: they only mean something on a visible one.
     static let visibleOnlyFields = ["url", "app_url", "ios_attachments", "buttons", "apns_alert", "summary_arg",
-                                    "summary_arg_count"]
+                                    "summary_arg_count", "privacy_text"]
 
     public enum AppleMessages {
         public static let url = "must be a URL with a scheme (https://…, or your app's own scheme), without spaces, at most 2048 bytes"

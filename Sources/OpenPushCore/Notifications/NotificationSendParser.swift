@@ -28,7 +28,7 @@ public enum NotificationSendParser {
                                 "content_available", "mutable_content", "ios_category", "thread_id",
                                 "target_content_identifier", "ios_interruption_level", "ios_relevance_score",
                                 "url", "app_url", "ios_attachments", "buttons", "apns_alert", "summary_arg",
-                                "summary_arg_count", "apns_push_type_override"]
+                                "summary_arg_count", "apns_push_type_override", "privacy_text", "privacy"]
 
     public static func parse(_ body: JSONObject) -> Result<NotificationSend, APIError> {
         var reader = FieldReader(body)
@@ -66,10 +66,13 @@ public enum NotificationSendParser {
         let customData = readTemplateReferences(&reader)
         let schedule = NotificationScheduleParser.read(&reader)
         let gates = readAlertGates(&reader)
+        let privacy = readPrivacy(&reader)
         for field in OneSignalNotificationFields.otherChannels { _ = reader.value(field) }
 
         let localized = apnsAlert.map { alert in apnsAlertVisibleKeys.contains { alert[$0] != nil } } ?? false
+        // An ids-only message is worded by its privacy text alone.
         let visible = contents != nil || headings != nil || subtitle != nil || localized
+            || (privacy.privacy == .idsOnly && privacy.text != nil)
         let kind: NotificationKind
         if widgets {
             kind = .widgets
@@ -108,6 +111,7 @@ public enum NotificationSendParser {
             customData: customData)
         send.schedule = schedule
         send.gates = gates
+        (send.privacyText, send.privacy) = privacy
         return .success(send)
     }
 

@@ -1,9 +1,10 @@
 /// The body of `PATCH /apps/{app_id}/subscriptions/{id}`: OneSignal wraps the fields in
-/// `{"subscription": {…}}`; the bare fields are accepted too. Either way only `enabled` and
-/// `tags` can change, and at least one must be sent.
+/// `{"subscription": {…}}`; the bare fields are accepted too. Either way only `enabled`, `tags`
+/// and `hide_details` can change, and at least one must be sent.
 public struct SubscriptionChanges: Sendable, Equatable {
     public var enabled: Bool?
     public var tags: TagChanges?
+    public var hideDetails: Bool? = nil
 
     public init(enabled: Bool? = nil, tags: TagChanges? = nil) {
         self.enabled = enabled
@@ -24,13 +25,15 @@ public struct SubscriptionChanges: Sendable, Equatable {
         }
         reader.rejectUnknownFields()
         try reader.finish()
-        guard let changes, changes.enabled != nil || changes.tags != nil else {
-            throw APIError.badRequest("nothing to change: send subscription.enabled or subscription.tags")
+        guard let changes, changes.enabled != nil || changes.tags != nil || changes.hideDetails != nil else {
+            throw APIError.badRequest("nothing to change: send subscription.enabled, subscription.tags or subscription.hide_details")
         }
         self = changes
     }
 
     private static func read(_ fields: inout FieldReader) -> SubscriptionChanges {
-        SubscriptionChanges(enabled: fields.bool("enabled"), tags: fields.tagChanges("tags"))
+        var changes = SubscriptionChanges(enabled: fields.bool("enabled"), tags: fields.tagChanges("tags"))
+        changes.hideDetails = fields.bool("hide_details")
+        return changes
     }
 }

@@ -24,6 +24,8 @@ public struct SubscriptionRegistration: Sendable, Equatable {
     public var previousToken: String?
     /// WidgetKit's push token (lower-cased hex) for widget reloads; kept when not sent.
     public var widgetPushToken: String?
+    /// `hide_details`: alerts show the privacy text instead of their texts; kept when not sent.
+    public var hideDetails: Bool? = nil
 
     public init(token: String, platform: String? = nil, environment: String? = nil, externalID: String? = nil,
                 tags: TagChanges = .none, language: String? = nil, country: String? = nil, timezone: String? = nil,
@@ -63,6 +65,7 @@ public struct SubscriptionRegistration: Sendable, Equatable {
         enabled = reader.bool("enabled")
         previousToken = reader.deviceToken("previous_token")
         widgetPushToken = reader.deviceToken("widget_push_token")
+        hideDetails = reader.bool("hide_details")
         // Unknown fields are ignored, as on the other `/v1` routes: SDKs add fields over time.
         try reader.finish()
         self.token = token ?? ""  // finish() threw if it was missing or malformed

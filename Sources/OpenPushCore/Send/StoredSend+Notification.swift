@@ -8,7 +8,8 @@
 /// request order), `buttons` (`[{"id", "text", "icon"?}]`), `apns_alert`, `summary_arg`,
 /// `summary_arg_count`, `idempotency_key`, `custom_data`, the schedule (`local_time_of_day` in
 /// seconds after midnight or the flag `last_active`, and `throttle_rate_per_minute`), and the flags `content_available`, `mutable_content`,
-/// `apple_excluded`. The alert gates (`StoredSend+AlertGates`): `dedupe_key`, `event_at`, `stale_after_seconds`.
+/// `apple_excluded`; `privacy_text` and `privacy` (`StoredSend+Privacy`). The alert gates
+/// (`StoredSend+AlertGates`): `dedupe_key`, `event_at`, `stale_after_seconds`.
 extension StoredSend {
     public static func encode(_ send: NotificationSend) -> JSONValue {
         var object = envelope(.notification)
@@ -43,6 +44,7 @@ extension StoredSend {
         object.put("custom_data", send.customData.map(JSONValue.object))
         encode(send.schedule, into: &object)
         encode(send.gates, into: &object)
+        encodePrivacy(send, into: &object)
         return .object(object)
     }
 
@@ -99,6 +101,7 @@ extension StoredSend {
         send.customData = try fields.object("custom_data")
         send.schedule = try decodeSchedule(&fields)
         send.gates = try decodeGates(&fields)
+        try decodePrivacy(&fields, into: &send)
         try fields.finish()
         return send
     }

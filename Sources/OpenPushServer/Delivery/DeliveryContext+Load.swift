@@ -21,7 +21,7 @@ extension DeliveryContext {
         for row in try connection.query("""
             SELECT id, apns_bundle_id, apns_watch_bundle_id, live_activity_auto_end_minutes, onesignal_alias, apns_p8,
                    apns_key_id, apns_team_id, extract(epoch FROM updated_at)::float8 AS updated_at,
-                   dedupe_window_days, stale_alert_seconds
+                   dedupe_window_days, stale_alert_seconds, default_privacy_text
             FROM apps WHERE id = ANY(\(appIDs)::text[])
             """) {
             var app = App(id: try row.decode("id"), bundleID: try row.decode("apns_bundle_id"),
@@ -32,6 +32,7 @@ extension DeliveryContext {
                             updatedAt: try row.decode("updated_at"))
             app.dedupeWindowDays = try row.decode("dedupe_window_days")
             app.staleAlertSeconds = try row.decode("stale_alert_seconds")
+            app.defaultPrivacyText = try row.decode("default_privacy_text")
             context.add(app)
         }
         let subscriptionIDs = Array(Set(deliveries.map(\.subscriptionID)))
@@ -39,7 +40,7 @@ extension DeliveryContext {
         for row in try connection.query("""
             SELECT id, app_id, platform, environment, language, country, app_version, tags::text AS tags, external_id,
                    enabled AND retired_at IS NULL AS reachable, token, token_invalid_at IS NOT NULL AS token_invalid,
-                   widget_push_token
+                   widget_push_token, hide_details
             FROM subscriptions WHERE id = ANY(\(subscriptionIDs)::text[])
             """) {
             let tagObject = (try? JSONValue.parse(try row.decode("tags", as: String.self)))?.objectValue ?? [:]
@@ -48,12 +49,13 @@ extension DeliveryContext {
             guard let known = DeviceEnvironment(rawValue: environment) else {
                 throw InvariantViolation("subscription environment '\(environment)' is neither production nor sandbox")
             }
-            let subscription = Subscription(
+            var subscription = Subscription(
                 id: try row.decode("id"), appID: try row.decode("app_id"), platform: try row.decode("platform"),
                 environment: known, language: try row.decode("language"), country: try row.decode("country"),
                 appVersion: try row.decode("app_version"), tags: tags, externalID: try row.decode("external_id"),
                 reachable: try row.decode("reachable"), token: try row.decode("token"), tokenInvalid: try row.decode("token_invalid"),
                 widgetToken: try row.decode("widget_push_token"))
+            subscription.hideDetails = try row.decode("hide_details")
             if let externalID = subscription.externalID { externalIDs.insert(externalID) }
             context.add(subscription)
         }

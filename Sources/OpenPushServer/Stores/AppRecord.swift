@@ -17,6 +17,8 @@ public struct AppRecord: Sendable, Equatable {
     /// `dedupe_window_days` (1–365) and `stale_alert_seconds` (0 = off).
     public var dedupeWindowDays: Int
     public var staleAlertSeconds: Int
+    /// Shown instead of the texts to a device that hides details, when a message has no `privacy_text`.
+    public var defaultPrivacyText: String
     public var sdkKeyDigest: [UInt8]
     /// Set while APNs rejects the app's credentials (its deliveries wait); the last rejection
     /// stays visible after the credentials are fixed.
@@ -34,7 +36,7 @@ public struct AppRecord: Sendable, Equatable {
                extract(epoch FROM created_at)::float8 AS created_at, extract(epoch FROM updated_at)::float8 AS updated_at,
                extract(epoch FROM apns_paused_at)::float8 AS apns_paused_at, apns_status_reason,
                extract(epoch FROM apns_status_at)::float8 AS apns_status_at,
-               dedupe_window_days, stale_alert_seconds
+               dedupe_window_days, stale_alert_seconds, default_privacy_text
         FROM apps
         """
 
@@ -58,6 +60,7 @@ public struct AppRecord: Sendable, Equatable {
         apnsStatusAt = try row.decode("apns_status_at")
         dedupeWindowDays = try row.decode("dedupe_window_days")
         staleAlertSeconds = try row.decode("stale_alert_seconds")
+        defaultPrivacyText = try row.decode("default_privacy_text")
     }
 }
 

@@ -9,5 +9,6 @@ extension AppSettings {
                   sharedDemo: fields.sharedDemo, liveActivityAutoEndMinutes: fields.liveActivityAutoEndMinutes.newValue,
                   onesignalAlias: fields.onesignalAlias)
         alertGates = fields.alertGates
+        defaultPrivacyText = fields.defaultPrivacyText
     }
 }

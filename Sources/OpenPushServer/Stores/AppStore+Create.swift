@@ -24,6 +24,8 @@ public struct AppSettings: Sendable, Equatable {
     public var onesignalAlias: Bool?
     /// `dedupe_window_days` and `stale_alert_seconds` (`nil`: the default).
     public var alertGates = AppAlertGateFields()
+    /// `nil` keeps the column's default, `"New notification"`.
+    public var defaultPrivacyText: String?
 
     public init(name: String? = nil, apnsEnv: String? = nil, apnsP8: String? = nil, apnsKeyID: String? = nil,
                 apnsTeamID: String? = nil, apnsBundleID: String? = nil, apnsWatchBundleID: String? = nil,
@@ -64,6 +66,7 @@ extension AppStore {
                 VALUES (\(keyID), \(id), 'default', \(restKey.digest), to_timestamp(\(now)))
                 """)
             try setAlertGates(settings.alertGates, appID: id, in: connection)
+            try applyPrivacySettings(settings, appID: id, in: connection)
             guard let app = try find(id, in: connection) else { throw InvariantViolation("app vanished in its own transaction") }
             return app
         }

@@ -24,6 +24,7 @@ extension AppStore {
         change("apns_watch_bundle_id", fields.apnsWatchBundleID)
         change("live_activity_auto_end_minutes", fields.liveActivityAutoEndMinutes)
         assignments += alertGateAssignments(fields.alertGates)
+        set("default_privacy_text", fields.defaultPrivacyText)
         assignments.append("updated_at = to_timestamp(\(now))")
         let update: PostgresQuery = "UPDATE apps SET \(assignments.joined(separator: ", ")) WHERE id = \(id)"
         return try await database.transaction { connection in

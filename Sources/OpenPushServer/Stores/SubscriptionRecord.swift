@@ -25,6 +25,8 @@ public struct SubscriptionRecord: Sendable, Equatable {
     public var supersededBy: String?
     /// On a shared demo app, the tenant the device is linked to.
     public var tenantID: String?
+    /// Alerts to it carry the privacy text instead of their texts.
+    public var hideDetails: Bool
 
     public var isRetired: Bool { retiredAt != nil }
 
@@ -34,7 +36,8 @@ public struct SubscriptionRecord: Sendable, Equatable {
                s.country, s.timezone, s.app_version, s.device_model, s.device_os, s.enabled, s.session_count,
                extract(epoch FROM s.first_session_at)::float8 AS first_session_at,
                extract(epoch FROM s.last_session_at)::float8 AS last_session_at,
-               extract(epoch FROM s.retired_at)::float8 AS retired_at, s.superseded_by, s.tenant_id
+               extract(epoch FROM s.retired_at)::float8 AS retired_at, s.superseded_by, s.tenant_id,
+               s.hide_details
         FROM subscriptions s
         """
 
@@ -59,5 +62,6 @@ public struct SubscriptionRecord: Sendable, Equatable {
         retiredAt = try row.decode("retired_at")
         supersededBy = try row.decode("superseded_by")
         tenantID = try row.decode("tenant_id")
+        hideDetails = try row.decode("hide_details")
     }
 }

@@ -26,6 +26,7 @@ extension SubscriptionStore {
                 }
             }
             let registered = try upsert(registration, id: newID, appID: appID, now: now, in: connection)
+            try applyPrivacy(registration, subscriptionID: registered.id, in: connection)
             if let previousToken = registration.previousToken, previousToken != registration.token,
                let previous = try find(token: previousToken, appID: appID, in: connection) {
                 try retire(subscriptionID: previous.id, supersededBy: registered.id, now: now, in: connection)

@@ -10,6 +10,7 @@ extension SubscriptionStore {
             UPDATE subscriptions
             SET enabled = COALESCE(\(changes.enabled)::boolean, enabled),
                 tags = (tags || \(tags.setJSON)::jsonb) - \(tags.removed)::text[],
+                hide_details = COALESCE(\(changes.hideDetails)::boolean, hide_details),
                 updated_at = to_timestamp(\(now))
             WHERE app_id = \(appID) AND id = \(id)
             """)

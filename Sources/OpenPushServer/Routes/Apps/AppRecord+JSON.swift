@@ -18,6 +18,7 @@ extension AppRecord {
             "onesignal_alias": .bool(onesignalAlias),
             "dedupe_window_days": .int(Int64(dedupeWindowDays)),
             "stale_alert_seconds": .int(Int64(staleAlertSeconds)),
+            "default_privacy_text": .string(defaultPrivacyText),
             "created_at": .string(Timestamp.iso8601(createdAt)),
             "updated_at": .string(Timestamp.iso8601(updatedAt)),
             "apns_status": apnsStatus,

@@ -5,7 +5,7 @@ public import Postgres
 public enum MessageView {
     /// Request fields OneSignal's view echoes back as they were sent (`null` when absent).
     static let requestEchoes = ["data", "include_aliases", "template_id", "throttle_rate_per_minute", "delayed_option",
-                                "delivery_time_of_day"]
+                                "delivery_time_of_day", "privacy_text"]
     /// Echoed too, but `[]` when absent: OneSignal's schema has them as arrays, never `null`, and
     /// its clients refuse a `null` there.
     static let requestListEchoes = ["included_segments", "excluded_segments"]
@@ -108,6 +108,8 @@ public enum MessageView {
         for field in Self.requestEchoes { view[field] = request[field] ?? .null }
         for field in Self.requestListEchoes { view[field] = request[field] ?? [] }
         for (field, value) in alertGateEchoes(request) { view[field] = value }
+        // The texts of an ids-only message stay here, for the app's own records: shown, never sent.
+        view["privacy"] = request["privacy"] ?? .string(NotificationPrivacy.full.rawValue)
         view["errors_by_reason"] = .object(JSONObject(try reasons.map {
             (try $0.decode("error_reason", as: String.self), JSONValue.int(Int64(try $0.decode("n", as: Int.self))))
         }))

@@ -29,6 +29,7 @@ extension SubscriptionRecord {
             "last_session_at": Self.seconds(lastSessionAt),
             "retired_at": retiredAt.map(Self.seconds) ?? .null,
             "retired": .bool(isRetired),
+            "hide_details": .bool(hideDetails),
         ]
         return .object(object)
     }
