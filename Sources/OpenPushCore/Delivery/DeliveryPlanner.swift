@@ -42,6 +42,8 @@ public enum DeliveryPlanner {
             var body: String?
             var badge: Int? = nil
             var platform: String
+            /// Silenced for a device in its quiet hours (`DeviceAttentionPolicy`).
+            var silenced: Bool = false
         }
 
         /// What else a Live Activity payload depends on: the activity's own stale date and the
@@ -138,6 +140,11 @@ public enum DeliveryPlanner {
             return .failure(.permanent("Expired"))
         }
         guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }
+        let attended: (send: NotificationSend, silenced: Bool)
+        switch attend(send, delivery, context: context, now: now) {
+        case .success(let value): attended = value
+        case .failure(let refusal): return .failure(refusal)
+        }
         let liquid = message.rendersLiquid ? liquidContext(subscription, context: context, customData: send.customData) : [:]
         let language = subscription.language
         let key = PayloadCache.Key(
@@ -145,13 +152,13 @@ public enum DeliveryPlanner {
             title: message.headings.render(language: language, context: liquid, limit: LocalizedText.titleLimit),
             subtitle: message.subtitle.render(language: language, context: liquid, limit: LocalizedText.titleLimit),
             body: message.contents.render(language: language, context: liquid, limit: LocalizedText.bodyLimit),
-            badge: delivery.badge, platform: subscription.platform)
+            badge: delivery.badge, platform: subscription.platform, silenced: attended.silenced)
         let built: Result<APNSRequest, Refusal>
         if let cached = cache.built[key] {
             built = cached
         } else {
             let input = NotificationPushInput(
-                send: send, title: key.title, subtitle: key.subtitle, body: key.body, badge: key.badge, bundleID: bundleID,
+                send: attended.send, title: key.title, subtitle: key.subtitle, body: key.body, badge: key.badge, bundleID: bundleID,
                 watchBundleID: app.watchBundleID, platform: key.platform, apnsID: delivery.apnsID, messageID: message.id,
                 expiration: expiration)
             built = NotificationPayload.build(input).mapError { .permanent($0.reason.rawValue) }

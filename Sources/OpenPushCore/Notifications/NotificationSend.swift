@@ -45,6 +45,8 @@ public struct NotificationSend: Sendable, Equatable {
     public var customData: JSONObject?
     /// Per-device delivery time and throttle (`NotificationScheduleParser`).
     public var schedule: NotificationSchedule = .immediate
+    /// `quiet_hours`: what an alert does to a device in its quiet hours (`DeviceAttentionPolicy`).
+    public var quietHours: QuietHoursMode = .default
 
     public init(kind: NotificationKind, name: String? = nil, headings: [String: String]? = nil,
                 subtitle: [String: String]? = nil, contents: [String: String]? = nil,

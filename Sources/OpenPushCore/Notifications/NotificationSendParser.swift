@@ -65,6 +65,7 @@ public enum NotificationSendParser {
         let appleExcluded = reader.bool("isIos") == false
         let customData = readTemplateReferences(&reader)
         let schedule = NotificationScheduleParser.read(&reader)
+        let quietHours = readQuietHoursMode(&reader)
         for field in OneSignalNotificationFields.otherChannels { _ = reader.value(field) }
 
         let localized = apnsAlert.map { alert in apnsAlertVisibleKeys.contains { alert[$0] != nil } } ?? false
@@ -106,6 +107,7 @@ public enum NotificationSendParser {
             summaryArgCount: summaryArgCount, idempotencyKey: idempotencyKey,
             customData: customData)
         send.schedule = schedule
+        send.quietHours = quietHours
         return .success(send)
     }
 

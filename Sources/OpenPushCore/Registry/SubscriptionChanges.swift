@@ -1,14 +1,21 @@
 /// The body of `PATCH /apps/{app_id}/subscriptions/{id}`: OneSignal wraps the fields in
-/// `{"subscription": {…}}`; the bare fields are accepted too. Either way only `enabled` and
-/// `tags` can change, and at least one must be sent.
+/// `{"subscription": {…}}`; the bare fields are accepted too. Either way only `enabled`,
+/// `tags` and the device preferences `quiet_hours` and `muted_threads` can change, and at
+/// least one must be sent.
 public struct SubscriptionChanges: Sendable, Equatable {
     public var enabled: Bool?
     public var tags: TagChanges?
+    /// Device preferences (`FieldReader+DeviceAttention`): kept when not sent.
+    public var quietHours: FieldChange<QuietHoursWindow> = .keep
+    public var mutedThreads: [String]?
 
     public init(enabled: Bool? = nil, tags: TagChanges? = nil) {
         self.enabled = enabled
         self.tags = tags
     }
+
+    /// Whether it changes anything at all.
+    var changesSomething: Bool { enabled != nil || tags != nil || !quietHours.isKeep || mutedThreads != nil }
 
     public init(body: JSONObject) throws(APIError) {
         var reader = FieldReader(body)
@@ -24,13 +31,16 @@ public struct SubscriptionChanges: Sendable, Equatable {
         }
         reader.rejectUnknownFields()
         try reader.finish()
-        guard let changes, changes.enabled != nil || changes.tags != nil else {
+        guard let changes, changes.changesSomething else {
             throw APIError.badRequest("nothing to change: send subscription.enabled or subscription.tags")
         }
         self = changes
     }
 
     private static func read(_ fields: inout FieldReader) -> SubscriptionChanges {
-        SubscriptionChanges(enabled: fields.bool("enabled"), tags: fields.tagChanges("tags"))
+        var changes = SubscriptionChanges(enabled: fields.bool("enabled"), tags: fields.tagChanges("tags"))
+        changes.quietHours = fields.quietHoursChange()
+        changes.mutedThreads = fields.mutedThreadsChange()
+        return changes
     }
 }

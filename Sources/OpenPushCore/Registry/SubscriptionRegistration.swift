@@ -24,6 +24,9 @@ public struct SubscriptionRegistration: Sendable, Equatable {
     public var previousToken: String?
     /// WidgetKit's push token (lower-cased hex) for widget reloads; kept when not sent.
     public var widgetPushToken: String?
+    /// Device preferences (`FieldReader+DeviceAttention`): kept when not sent.
+    public var quietHours: FieldChange<QuietHoursWindow> = .keep
+    public var mutedThreads: [String]?
 
     public init(token: String, platform: String? = nil, environment: String? = nil, externalID: String? = nil,
                 tags: TagChanges = .none, language: String? = nil, country: String? = nil, timezone: String? = nil,
@@ -63,6 +66,8 @@ public struct SubscriptionRegistration: Sendable, Equatable {
         enabled = reader.bool("enabled")
         previousToken = reader.deviceToken("previous_token")
         widgetPushToken = reader.deviceToken("widget_push_token")
+        quietHours = reader.quietHoursChange()
+        mutedThreads = reader.mutedThreadsChange()
         // Unknown fields are ignored, as on the other `/v1` routes: SDKs add fields over time.
         try reader.finish()
         self.token = token ?? ""  // finish() threw if it was missing or malformed

@@ -8,7 +8,7 @@
 /// request order), `buttons` (`[{"id", "text", "icon"?}]`), `apns_alert`, `summary_arg`,
 /// `summary_arg_count`, `idempotency_key`, `custom_data`, the schedule (`local_time_of_day` in
 /// seconds after midnight or the flag `last_active`, and `throttle_rate_per_minute`), and the flags `content_available`, `mutable_content`,
-/// `apple_excluded`.
+/// `apple_excluded`, and `quiet_hours` (`defer` or `ignore`; absent is `silence`).
 extension StoredSend {
     public static func encode(_ send: NotificationSend) -> JSONValue {
         var object = envelope(.notification)
@@ -42,6 +42,8 @@ extension StoredSend {
         object.put("idempotency_key", send.idempotencyKey)
         object.put("custom_data", send.customData.map(JSONValue.object))
         encode(send.schedule, into: &object)
+        // Absent means the default, so sends stored before the field decode as they were.
+        object.put("quiet_hours", send.quietHours == .default ? nil : send.quietHours.rawValue)
         return .object(object)
     }
 
@@ -97,6 +99,10 @@ extension StoredSend {
         send.idempotencyKey = try fields.string("idempotency_key")
         send.customData = try fields.object("custom_data")
         send.schedule = try decodeSchedule(&fields)
+        if let mode = try fields.string("quiet_hours") {
+            guard let known = QuietHoursMode(rawValue: mode) else { throw StoredSendError("stored quiet_hours mode '\(mode)' is unknown") }
+            send.quietHours = known
+        }
         try fields.finish()
         return send
     }

@@ -1,4 +1,4 @@
-import OpenPushCore
+public import OpenPushCore
 public import Postgres
 
 /// One row of `subscriptions`: a device of an app.
@@ -25,6 +25,9 @@ public struct SubscriptionRecord: Sendable, Equatable {
     public var supersededBy: String?
     /// On a shared demo app, the tenant the device is linked to.
     public var tenantID: String?
+    /// Device preferences: quiet hours (nil: none) and muted `thread_id`s, in the order sent.
+    public var quietHours: QuietHoursWindow?
+    public var mutedThreads: [String]
 
     public var isRetired: Bool { retiredAt != nil }
 
@@ -34,7 +37,8 @@ public struct SubscriptionRecord: Sendable, Equatable {
                s.country, s.timezone, s.app_version, s.device_model, s.device_os, s.enabled, s.session_count,
                extract(epoch FROM s.first_session_at)::float8 AS first_session_at,
                extract(epoch FROM s.last_session_at)::float8 AS last_session_at,
-               extract(epoch FROM s.retired_at)::float8 AS retired_at, s.superseded_by, s.tenant_id
+               extract(epoch FROM s.retired_at)::float8 AS retired_at, s.superseded_by, s.tenant_id,
+               s.quiet_hours_start, s.quiet_hours_end, s.muted_threads
         FROM subscriptions s
         """
 
@@ -59,5 +63,7 @@ public struct SubscriptionRecord: Sendable, Equatable {
         retiredAt = try row.decode("retired_at")
         supersededBy = try row.decode("superseded_by")
         tenantID = try row.decode("tenant_id")
+        quietHours = Self.quietHours(start: try row.decode("quiet_hours_start"), end: try row.decode("quiet_hours_end"))
+        mutedThreads = try row.decode("muted_threads")
     }
 }
