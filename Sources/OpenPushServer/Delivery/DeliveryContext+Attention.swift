@@ -34,7 +34,9 @@ extension DeliveryContext {
             ),
             placed AS (
                 SELECT d.*,
-                       CASE WHEN d.device_offset IS NULL AND d.device_zone IN (SELECT name FROM known) THEN d.device_zone
+                       -- Only quiet hours need the zone: a device that only mutes threads skips the lookup.
+                       CASE WHEN d.quiet_hours_start IS NULL THEN NULL
+                            WHEN d.device_offset IS NULL AND d.device_zone IN (SELECT name FROM known) THEN d.device_zone
                             WHEN d.user_zone IN (SELECT name FROM known) THEN d.user_zone END AS zone,
                        CASE WHEN d.device_offset BETWEEN -\(widest)::int AND \(widest)::int THEN d.device_offset
                             ELSE 0 END AS offset_seconds
