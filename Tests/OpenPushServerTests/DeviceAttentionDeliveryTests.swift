@@ -101,6 +101,32 @@ import Postgres
         #expect(view["quiet_hours"] == "silence")
     }
 
+    /// The user's IANA `timezone_id` wins over the device's offset `timezone` (which may be stale
+    /// after a DST change); a device `timezone` naming an IANA zone wins over both.
+    @Test func theUsersTimezoneIDWinsOverTheDevicesOffset() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let now = try await Self.dbNow(harness)
+        let minute = Int(now.truncatingRemainder(dividingBy: 86_400)) / 60
+        let aroundUTCNow: JSONValue = ["start": .string(QuietHoursWindow.text((minute + 1439) % 1440)),
+                                       "end": .string(QuietHoursWindow.text((minute + 2) % 1440))]
+        // The offset alone would put the device 12 hours away from UTC: outside the window.
+        let offset = JSONValue.string(String(Self.offset(toRead: (now + 43_200).truncatingRemainder(dividingBy: 86_400), at: now)))
+        let zoned = try await Self.device(harness, token: Self.token(1), ["timezone": offset, "external_id": "u-zone",
+                                                                          "quiet_hours": aroundUTCNow])
+        let offsetOnly = try await Self.device(harness, token: Self.token(2), ["timezone": offset, "quiet_hours": aroundUTCNow])
+        try await harness.app.services.database.query("""
+            UPDATE users SET timezone_id = 'Etc/UTC'
+            WHERE id = (SELECT user_id FROM user_aliases WHERE app_id = \(harness.created.app.id) AND label = 'external_id'
+                        AND value = 'u-zone')
+            """)
+        _ = try await Self.post(harness, to: [zoned, offsetOnly], [:])
+        try await harness.drain()
+        #expect(try Self.aps(harness, token: Self.token(1))["interruption-level"] == "passive")
+        #expect(try Self.aps(harness, token: Self.token(2))["sound"] == "goal.caf")
+        #expect(try Self.aps(harness, token: Self.token(2))["interruption-level"] == nil)
+    }
+
     @Test func deferHoldsTheAlertUntilTheQuietHoursEndThenSendsItAsUsual() async throws {
         let harness = try await DeliveryHarness.make()
         defer { Task { await harness.shutdown() } }
