@@ -87,7 +87,7 @@ import OpenPushCore
         #expect(throws: APIError(status: 400, messages: ["subscription must be an object, got array"])) {
             try SubscriptionChanges(body: ["subscription": []])
         }
-        #expect(throws: APIError.badRequest("nothing to change: send subscription.enabled, subscription.tags or subscription.hide_details")) {
+        #expect(throws: APIError.badRequest("nothing to change: send subscription.enabled, subscription.tags, subscription.hide_details, subscription.quiet_hours or subscription.muted_threads")) {
             try SubscriptionChanges(body: ["subscription": [:]])
         }
     }

@@ -81,6 +81,15 @@ import OpenPushCore
         #expect(try Self.roundTrip(send).interruptionLevel == level)
     }
 
+    @Test(arguments: QuietHoursMode.allCases)
+    func everyQuietHoursModeRoundTripsAndTheDefaultIsNotStored(_ mode: QuietHoursMode) throws {
+        var send = Self.everyField()
+        send.quietHours = mode
+        #expect(try Self.roundTrip(send).quietHours == mode)
+        #expect(StoredSend.encode(send).objectValue?["quiet_hours"] == (mode == .silence ? nil : .string(mode.rawValue)))
+        #expect(Self.refusal(Self.changed { $0["quiet_hours"] = "later" }) == "stored quiet_hours mode 'later' is unknown")
+    }
+
     static let everyCondition: [FilterCondition] = [
         .tag(key: "plan", .text(.equals("gold"))), .tag(key: "plan", .text(.notEquals("free"))),
         .tag(key: "plan", .text(.exists)), .tag(key: "plan", .text(.notExists)),

@@ -37,7 +37,7 @@ import OpenPushTestSupport
         #expect(bad.json == ["errors": ["subscription.enabled must be a boolean, got string", "unknown field 'subscription.token'"]])
         let empty = await app.request(.patch, Self.path(created, id), headers: .restKey(created.restKey), json: [:])
         #expect(empty.status == 400)
-        #expect(empty.json == ["errors": ["nothing to change: send subscription.enabled, subscription.tags or subscription.hide_details"]])
+        #expect(empty.json == ["errors": ["nothing to change: send subscription.enabled, subscription.tags, subscription.hide_details, subscription.quiet_hours or subscription.muted_threads"]])
     }
 
     @Test func deleteRetires() async throws {

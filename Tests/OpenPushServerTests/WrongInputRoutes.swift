@@ -200,7 +200,7 @@ struct WrongInputWorld: Sendable {
             "ios_interruption_level": "active", "ios_relevance_score": 0.5, "priority": 10, "ttl": 60,
             "send_after": 1_700_000_000, "target_content_identifier": "x", "included_segments": ["Subscribed Users"],
             "excluded_segments": ["Level 10"], "privacy_text": ["en": "New {{ first_name }}"],
-            "dedupe_key": "order-7", "event_at": "2023-11-14T22:13:20Z", "stale_after_seconds": 900,
+            "dedupe_key": "order-7", "event_at": "2023-11-14T22:13:20Z", "stale_after_seconds": 900, "quiet_hours": "defer",
         ]
         let sendBase: JSONObject = [
             "event_updates": ["status": "out", "eta": 5], "name": "Order", "headings": ["en": "On the way"],
@@ -255,6 +255,7 @@ struct WrongInputWorld: Sendable {
                           "timezone": "Pacific/Auckland", "app_version": "1.2", "device_model": "iPhone16,1",
                           "device_os": "18.1", "enabled": true, "previous_token": .string(Registry.token(5)),
                           "widget_push_token": .string(hex64), "hide_details": true,
+                          "quiet_hours": ["start": "22:00", "end": "07:00"], "muted_threads": ["scores"],
                       ]),
             RouteCase(method: .post, template: "/v1/apps/{app_id}/subscriptions/retire", pathValues: ["app_id": appID],
                       headers: sdk, readHeaders: ["X-OP-Device-Key"], body: ["token": .string(deviceToken)]),
@@ -265,7 +266,8 @@ struct WrongInputWorld: Sendable {
                       body: ["subscription": ["enabled": true, "tags": ["level": "4"], "hide_details": true]]),
             RouteCase(method: .patch, template: "/apps/{app_id}/subscriptions/{subscription_id}",
                       pathValues: ["app_id": appID, "subscription_id": restSubscriptionID], headers: rest,
-                      body: ["enabled": true, "tags": ["level": "5"]]),
+                      body: ["enabled": true, "tags": ["level": "5"], "quiet_hours": ["start": "23:00", "end": "06:30"],
+                             "muted_threads": ["news"]]),
             RouteCase(method: .delete, template: "/apps/{app_id}/subscriptions/{subscription_id}",
                       pathValues: ["app_id": appID, "subscription_id": restSubscriptionID], headers: rest),
             RouteCase(method: .post, template: "/apps/{app_id}/users", pathValues: ["app_id": appID], headers: rest, body: [

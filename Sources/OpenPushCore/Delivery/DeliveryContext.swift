@@ -156,6 +156,8 @@ public struct DeliveryContext: Sendable {
     private var pushToStartTokens: [Key: Set<String>] = [:]
     /// (app, external id) → the user's aliases, for Liquid's `user`.
     private var aliases: [Key: [String: String]] = [:]
+    /// (app, subscription id) → its quiet hours, muted threads and local time (`DeviceAttention`).
+    var attention: [Key: DeviceAttention] = [:]
 
     public init() {}
 

@@ -45,6 +45,8 @@ public enum DeliveryPlanner {
             /// How the texts were chosen (`AlertPrivacy`): the same body can be a device's own
             /// text or its privacy text, and the payloads differ.
             var privacy: AlertPrivacy.Shape = .full
+            /// Silenced for a device in its quiet hours (`DeviceAttentionPolicy`).
+            var silenced: Bool = false
         }
 
         /// What else a Live Activity payload depends on: the activity's own stale date and the
@@ -142,18 +144,23 @@ public enum DeliveryPlanner {
             return .failure(.permanent("Expired"))
         }
         guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }
+        let attended: (send: NotificationSend, silenced: Bool)
+        switch attend(send, delivery, context: context, now: now) {
+        case .success(let value): attended = value
+        case .failure(let refusal): return .failure(refusal)
+        }
         let liquid = message.rendersLiquid ? liquidContext(subscription, context: context, customData: send.customData) : [:]
         guard case .send(let texts) = notificationTexts(message, send: send, app: app, subscription: subscription, liquid: liquid)
         else { return .failure(.suppressed(.blank)) }
         let key = PayloadCache.Key(
             appID: app.id, messageID: message.id, title: texts.title, subtitle: texts.subtitle, body: texts.body,
-            badge: delivery.badge, platform: subscription.platform, privacy: texts.shape)
+            badge: delivery.badge, platform: subscription.platform, privacy: texts.shape, silenced: attended.silenced)
         let built: Result<APNSRequest, Refusal>
         if let cached = cache.built[key] {
             built = cached
         } else {
             var input = NotificationPushInput(
-                send: send, title: key.title, subtitle: key.subtitle, body: key.body, badge: key.badge, bundleID: bundleID,
+                send: attended.send, title: key.title, subtitle: key.subtitle, body: key.body, badge: key.badge, bundleID: bundleID,
                 watchBundleID: app.watchBundleID, platform: key.platform, apnsID: delivery.apnsID, messageID: message.id,
                 expiration: expiration)
             input.privacy = key.privacy

@@ -52,6 +52,8 @@ public struct NotificationSend: Sendable, Equatable {
     public var privacyText: [String: String]? = nil
     /// `privacy`: `ids_only` sends no texts to APNs (`NotificationPrivacy`).
     public var privacy: NotificationPrivacy = .full
+    /// `quiet_hours`: what an alert does to a device in its quiet hours (`DeviceAttentionPolicy`).
+    public var quietHours: QuietHoursMode = .default
 
     public init(kind: NotificationKind, name: String? = nil, headings: [String: String]? = nil,
                 subtitle: [String: String]? = nil, contents: [String: String]? = nil,

@@ -67,6 +67,7 @@ public enum NotificationSendParser {
         let schedule = NotificationScheduleParser.read(&reader)
         let gates = readAlertGates(&reader)
         let privacy = readPrivacy(&reader)
+        let quietHours = readQuietHoursMode(&reader)
         for field in OneSignalNotificationFields.otherChannels { _ = reader.value(field) }
 
         let localized = apnsAlert.map { alert in apnsAlertVisibleKeys.contains { alert[$0] != nil } } ?? false
@@ -112,6 +113,7 @@ public enum NotificationSendParser {
         send.schedule = schedule
         send.gates = gates
         (send.privacyText, send.privacy) = privacy
+        send.quietHours = quietHours
         return .success(send)
     }
 

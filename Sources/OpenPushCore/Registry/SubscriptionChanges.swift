@@ -1,15 +1,27 @@
 /// The body of `PATCH /apps/{app_id}/subscriptions/{id}`: OneSignal wraps the fields in
-/// `{"subscription": {…}}`; the bare fields are accepted too. Either way only `enabled`, `tags`
-/// and `hide_details` can change, and at least one must be sent.
+/// `{"subscription": {…}}`; the bare fields are accepted too. Either way only `enabled`,
+/// `tags` and the device preferences `hide_details`, `quiet_hours` and `muted_threads` can
+/// change, and at least one must be sent.
 public struct SubscriptionChanges: Sendable, Equatable {
     public var enabled: Bool?
     public var tags: TagChanges?
     public var hideDetails: Bool? = nil
+    /// Device preferences (`FieldReader+DeviceAttention`): kept when not sent.
+    public var quietHours: FieldChange<QuietHoursWindow> = .keep
+    public var mutedThreads: [String]?
 
     public init(enabled: Bool? = nil, tags: TagChanges? = nil) {
         self.enabled = enabled
         self.tags = tags
     }
+
+    /// Whether it changes anything at all.
+    var changesSomething: Bool {
+        enabled != nil || tags != nil || hideDetails != nil || !quietHours.isKeep || mutedThreads != nil
+    }
+
+    public static let nothingToChange = "nothing to change: send subscription.enabled, subscription.tags, "
+        + "subscription.hide_details, subscription.quiet_hours or subscription.muted_threads"
 
     public init(body: JSONObject) throws(APIError) {
         var reader = FieldReader(body)
@@ -25,8 +37,8 @@ public struct SubscriptionChanges: Sendable, Equatable {
         }
         reader.rejectUnknownFields()
         try reader.finish()
-        guard let changes, changes.enabled != nil || changes.tags != nil || changes.hideDetails != nil else {
-            throw APIError.badRequest("nothing to change: send subscription.enabled, subscription.tags or subscription.hide_details")
+        guard let changes, changes.changesSomething else {
+            throw APIError.badRequest(Self.nothingToChange)
         }
         self = changes
     }
@@ -34,6 +46,8 @@ public struct SubscriptionChanges: Sendable, Equatable {
     private static func read(_ fields: inout FieldReader) -> SubscriptionChanges {
         var changes = SubscriptionChanges(enabled: fields.bool("enabled"), tags: fields.tagChanges("tags"))
         changes.hideDetails = fields.bool("hide_details")
+        changes.quietHours = fields.quietHoursChange()
+        changes.mutedThreads = fields.mutedThreadsChange()
         return changes
     }
 }

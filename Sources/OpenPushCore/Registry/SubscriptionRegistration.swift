@@ -26,6 +26,9 @@ public struct SubscriptionRegistration: Sendable, Equatable {
     public var widgetPushToken: String?
     /// `hide_details`: alerts show the privacy text instead of their texts; kept when not sent.
     public var hideDetails: Bool? = nil
+    /// Device preferences (`FieldReader+DeviceAttention`): kept when not sent.
+    public var quietHours: FieldChange<QuietHoursWindow> = .keep
+    public var mutedThreads: [String]?
 
     public init(token: String, platform: String? = nil, environment: String? = nil, externalID: String? = nil,
                 tags: TagChanges = .none, language: String? = nil, country: String? = nil, timezone: String? = nil,
@@ -66,6 +69,8 @@ public struct SubscriptionRegistration: Sendable, Equatable {
         previousToken = reader.deviceToken("previous_token")
         widgetPushToken = reader.deviceToken("widget_push_token")
         hideDetails = reader.bool("hide_details")
+        quietHours = reader.quietHoursChange()
+        mutedThreads = reader.mutedThreadsChange()
         // Unknown fields are ignored, as on the other `/v1` routes: SDKs add fields over time.
         try reader.finish()
         self.token = token ?? ""  // finish() threw if it was missing or malformed

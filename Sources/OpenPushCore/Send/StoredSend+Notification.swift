@@ -8,8 +8,9 @@
 /// request order), `buttons` (`[{"id", "text", "icon"?}]`), `apns_alert`, `summary_arg`,
 /// `summary_arg_count`, `idempotency_key`, `custom_data`, the schedule (`local_time_of_day` in
 /// seconds after midnight or the flag `last_active`, and `throttle_rate_per_minute`), and the flags `content_available`, `mutable_content`,
-/// `apple_excluded`; `privacy_text` and `privacy` (`StoredSend+Privacy`). The alert gates
-/// (`StoredSend+AlertGates`): `dedupe_key`, `event_at`, `stale_after_seconds`.
+/// `apple_excluded`; `quiet_hours` (`defer` or `ignore`; absent is `silence`); `privacy_text` and
+/// `privacy` (`StoredSend+Privacy`). The alert gates (`StoredSend+AlertGates`): `dedupe_key`,
+/// `event_at`, `stale_after_seconds`.
 extension StoredSend {
     public static func encode(_ send: NotificationSend) -> JSONValue {
         var object = envelope(.notification)
@@ -45,6 +46,8 @@ extension StoredSend {
         encode(send.schedule, into: &object)
         encode(send.gates, into: &object)
         encodePrivacy(send, into: &object)
+        // Absent means the default, so sends stored before the field decode as they were.
+        object.put("quiet_hours", send.quietHours == .default ? nil : send.quietHours.rawValue)
         return .object(object)
     }
 
@@ -102,6 +105,10 @@ extension StoredSend {
         send.schedule = try decodeSchedule(&fields)
         send.gates = try decodeGates(&fields)
         try decodePrivacy(&fields, into: &send)
+        if let mode = try fields.string("quiet_hours") {
+            guard let known = QuietHoursMode(rawValue: mode) else { throw StoredSendError("stored quiet_hours mode '\(mode)' is unknown") }
+            send.quietHours = known
+        }
         try fields.finish()
         return send
     }

@@ -94,6 +94,7 @@ extension DeliveryContext {
                                  externalID: try row.decode("external_id"))
             }
         }
+        try context.loadAttention(for: deliveries, in: connection)
         return context
     }
 

@@ -1,4 +1,4 @@
-import OpenPushCore
+public import OpenPushCore
 public import Postgres
 
 /// One row of `subscriptions`: a device of an app.
@@ -27,6 +27,9 @@ public struct SubscriptionRecord: Sendable, Equatable {
     public var tenantID: String?
     /// Alerts to it carry the privacy text instead of their texts.
     public var hideDetails: Bool
+    /// Device preferences: quiet hours (nil: none) and muted `thread_id`s, in the order sent.
+    public var quietHours: QuietHoursWindow?
+    public var mutedThreads: [String]
 
     public var isRetired: Bool { retiredAt != nil }
 
@@ -37,7 +40,7 @@ public struct SubscriptionRecord: Sendable, Equatable {
                extract(epoch FROM s.first_session_at)::float8 AS first_session_at,
                extract(epoch FROM s.last_session_at)::float8 AS last_session_at,
                extract(epoch FROM s.retired_at)::float8 AS retired_at, s.superseded_by, s.tenant_id,
-               s.hide_details
+               s.hide_details, s.quiet_hours_start, s.quiet_hours_end, s.muted_threads
         FROM subscriptions s
         """
 
@@ -63,5 +66,7 @@ public struct SubscriptionRecord: Sendable, Equatable {
         supersededBy = try row.decode("superseded_by")
         tenantID = try row.decode("tenant_id")
         hideDetails = try row.decode("hide_details")
+        quietHours = Self.quietHours(start: try row.decode("quiet_hours_start"), end: try row.decode("quiet_hours_end"))
+        mutedThreads = try row.decode("muted_threads")
     }
 }

@@ -27,6 +27,8 @@ extension SubscriptionStore {
             }
             let registered = try upsert(registration, id: newID, appID: appID, now: now, in: connection)
             try applyPrivacy(registration, subscriptionID: registered.id, in: connection)
+            try applyAttention(id: registered.id, appID: appID, quietHours: registration.quietHours,
+                               mutedThreads: registration.mutedThreads, in: connection)
             if let previousToken = registration.previousToken, previousToken != registration.token,
                let previous = try find(token: previousToken, appID: appID, in: connection) {
                 try retire(subscriptionID: previous.id, supersededBy: registered.id, now: now, in: connection)

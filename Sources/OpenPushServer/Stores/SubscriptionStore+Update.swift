@@ -2,7 +2,8 @@ public import OpenPushCore
 public import Postgres
 
 extension SubscriptionStore {
-    /// Applies a backend's `PATCH`: `enabled` replaces, tags merge (`""` removes a tag).
+    /// Applies a backend's `PATCH`: `enabled` replaces, tags merge (`""` removes a tag), device
+    /// preferences replace.
     public static func update(id: String, appID: String, _ changes: SubscriptionChanges, now: Double,
                               in connection: PostgresConnection) throws {
         let tags = changes.tags ?? .none
@@ -14,5 +15,7 @@ extension SubscriptionStore {
                 updated_at = to_timestamp(\(now))
             WHERE app_id = \(appID) AND id = \(id)
             """)
+        try applyAttention(id: id, appID: appID, quietHours: changes.quietHours, mutedThreads: changes.mutedThreads,
+                           in: connection)
     }
 }

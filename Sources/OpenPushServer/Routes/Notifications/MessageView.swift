@@ -110,6 +110,9 @@ public enum MessageView {
         for (field, value) in alertGateEchoes(request) { view[field] = value }
         // The texts of an ids-only message stay here, for the app's own records: shown, never sent.
         view["privacy"] = request["privacy"] ?? .string(NotificationPrivacy.full.rawValue)
+        // A notification's quiet-hours mode, the default when it named none; Live Activity messages have none.
+        view["quiet_hours"] = try message.decode("kind", as: String.self) == "notification"
+            ? .string(request["quiet_hours"]?.stringValue ?? QuietHoursMode.default.rawValue) : .null
         view["errors_by_reason"] = .object(JSONObject(try reasons.map {
             (try $0.decode("error_reason", as: String.self), JSONValue.int(Int64(try $0.decode("n", as: Int.self))))
         }))

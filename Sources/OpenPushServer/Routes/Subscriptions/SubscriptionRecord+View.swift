@@ -8,7 +8,7 @@ extension SubscriptionRecord {
     /// OneSignal's subscribed flag: 1 when pushes go out, -2 when disabled or retired.
     var view: JSONValue {
         let subscribed = enabled && !isRetired
-        let object: JSONObject = [
+        var object: JSONObject = [
             "id": .string(id),
             "type": .string(oneSignalType),
             "token": .string(token),
@@ -31,6 +31,8 @@ extension SubscriptionRecord {
             "retired": .bool(isRetired),
             "hide_details": .bool(hideDetails),
         ]
+        object["quiet_hours"] = quietHours?.json ?? .null
+        object["muted_threads"] = .array(mutedThreads.map(JSONValue.string))
         return .object(object)
     }
 
