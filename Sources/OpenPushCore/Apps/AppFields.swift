@@ -24,6 +24,9 @@ public struct AppFields: Sendable, Equatable {
     public var apnsBundleID: FieldChange<String> = .keep
     public var apnsWatchBundleID: FieldChange<String> = .keep
     public var liveActivityAutoEndMinutes: FieldChange<Int> = .keep
+    /// Delivery policy intervals (`AppFields+DeliveryPolicy.swift`); nil leaves them (or the default).
+    public var liveActivityUpdateIntervalSeconds: Int?
+    public var widgetPushIntervalSeconds: Int?
 
     public init() {}
 
@@ -57,6 +60,7 @@ public struct AppFields: Sendable, Equatable {
         fields.liveActivityAutoEndMinutes = reader.change("live_activity_auto_end_minutes") {
             $0.integer("live_activity_auto_end_minutes", in: autoEndMinutes).map(Int.init)
         }
+        fields.readDeliveryPolicy(&reader, for: purpose)
         reader.rejectUnknownFields()
         try reader.finish()
         return fields

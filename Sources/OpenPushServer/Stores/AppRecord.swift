@@ -14,6 +14,9 @@ public struct AppRecord: Sendable, Equatable {
     public var sharedDemo: Bool
     public var liveActivityAutoEndMinutes: Int?
     public var onesignalAlias: Bool
+    /// Delivery policy: Live Activity update coalescing and the widget push throttle (0: off).
+    public var liveActivityUpdateIntervalSeconds: Int
+    public var widgetPushIntervalSeconds: Int
     public var sdkKeyDigest: [UInt8]
     /// Set while APNs rejects the app's credentials (its deliveries wait); the last rejection
     /// stays visible after the credentials are fixed.
@@ -30,7 +33,8 @@ public struct AppRecord: Sendable, Equatable {
                apns_watch_bundle_id, shared_demo, live_activity_auto_end_minutes, onesignal_alias, sdk_key_digest,
                extract(epoch FROM created_at)::float8 AS created_at, extract(epoch FROM updated_at)::float8 AS updated_at,
                extract(epoch FROM apns_paused_at)::float8 AS apns_paused_at, apns_status_reason,
-               extract(epoch FROM apns_status_at)::float8 AS apns_status_at
+               extract(epoch FROM apns_status_at)::float8 AS apns_status_at,
+               live_activity_update_interval_seconds, widget_push_interval_seconds
         FROM apps
         """
 
@@ -52,6 +56,8 @@ public struct AppRecord: Sendable, Equatable {
         apnsPausedAt = try row.decode("apns_paused_at")
         apnsStatusReason = try row.decode("apns_status_reason")
         apnsStatusAt = try row.decode("apns_status_at")
+        liveActivityUpdateIntervalSeconds = try row.decode("live_activity_update_interval_seconds")
+        widgetPushIntervalSeconds = try row.decode("widget_push_interval_seconds")
     }
 }
 

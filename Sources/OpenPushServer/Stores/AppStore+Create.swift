@@ -22,10 +22,14 @@ public struct AppSettings: Sendable, Equatable {
     public var sharedDemo: Bool?
     public var liveActivityAutoEndMinutes: Int?
     public var onesignalAlias: Bool?
+    /// Delivery policy intervals; nil: the column's default.
+    public var liveActivityUpdateIntervalSeconds: Int?
+    public var widgetPushIntervalSeconds: Int?
 
     public init(name: String? = nil, apnsEnv: String? = nil, apnsP8: String? = nil, apnsKeyID: String? = nil,
                 apnsTeamID: String? = nil, apnsBundleID: String? = nil, apnsWatchBundleID: String? = nil,
-                sharedDemo: Bool? = nil, liveActivityAutoEndMinutes: Int? = nil, onesignalAlias: Bool? = nil) {
+                sharedDemo: Bool? = nil, liveActivityAutoEndMinutes: Int? = nil, onesignalAlias: Bool? = nil,
+                liveActivityUpdateIntervalSeconds: Int? = nil, widgetPushIntervalSeconds: Int? = nil) {
         self.name = name
         self.apnsEnv = apnsEnv
         self.apnsP8 = apnsP8
@@ -36,6 +40,8 @@ public struct AppSettings: Sendable, Equatable {
         self.sharedDemo = sharedDemo
         self.liveActivityAutoEndMinutes = liveActivityAutoEndMinutes
         self.onesignalAlias = onesignalAlias
+        self.liveActivityUpdateIntervalSeconds = liveActivityUpdateIntervalSeconds
+        self.widgetPushIntervalSeconds = widgetPushIntervalSeconds
     }
 }
 
@@ -61,6 +67,7 @@ extension AppStore {
                 INSERT INTO api_keys (id, app_id, name, digest, created_at)
                 VALUES (\(keyID), \(id), 'default', \(restKey.digest), to_timestamp(\(now)))
                 """)
+            try DeliveryPolicySettings.apply(settings, appID: id, in: connection)
             guard let app = try find(id, in: connection) else { throw InvariantViolation("app vanished in its own transaction") }
             return app
         }

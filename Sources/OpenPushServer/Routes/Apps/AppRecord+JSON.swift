@@ -16,6 +16,8 @@ extension AppRecord {
             "shared_demo": .bool(sharedDemo),
             "live_activity_auto_end_minutes": liveActivityAutoEndMinutes.map { .int(Int64($0)) } ?? .null,
             "onesignal_alias": .bool(onesignalAlias),
+            "live_activity_update_interval_seconds": .int(Int64(liveActivityUpdateIntervalSeconds)),
+            "widget_push_interval_seconds": .int(Int64(widgetPushIntervalSeconds)),
             "created_at": .string(Timestamp.iso8601(createdAt)),
             "updated_at": .string(Timestamp.iso8601(updatedAt)),
             "apns_status": apnsStatus,
