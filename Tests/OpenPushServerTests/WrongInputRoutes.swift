@@ -190,6 +190,7 @@ struct WrongInputWorld: Sendable {
             "name": "App", "apns_env": "sandbox", "shared_demo": false, "onesignal_alias": false, "apns_p8": nil,
             "apns_key_id": "KEY123", "apns_team_id": "TEAM123", "apns_bundle_id": "com.example.x",
             "apns_watch_bundle_id": "com.example.x.watch", "live_activity_auto_end_minutes": 30,
+            "live_activity_update_interval_seconds": 5, "widget_push_interval_seconds": 15,
         ]
         let notification: JSONObject = [
             "app_id": .string(appID), "name": "n", "contents": ["en": "Hi {{ first_name }}"], "headings": ["en": "H"],
