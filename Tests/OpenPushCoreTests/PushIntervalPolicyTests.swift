@@ -105,6 +105,18 @@ import OpenPushCore
         }
     }
 
+    @Test func aRetryOfTheSlotsHolderHandsTheSlotToANewerWaitingUpdate() {
+        // Its first attempt failed; a newer update came meanwhile: that one goes instead.
+        let slot = PushSlot(claimedAt: 1_800_000_000, holder: Self.update(10, "m1"))
+        let decision = LiveActivityCoalescing.decide(update: Self.update(10, "m1"), attempts: 2, intervalSeconds: 5,
+                                                     activity: .init(slot: slot, newestPending: Self.update(11, "m2")),
+                                                     now: 1_800_000_003)
+        #expect(decision == .folded(carriedBy: "m2", claim: PushSlot(claimedAt: 1_800_000_003, holder: Self.update(11, "m2"))))
+        #expect(LiveActivityCoalescing.decide(update: Self.update(11, "m2"), attempts: 1, intervalSeconds: 5,
+                                              activity: .init(slot: decision.claim, newestPending: Self.update(11, "m2")),
+                                              now: 1_800_000_003) == .send(claim: nil))
+    }
+
     @Test func anUpdateAfterTheIntervalGoesAtOnce() {
         var clock = Clock()
         let slot = PushSlot(claimedAt: clock.now, holder: Self.update(10, "m1"))

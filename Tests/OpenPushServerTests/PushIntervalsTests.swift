@@ -159,6 +159,33 @@ import Postgres
         #expect(Self.suppressed(view, .coalesced) == 1 && view["remaining"] == 0, "\(view)")
     }
 
+    /// The interval's update meets a 503; a newer one comes while it waits for its retry. The
+    /// retry does not send the older state again: the newer one goes in its place, and the
+    /// older one is `coalesced`, carried by it.
+    @Test func aFailedUpdatesRetryGivesWayToANewerOne() async throws {
+        let harness = try await DeliveryHarness.make(settings: DeliveryGuaranteesTests.slowRetries(),
+                                                     configure: { $0.organizationAPIKey = Self.organizationKey })
+        defer { Task { await harness.shutdown() } }
+        let app = harness.created
+        try await Self.setIntervals(harness, app, coalescing: 60)
+        let updateToken = "5030" + String(repeating: "8", count: 60)
+        try await DeliveryGuaranteesTests.openActivity(harness, app, activityID: "game", token: "aa" + String(repeating: "3", count: 62),
+                                                       updateToken: updateToken)
+        let older = try await Self.send(harness, app, activityID: "game", score: 1)
+        try await harness.drain()
+        harness.simulator.setBehaviour(.accept, forTokenPrefix: "5030")
+        let newer = try await Self.send(harness, app, activityID: "game", score: 2)
+        try await harness.drain()
+        #expect(Self.received(harness).isEmpty, "the newer one waits for the interval the older one holds")
+        // Only the older one's retry comes due (the newer one waits for the interval's end).
+        try await harness.app.services.database.query("UPDATE delivery_jobs SET due_at = now() WHERE message_id = \(older)")
+        try await harness.drain()
+        #expect(Self.received(harness) == [updateToken: [2]])
+        #expect(try await Self.records(harness, older).map(\.reason) == ["coalesced"])
+        #expect(try await Self.records(harness, older).map(\.carriedBy) == [newer])
+        #expect(try await Self.records(harness, newer).map(\.state) == ["accepted"])
+    }
+
     /// With the interval at 0 every update goes at once, as before.
     @Test func zeroTurnsCoalescingOff() async throws {
         let harness = try await Self.harness()

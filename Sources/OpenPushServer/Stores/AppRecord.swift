@@ -34,7 +34,7 @@ public struct AppRecord: Sendable, Equatable {
                extract(epoch FROM created_at)::float8 AS created_at, extract(epoch FROM updated_at)::float8 AS updated_at,
                extract(epoch FROM apns_paused_at)::float8 AS apns_paused_at, apns_status_reason,
                extract(epoch FROM apns_status_at)::float8 AS apns_status_at,
-               live_activity_update_interval_seconds, widget_push_interval_seconds
+               \(DeliveryPolicySettings.columns)
         FROM apps
         """
 
@@ -56,8 +56,7 @@ public struct AppRecord: Sendable, Equatable {
         apnsPausedAt = try row.decode("apns_paused_at")
         apnsStatusReason = try row.decode("apns_status_reason")
         apnsStatusAt = try row.decode("apns_status_at")
-        liveActivityUpdateIntervalSeconds = try row.decode("live_activity_update_interval_seconds")
-        widgetPushIntervalSeconds = try row.decode("widget_push_interval_seconds")
+        (liveActivityUpdateIntervalSeconds, widgetPushIntervalSeconds) = try DeliveryPolicySettings.decode(row)
     }
 }
 

@@ -51,8 +51,15 @@ enum PushIntervalGate {
                        now: Double) -> PushIntervalDecision {
         guard interval > 0 else { return .send(claim: nil) }
         if let slot {
-            // The slot is this push's: claimed by it, or by an older push folded into it.
-            if slot.holder == push { return .send(claim: nil) }
+            // The slot is this push's: claimed by it, or by an older push folded into it. A retry of
+            // it (its attempt failed) gives the slot to a newer push waiting, rather than send
+            // an older state again.
+            if slot.holder == push {
+                if isRetry, let newest = newestPending, push < newest {
+                    return .folded(carriedBy: newest.messageID, claim: PushSlot(claimedAt: now, holder: newest))
+                }
+                return .send(claim: nil)
+            }
             // Something newer went (or goes) already.
             if push < slot.holder { return isRetry ? .superseded : .folded(carriedBy: slot.holder.messageID, claim: nil) }
             let ends = slot.claimedAt + interval

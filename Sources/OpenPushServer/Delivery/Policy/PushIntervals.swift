@@ -57,11 +57,13 @@ enum PushIntervals {
         let rows = Array(Set(deliveries.compactMap(\.liveActivityID))).sorted()
         guard !rows.isEmpty else { return [:] }
         var activities = try lockedActivities(appID: job.appID, rows: rows, in: connection)
+        // Every update waiting, whenever it is due: one deferred to the interval's end, or one
+        // waiting for a retry, is newer state all the same.
         for pending in try connection.query("""
             SELECT DISTINCT ON (r.live_activity_id) r.live_activity_id, m.id, m.push_timestamp
             FROM delivery_jobs j JOIN messages m ON m.id = j.message_id AND m.app_id = j.app_id,
                  unnest(j.live_activity_ids) AS r(live_activity_id)
-            WHERE j.app_id = \(job.appID) AND j.token_kind = 'update' AND j.due_at <= now()
+            WHERE j.app_id = \(job.appID) AND j.token_kind = 'update'
               AND j.live_activity_ids && \(rows)::text[] AND r.live_activity_id = ANY(\(rows)::text[])
               AND m.event = 'update' AND m.cancelled_at IS NULL AND m.push_timestamp IS NOT NULL
             ORDER BY r.live_activity_id, m.push_timestamp DESC, m.id DESC
@@ -90,6 +92,16 @@ enum PushIntervals {
                             \(claims.map(\.slot.holder.order))::int8[]) AS c(row_id, message, timestamp)
                 WHERE s.app_id = \(job.appID) AND s.live_activity_id = c.row_id
                 """)
+            // A slot claimed for a newer update that waits (deferred): it goes now.
+            let others = claims.filter { $0.slot.holder.messageID != job.messageID }
+            if !others.isEmpty {
+                try connection.query("""
+                    UPDATE delivery_jobs SET due_at = now()
+                    WHERE app_id = \(job.appID) AND token_kind = 'update' AND message_id = ANY(\(others.map(\.slot.holder.messageID))::text[])
+                      AND due_at > now() AND (leased_until IS NULL OR leased_until <= now())
+                      AND live_activity_ids && \(others.map(\.row))::text[]
+                    """)
+            }
         }
         return refusals
     }
