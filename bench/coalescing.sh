@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Live Activity update coalescing: a producer at the send routes' rate limit — one update a second
 # (the API admits 60 Live Activity requests per app and minute) to the same activity id, held by
-# DEVICES devices (default 4: one activity each), for SECONDS seconds (default 30) — against an app
+# DEVICES devices (default 4: one activity each), for DURATION seconds (default 30) — against an app
 # whose `live_activity_update_interval_seconds` is INTERVAL (default 5). One `openpush dev` process
 # delivers to the local APNs simulator. Prints, per device's activity, the pushes the simulator
 # received in each interval (must be one per interval), the shortest gap between two of them, and
 # whether the last state sent was the last delivered; then the updates' records (coalesced, carried
 # by the push that carried their state).
-# Usage: [LOOPS=4] [DEVICES=4] [SECONDS=30] [INTERVAL=5] bench/coalescing.sh
+# Usage: [LOOPS=4] [DEVICES=4] [DURATION=30] [INTERVAL=5] bench/coalescing.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -15,9 +15,9 @@ bench_require python3 openssl
 bench_start ${LOOPS:-4}
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$state/app.p8" 2>/dev/null
 
-bench_python DEVICES="${DEVICES:-4}" SECONDS_="${SECONDS:-30}" INTERVAL="${INTERVAL:-5}" <<'PY'
+bench_python DEVICES="${DEVICES:-4}" DURATION="${DURATION:-30}" INTERVAL="${INTERVAL:-5}" <<'PY'
 import collections, datetime, lib, os, time
-devices, seconds, interval = int(os.environ["DEVICES"]), int(os.environ["SECONDS_"]), int(os.environ["INTERVAL"])
+devices, seconds, interval = int(os.environ["DEVICES"]), int(os.environ["DURATION"]), int(os.environ["INTERVAL"])
 
 org_key = open(os.path.join(lib.state, ".openpush", "org_api_key")).read().strip()
 status, app = lib.call("POST", "/apps", {"name": "Bench coalescing", "apns_bundle_id": "com.example.bench.coalescing",
@@ -67,14 +67,14 @@ ok = True
 for token in tokens:
     got = sorted(received[token])
     if not got:
-        print(f"   {token[:8]}…: nothing received"); ok = False; continue
+        print(f"   …{token[-4:]}: nothing received"); ok = False; continue
     first = got[0][0]
     windows = collections.Counter(int((at - first + 0.5) // interval) for at, _ in got)
     per_window = [windows.get(k, 0) for k in range(max(windows) + 1)]
     gaps = [b[0] - a[0] for a, b in zip(got, got[1:])]
     last = got[-1][1]
     ok = ok and max(per_window) <= 1 and last == last_tick
-    print(f"   activity on {token[:8]}…: {len(got)} pushes for {seconds} updates; per {interval} s interval {per_window}; "
+    print(f"   activity on …{token[-4:]}: {len(got)} pushes for {seconds} updates; per {interval} s interval {per_window}; "
           f"shortest gap {min(gaps) if gaps else float('nan'):.2f} s; ticks delivered {[t for _, t in got]}; "
           f"last state delivered: tick {last} ({'the last sent' if last == last_tick else 'NOT the last sent'})")
 

@@ -146,7 +146,7 @@ public final class DeliveryEngine: Sendable {
         }
         // Delivery policy decided from PostgreSQL state (interval rules): what must not go now.
         var held: [Int64: DeliveryPlanner.Refusal] = [:]
-        if PushIntervals.applies(to: job, context: context) {
+        if PushIntervals.applies(to: job, deliveries: deliveries, context: context) {
             held = try await services.database.transaction {
                 try PushIntervals.decide(job, deliveries: deliveries, context: context, in: $0)
             }

@@ -9,16 +9,12 @@ import Postgres
 /// processes agree.
 enum PushIntervals {
     /// Whether a job's recipients go through an interval rule at all (else no round trip).
-    static func applies(to job: DeliveryJob, context: DeliveryContext) -> Bool {
+    static func applies(to job: DeliveryJob, deliveries: [ClaimedDelivery], context: DeliveryContext) -> Bool {
+        guard let first = deliveries.first, let message = context.message(for: first), !message.cancelled else { return false }
         switch job.tokenKind {
-        case .update:
-            guard let delivery = job.deliveries.first, let message = context.message(for: delivery) else { return false }
-            return message.send?.event == .update && message.pushTimestamp != nil && !message.cancelled
-        case .widget:
-            guard let delivery = job.deliveries.first, let message = context.message(for: delivery) else { return false }
-            return !message.cancelled
-        case .device, .pushToStart:
-            return false
+        case .update: return message.send?.event == .update && message.pushTimestamp != nil
+        case .widget: return true
+        case .device, .pushToStart: return false
         }
     }
 
