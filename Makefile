@@ -36,6 +36,7 @@ bench: deps release
 	bench/fanout.sh
 	bench/fairness.sh
 	bench/idle.sh
+	bench/coalescing.sh
 
 # Installs the Debian packages $(1) only when one is missing, so repeated runs stay fast and offline.
 install-missing = if ! dpkg -s $(1) >/dev/null 2>&1; then \

@@ -27,7 +27,9 @@ assert updates >= 1, "UPDATES must be at least 1"
 org_key = open(os.path.join(lib.state, ".openpush", "org_api_key")).read().strip()
 status, app_b = lib.call("POST", "/apps", {"name": "Bench B", "apns_bundle_id": "com.example.bench.b",
                                            "apns_p8": open(os.path.join(lib.state, "app_b.p8")).read(),
-                                           "apns_key_id": "BENCHKEY01", "apns_team_id": "BENCHTEAM1"},
+                                           "apns_key_id": "BENCHKEY01", "apns_team_id": "BENCHTEAM1",
+                                           # Every update measured: no coalescing (bench/coalescing.sh measures that).
+                                           "live_activity_update_interval_seconds": 0},
                          {"Authorization": f"Key {org_key}"})
 assert status == 200, (status, app_b)
 device, update_token = "bb%062x" % 1, "bc%062x" % 1

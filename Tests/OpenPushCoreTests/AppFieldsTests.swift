@@ -78,3 +78,32 @@ import OpenPushCore
         }
     }
 }
+
+/// The delivery policy intervals among the app's fields.
+@Suite struct AppFieldsDeliveryPolicyTests {
+    static func read(_ object: JSONObject, for purpose: AppFields.Purpose) throws(APIError) -> AppFields {
+        try AppFields.read(object, for: purpose, isP256PrivateKey: { _ in true })
+    }
+
+    @Test func theIntervalsAreReadWithinTheirRanges() throws {
+        for purpose in [AppFields.Purpose.create, .update] {
+            let fields = try Self.read(["name": "A", "live_activity_update_interval_seconds": 0, "widget_push_interval_seconds": 300],
+                                       for: purpose)
+            #expect(fields.liveActivityUpdateIntervalSeconds == 0 && fields.widgetPushIntervalSeconds == 300)
+            let none = try Self.read(["name": "A"], for: purpose)
+            #expect(none.liveActivityUpdateIntervalSeconds == nil && none.widgetPushIntervalSeconds == nil)
+        }
+        #expect(try Self.read(["name": "A", "live_activity_update_interval_seconds": nil], for: .create)
+                    .liveActivityUpdateIntervalSeconds == nil)
+    }
+
+    @Test func outOfRangeOrNullOnAnUpdateIsNamed() {
+        #expect(throws: APIError(status: 400, messages: ["live_activity_update_interval_seconds must be an integer from 0 to 60",
+                                                         "widget_push_interval_seconds must be an integer from 0 to 300"])) {
+            try Self.read(["name": "A", "live_activity_update_interval_seconds": 61, "widget_push_interval_seconds": -1], for: .create)
+        }
+        #expect(throws: APIError(status: 400, messages: ["live_activity_update_interval_seconds cannot be null"])) {
+            try Self.read(["live_activity_update_interval_seconds": nil], for: .update)
+        }
+    }
+}

@@ -38,6 +38,7 @@ import OpenPushTestSupport
             "apns_bundle_id": "com.example.shop", "apns_watch_bundle_id": "com.example.shop.watch", "has_apns_key": true,
             "shared_demo": false, "live_activity_auto_end_minutes": 30, "onesignal_alias": true,
             "dedupe_window_days": 30, "stale_alert_seconds": 0, "default_privacy_text": "New notification",
+            "live_activity_update_interval_seconds": 5, "widget_push_interval_seconds": 15,
             "created_at": "2026-11-30T07:00:00.000Z", "updated_at": "2026-11-30T07:00:00.000Z",
             "apns_status": ["state": "ok", "reason": nil, "at": nil],
             "basic_auth_key": .string(restKey), "sdk_key": .string(sdkKey),

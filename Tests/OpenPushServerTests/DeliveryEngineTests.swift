@@ -90,6 +90,8 @@ import Postgres
                                                    json: ["token": .string(Self.deviceToken), "activity_id": "game-7",
                                                           "activity_type": "Score", "update_token": .string(updateToken)])
         #expect(registered.status == 200)
+        // Every update is to go (no coalescing, `PushIntervalsTests` covers it), in order.
+        try await harness.app.services.database.query("UPDATE apps SET live_activity_update_interval_seconds = 0 WHERE id = \(appID)")
         let path = "/apps/\(appID)/live_activities/game-7/notifications"
         for event in ["update", "update", "end"] {
             let response = await harness.app.request(.post, path, headers: .restKey(harness.created.restKey),

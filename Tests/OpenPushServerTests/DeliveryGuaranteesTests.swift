@@ -178,6 +178,9 @@ import Postgres
         let updateToken = "5030" + String(repeating: "7", count: 60)
         try await Self.openActivity(harness, harness.created, activityID: "game", token: "aa" + String(repeating: "2", count: 62),
                                     updateToken: updateToken)
+        // The timestamp rule alone (with coalescing, the newer one waits for the older one's
+        // interval: `PushIntervalsTests`).
+        try await harness.app.services.database.query("UPDATE apps SET live_activity_update_interval_seconds = 0")
         // The first update meets a 503 and waits for its retry.
         let older = try await Self.update(harness, harness.created, activityID: "game", score: 1)
         try await harness.drain()

@@ -192,6 +192,7 @@ struct WrongInputWorld: Sendable {
             "apns_watch_bundle_id": "com.example.x.watch", "live_activity_auto_end_minutes": 30,
             "dedupe_window_days": 30, "stale_alert_seconds": 600,
             "default_privacy_text": "New message",
+            "live_activity_update_interval_seconds": 5, "widget_push_interval_seconds": 15,
         ]
         let notification: JSONObject = [
             "app_id": .string(appID), "name": "n", "contents": ["en": "Hi {{ first_name }}"], "headings": ["en": "H"],

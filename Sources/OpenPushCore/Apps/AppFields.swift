@@ -28,6 +28,9 @@ public struct AppFields: Sendable, Equatable {
     public var alertGates = AppAlertGateFields()
     /// `nil` leaves it as it is (`AppFields+Privacy`).
     public var defaultPrivacyText: String?
+    /// Delivery policy intervals (`AppFields+DeliveryPolicy.swift`); nil leaves them (or the default).
+    public var liveActivityUpdateIntervalSeconds: Int?
+    public var widgetPushIntervalSeconds: Int?
 
     public init() {}
 
@@ -63,6 +66,7 @@ public struct AppFields: Sendable, Equatable {
         }
         fields.alertGates = AppAlertGateFields.read(&reader)
         fields.defaultPrivacyText = readDefaultPrivacyText(&reader)
+        fields.readDeliveryPolicy(&reader, for: purpose)
         reader.rejectUnknownFields()
         try reader.finish()
         return fields

@@ -144,7 +144,14 @@ public final class DeliveryEngine: Sendable {
             try await fail(job, reason: undecodable.reason)
             return
         }
-        var batch = plan(deliveries, context: context, now: services.now())
+        // Delivery policy decided from PostgreSQL state (interval rules): what must not go now.
+        var held: [Int64: DeliveryPlanner.Refusal] = [:]
+        if PushIntervals.applies(to: job, deliveries: deliveries, context: context) {
+            held = try await services.database.transaction {
+                try PushIntervals.decide(job, deliveries: deliveries, context: context, in: $0)
+            }
+        }
+        var batch = plan(deliveries, context: context, now: services.now(), held: held)
         try await claimDedupeKeys(&batch, context: context, now: services.now())
         let renewal = Task { await self.renewLease(job.id) }
         let results = await send(batch)
@@ -180,13 +187,18 @@ public final class DeliveryEngine: Sendable {
         var dedupeClaims: [Int64: AlertDedupe.Claim] = [:]
     }
 
-    private func plan(_ claimed: [ClaimedDelivery], context: DeliveryContext, now: Double) -> Batch {
+    private func plan(_ claimed: [ClaimedDelivery], context: DeliveryContext, now: Double,
+                      held: [Int64: DeliveryPlanner.Refusal] = [:]) -> Batch {
         var batch = Batch()
         var timestamps: [String: Int] = [:]
         var payloads = DeliveryPlanner.PayloadCache()
         // Each app's credential once per batch, not a cache lookup under its lock per recipient.
         var appCredentials: [String: APNSCredential?] = [:]
         for delivery in claimed {
+            if let refusal = held[delivery.id] {
+                batch.refused.append((delivery, refusal))
+                continue
+            }
             switch DeliveryPlanner.plan(delivery, context: context, now: now, lastTimestamps: timestamps, cache: &payloads) {
             case .failure(let refusal):
                 batch.refused.append((delivery, refusal))

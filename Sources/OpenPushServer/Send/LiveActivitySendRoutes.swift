@@ -91,6 +91,7 @@ enum LiveActivitySendRoutes {
                     WHERE id IN (SELECT unnest(live_activity_ids) FROM delivery_jobs WHERE message_id = \(messageID))
                       AND ended_at IS NULL
                     """)
+                try PushIntervals.endQueued(messageID: messageID, appID: appID, timestamp: timestamp, in: connection)
             }
             try MessageStore.notifyWorkers(appID: appID, in: connection)
             return .created(status: 201, body: ["id": .string(messageID)], audienceTotal: total, audienceSent: sent)

@@ -19,6 +19,9 @@ public struct AppRecord: Sendable, Equatable {
     public var staleAlertSeconds: Int
     /// Shown instead of the texts to a device that hides details, when a message has no `privacy_text`.
     public var defaultPrivacyText: String
+    /// Delivery policy: Live Activity update coalescing and the widget push throttle (0: off).
+    public var liveActivityUpdateIntervalSeconds: Int
+    public var widgetPushIntervalSeconds: Int
     public var sdkKeyDigest: [UInt8]
     /// Set while APNs rejects the app's credentials (its deliveries wait); the last rejection
     /// stays visible after the credentials are fixed.
@@ -36,7 +39,8 @@ public struct AppRecord: Sendable, Equatable {
                extract(epoch FROM created_at)::float8 AS created_at, extract(epoch FROM updated_at)::float8 AS updated_at,
                extract(epoch FROM apns_paused_at)::float8 AS apns_paused_at, apns_status_reason,
                extract(epoch FROM apns_status_at)::float8 AS apns_status_at,
-               dedupe_window_days, stale_alert_seconds, default_privacy_text
+               dedupe_window_days, stale_alert_seconds, default_privacy_text,
+               \(DeliveryPolicySettings.columns)
         FROM apps
         """
 
@@ -61,6 +65,7 @@ public struct AppRecord: Sendable, Equatable {
         dedupeWindowDays = try row.decode("dedupe_window_days")
         staleAlertSeconds = try row.decode("stale_alert_seconds")
         defaultPrivacyText = try row.decode("default_privacy_text")
+        (liveActivityUpdateIntervalSeconds, widgetPushIntervalSeconds) = try DeliveryPolicySettings.decode(row)
     }
 }
 

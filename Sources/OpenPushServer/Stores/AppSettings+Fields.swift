@@ -7,7 +7,9 @@ extension AppSettings {
                   apnsKeyID: fields.apnsKeyID.newValue, apnsTeamID: fields.apnsTeamID.newValue,
                   apnsBundleID: fields.apnsBundleID.newValue, apnsWatchBundleID: fields.apnsWatchBundleID.newValue,
                   sharedDemo: fields.sharedDemo, liveActivityAutoEndMinutes: fields.liveActivityAutoEndMinutes.newValue,
-                  onesignalAlias: fields.onesignalAlias)
+                  onesignalAlias: fields.onesignalAlias,
+                  liveActivityUpdateIntervalSeconds: fields.liveActivityUpdateIntervalSeconds,
+                  widgetPushIntervalSeconds: fields.widgetPushIntervalSeconds)
         alertGates = fields.alertGates
         defaultPrivacyText = fields.defaultPrivacyText
     }

@@ -26,10 +26,14 @@ public struct AppSettings: Sendable, Equatable {
     public var alertGates = AppAlertGateFields()
     /// `nil` keeps the column's default, `"New notification"`.
     public var defaultPrivacyText: String?
+    /// Delivery policy intervals; nil: the column's default.
+    public var liveActivityUpdateIntervalSeconds: Int?
+    public var widgetPushIntervalSeconds: Int?
 
     public init(name: String? = nil, apnsEnv: String? = nil, apnsP8: String? = nil, apnsKeyID: String? = nil,
                 apnsTeamID: String? = nil, apnsBundleID: String? = nil, apnsWatchBundleID: String? = nil,
-                sharedDemo: Bool? = nil, liveActivityAutoEndMinutes: Int? = nil, onesignalAlias: Bool? = nil) {
+                sharedDemo: Bool? = nil, liveActivityAutoEndMinutes: Int? = nil, onesignalAlias: Bool? = nil,
+                liveActivityUpdateIntervalSeconds: Int? = nil, widgetPushIntervalSeconds: Int? = nil) {
         self.name = name
         self.apnsEnv = apnsEnv
         self.apnsP8 = apnsP8
@@ -40,6 +44,8 @@ public struct AppSettings: Sendable, Equatable {
         self.sharedDemo = sharedDemo
         self.liveActivityAutoEndMinutes = liveActivityAutoEndMinutes
         self.onesignalAlias = onesignalAlias
+        self.liveActivityUpdateIntervalSeconds = liveActivityUpdateIntervalSeconds
+        self.widgetPushIntervalSeconds = widgetPushIntervalSeconds
     }
 }
 
@@ -67,6 +73,7 @@ extension AppStore {
                 """)
             try setAlertGates(settings.alertGates, appID: id, in: connection)
             try applyPrivacySettings(settings, appID: id, in: connection)
+            try DeliveryPolicySettings.apply(settings, appID: id, in: connection)
             guard let app = try find(id, in: connection) else { throw InvariantViolation("app vanished in its own transaction") }
             return app
         }

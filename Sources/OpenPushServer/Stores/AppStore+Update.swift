@@ -25,6 +25,8 @@ extension AppStore {
         change("live_activity_auto_end_minutes", fields.liveActivityAutoEndMinutes)
         assignments += alertGateAssignments(fields.alertGates)
         set("default_privacy_text", fields.defaultPrivacyText)
+        set("live_activity_update_interval_seconds", fields.liveActivityUpdateIntervalSeconds)
+        set("widget_push_interval_seconds", fields.widgetPushIntervalSeconds)
         assignments.append("updated_at = to_timestamp(\(now))")
         let update: PostgresQuery = "UPDATE apps SET \(assignments.joined(separator: ", ")) WHERE id = \(id)"
         return try await database.transaction { connection in

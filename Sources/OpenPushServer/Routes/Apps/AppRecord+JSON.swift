@@ -19,6 +19,8 @@ extension AppRecord {
             "dedupe_window_days": .int(Int64(dedupeWindowDays)),
             "stale_alert_seconds": .int(Int64(staleAlertSeconds)),
             "default_privacy_text": .string(defaultPrivacyText),
+            "live_activity_update_interval_seconds": .int(Int64(liveActivityUpdateIntervalSeconds)),
+            "widget_push_interval_seconds": .int(Int64(widgetPushIntervalSeconds)),
             "created_at": .string(Timestamp.iso8601(createdAt)),
             "updated_at": .string(Timestamp.iso8601(updatedAt)),
             "apns_status": apnsStatus,
