@@ -64,6 +64,52 @@ public final class PostgresConnection {
         return try rows(from: awaitResult(handle))
     }
 
+    /// Runs `queries` in one round trip (libpq's pipeline mode) and returns each one's rows, in
+    /// order. Outside a transaction they run as one implicit transaction; the first statement
+    /// that fails aborts the rest, and its error is thrown once every reply has been read.
+    public func pipeline(_ queries: [PostgresQuery]) throws -> [PostgresRows] {
+        let handle = try requireHandle()
+        guard PQenterPipelineMode(handle) == 1 else { throw sendFailure(handle) }
+        for query in queries {
+            let values: [UnsafeMutablePointer<CChar>?] = query.binds.map { bind in bind.text.map { strdup($0) } }
+            defer { values.forEach { free($0) } }
+            let sent = values.map { UnsafePointer($0) }.withUnsafeBufferPointer { buffer in
+                PQsendQueryParams(handle, query.sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
+            }
+            guard sent == 1 else { throw sendFailure(handle) }
+        }
+        guard PQpipelineSync(handle) == 1 else { throw sendFailure(handle) }
+        let deadline = replyTimeout.map { ContinuousClock.now + $0 }
+        try flush(handle, until: deadline)
+        var results: [PostgresRows] = []
+        var failure: (any Error)?
+        for _ in queries {
+            // Each statement's results end with a NULL.
+            var last: OpaquePointer?
+            while let result = try nextResult(handle, until: deadline) {
+                PQclear(last)
+                last = result
+            }
+            if let last, PQresultStatus(last) == PGRES_PIPELINE_ABORTED {
+                PQclear(last)
+                continue
+            }
+            do {
+                results.append(try rows(from: last))
+            } catch {
+                if failure == nil { failure = error }
+            }
+        }
+        guard let sync = try nextResult(handle, until: deadline), PQresultStatus(sync) == PGRES_PIPELINE_SYNC else {
+            close()
+            throw PostgresError.connectionFailure("a pipeline ended without its sync; the connection was closed")
+        }
+        PQclear(sync)
+        guard PQexitPipelineMode(handle) == 1 else { throw sendFailure(handle) }
+        if let failure { throw failure }
+        return results
+    }
+
     /// Appends `rows` with `COPY <target> FROM STDIN (FORMAT binary)`, where `target` is a table
     /// and its column list (static SQL, no binds); returns how many rows were copied. Part of
     /// the surrounding transaction like any statement; a row the table refuses fails the whole
@@ -205,25 +251,17 @@ public final class PostgresConnection {
     /// since its protocol state is unknown, and the caller gets a connection failure.
     private func awaitResult(_ handle: OpaquePointer) throws -> OpaquePointer? {
         let deadline = replyTimeout.map { ContinuousClock.now + $0 }
-        while true {
-            let flushed = PQflush(handle)
-            if flushed == 0 { break }
-            guard flushed > 0 else { throw connectionLost(handle) }
-            // libpq asks to read while waiting to write, so a full socket cannot deadlock.
-            if try waitUntil(deadline, handle, events: Int16(POLLIN | POLLOUT)) & Int16(POLLIN) != 0 {
-                guard PQconsumeInput(handle) == 1 else { throw connectionLost(handle) }
-            }
-        }
+        try flush(handle, until: deadline)
         var last: OpaquePointer?
         while true {
-            while PQisBusy(handle) == 1 {
-                _ = try waitUntil(deadline, handle, events: Int16(POLLIN))
-                guard PQconsumeInput(handle) == 1 else {
-                    PQclear(last)
-                    throw connectionLost(handle)
-                }
+            let next: OpaquePointer?
+            do {
+                next = try nextResult(handle, until: deadline)
+            } catch {
+                PQclear(last)
+                throw error
             }
-            guard let result = PQgetResult(handle) else { break }
+            guard let result = next else { break }
             PQclear(last)
             last = result
             let status = PQresultStatus(result)
@@ -231,6 +269,28 @@ public final class PostgresConnection {
                 || PQstatus(handle) != CONNECTION_OK { break }
         }
         return last
+    }
+
+    /// Sends everything libpq has queued, within the deadline.
+    private func flush(_ handle: OpaquePointer, until deadline: ContinuousClock.Instant?) throws {
+        while true {
+            let flushed = PQflush(handle)
+            if flushed == 0 { return }
+            guard flushed > 0 else { throw connectionLost(handle) }
+            // libpq asks to read while waiting to write, so a full socket cannot deadlock.
+            if try waitUntil(deadline, handle, events: Int16(POLLIN | POLLOUT)) & Int16(POLLIN) != 0 {
+                guard PQconsumeInput(handle) == 1 else { throw connectionLost(handle) }
+            }
+        }
+    }
+
+    /// The next result, reading from the socket until libpq has it, within the deadline.
+    private func nextResult(_ handle: OpaquePointer, until deadline: ContinuousClock.Instant?) throws -> OpaquePointer? {
+        while PQisBusy(handle) == 1 {
+            _ = try waitUntil(deadline, handle, events: Int16(POLLIN))
+            guard PQconsumeInput(handle) == 1 else { throw connectionLost(handle) }
+        }
+        return PQgetResult(handle)
     }
 
     /// Waits until libpq may take more to send, reading what the server sent meanwhile.
@@ -287,7 +347,7 @@ public final class PostgresConnection {
         case PGRES_FATAL_ERROR, PGRES_NONFATAL_ERROR, PGRES_BAD_RESPONSE:
             throw error(from: result)
         default:
-            // COPY outside `copy(into:rows:)` and pipeline modes are not supported; the connection
+            // COPY outside `copy(into:rows:)` is not supported; the connection
             // is left mid-protocol, so the pool will discard it (its transaction status is not idle).
             throw PostgresError.server(sqlState: "0A000", message: "unsupported result: \(String(cString: PQresStatus(PQresultStatus(result))))")
         }

@@ -232,6 +232,8 @@ import OpenPushTestSupport
                                                    json: ["token": .string(device), "activity_id": "game-1",
                                                           "activity_type": "Score", "update_token": .string(updateToken)])
         #expect(registered.status == 200)
+        // Both updates are to go at once (no coalescing, `PushIntervalsTests` covers it).
+        try await harness.app.services.database.query("UPDATE apps SET live_activity_update_interval_seconds = 0 WHERE id = \(appID)")
         let update = await harness.app.request(.post, "/apps/\(appID)/live_activities/game-1/notifications",
                                                headers: .restKey(harness.created.restKey),
                                                json: ["event": "update", "name": "n", "event_updates": ["home": 2],

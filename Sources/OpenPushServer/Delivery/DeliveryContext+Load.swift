@@ -2,28 +2,53 @@ import OpenPushCore
 import Postgres
 
 extension DeliveryContext {
-    /// Loads what the deliveries need, one query per table.
+    /// Loads what the deliveries need, one query per table, sent together in one round trip
+    /// (the users' aliases, needed only for Liquid, in a second).
     static func load(for deliveries: [ClaimedDelivery], in connection: PostgresConnection) throws -> DeliveryContext {
         var context = DeliveryContext()
         let messageIDs = Array(Set(deliveries.map(\.messageID)))
-        var rendersLiquid = false
-        for row in try connection.query("""
+        let appIDs = Array(Set(deliveries.map(\.appID)))
+        let subscriptionIDs = Array(Set(deliveries.map(\.subscriptionID)))
+        let activityIDs = Array(Set(deliveries.compactMap(\.liveActivityID)))
+        let pushToStart = deliveries.contains(where: { $0.tokenKind == .pushToStart })
+        var queries: [PostgresQuery] = ["""
             SELECT id, app_id, kind, event, activity_type, activity_id, \(StoredMessage.columns), push_timestamp,
                    cancelled_at IS NOT NULL AS cancelled,
                    extract(epoch FROM COALESCE(send_after, created_at))::float8 AS send_time
             FROM messages WHERE id = ANY(\(messageIDs)::text[])
-            """) {
-            let message = try decodeMessage(row)
-            rendersLiquid = rendersLiquid || message.rendersLiquid
-            context.add(message)
-        }
-        let appIDs = Array(Set(deliveries.map(\.appID)))
-        for row in try connection.query("""
+            """, """
             SELECT id, apns_bundle_id, apns_watch_bundle_id, live_activity_auto_end_minutes, onesignal_alias, apns_p8,
                    apns_key_id, apns_team_id, extract(epoch FROM updated_at)::float8 AS updated_at,
                    dedupe_window_days, stale_alert_seconds, default_privacy_text
             FROM apps WHERE id = ANY(\(appIDs)::text[])
-            """) {
+            """, """
+            SELECT id, app_id, platform, environment, language, country, app_version, tags::text AS tags, external_id,
+                   enabled AND retired_at IS NULL AS reachable, token, token_invalid_at IS NOT NULL AS token_invalid,
+                   widget_push_token, hide_details
+            FROM subscriptions WHERE id = ANY(\(subscriptionIDs)::text[])
+            """]
+        if !activityIDs.isEmpty {
+            queries.append("""
+                SELECT id, app_id, extract(epoch FROM stale_at)::float8 AS stale_at, last_push_timestamp, ended_reason
+                FROM live_activities WHERE id = ANY(\(activityIDs)::text[])
+                """)
+        }
+        if pushToStart {
+            // The app ids let the (app_id, subscription_id, …) key serve it: without them it is a
+            // scan of every app's tokens, each compared with the whole array.
+            queries.append("""
+                SELECT app_id, subscription_id, token FROM push_to_start_tokens
+                WHERE app_id = ANY(\(appIDs)::text[]) AND subscription_id = ANY(\(subscriptionIDs)::text[])
+                """)
+        }
+        let results = try connection.pipeline(queries)
+        var rendersLiquid = false
+        for row in results[0] {
+            let message = try decodeMessage(row)
+            rendersLiquid = rendersLiquid || message.rendersLiquid
+            context.add(message)
+        }
+        for row in results[1] {
             var app = App(id: try row.decode("id"), bundleID: try row.decode("apns_bundle_id"),
                             watchBundleID: try row.decode("apns_watch_bundle_id"),
                             autoEndMinutes: try row.decode("live_activity_auto_end_minutes"),
@@ -35,15 +60,11 @@ extension DeliveryContext {
             app.defaultPrivacyText = try row.decode("default_privacy_text")
             context.add(app)
         }
-        let subscriptionIDs = Array(Set(deliveries.map(\.subscriptionID)))
         var externalIDs: Set<String> = []
-        for row in try connection.query("""
-            SELECT id, app_id, platform, environment, language, country, app_version, tags::text AS tags, external_id,
-                   enabled AND retired_at IS NULL AS reachable, token, token_invalid_at IS NOT NULL AS token_invalid,
-                   widget_push_token, hide_details
-            FROM subscriptions WHERE id = ANY(\(subscriptionIDs)::text[])
-            """) {
-            let tagObject = (try? JSONValue.parse(try row.decode("tags", as: String.self)))?.objectValue ?? [:]
+        for row in results[2] {
+            let tagText: String = try row.decode("tags")
+            // Most devices have no tags: no JSON parse for those.
+            let tagObject = tagText == "{}" ? [:] : (try? JSONValue.parse(tagText))?.objectValue ?? [:]
             let tags = Dictionary(uniqueKeysWithValues: tagObject.compactMap { entry in entry.value.stringValue.map { (entry.key, $0) } })
             let environment: String = try row.decode("environment")
             guard let known = DeviceEnvironment(rawValue: environment) else {
@@ -59,22 +80,17 @@ extension DeliveryContext {
             if let externalID = subscription.externalID { externalIDs.insert(externalID) }
             context.add(subscription)
         }
-        let activityIDs = Array(Set(deliveries.compactMap(\.liveActivityID)))
+        var next = 3
         if !activityIDs.isEmpty {
-            for row in try connection.query("""
-                SELECT id, app_id, extract(epoch FROM stale_at)::float8 AS stale_at, last_push_timestamp, ended_reason
-                FROM live_activities WHERE id = ANY(\(activityIDs)::text[])
-                """) {
+            defer { next += 1 }
+            for row in results[next] {
                 let last: Int64? = try row.decode("last_push_timestamp")
                 context.add(Activity(id: try row.decode("id"), appID: try row.decode("app_id"), staleAt: try row.decode("stale_at"),
                                      lastPushTimestamp: last.map(Int.init), endedReason: try row.decode("ended_reason")))
             }
         }
-        if deliveries.contains(where: { $0.tokenKind == .pushToStart }) {
-            for row in try connection.query("""
-                SELECT app_id, subscription_id, token FROM push_to_start_tokens
-                WHERE subscription_id = ANY(\(subscriptionIDs)::text[])
-                """) {
+        if pushToStart {
+            for row in results[next] {
                 context.addPushToStartToken(try row.decode("token"), appID: try row.decode("app_id"),
                                             subscriptionID: try row.decode("subscription_id"))
             }

@@ -39,7 +39,6 @@ public struct AppRecord: Sendable, Equatable {
                extract(epoch FROM created_at)::float8 AS created_at, extract(epoch FROM updated_at)::float8 AS updated_at,
                extract(epoch FROM apns_paused_at)::float8 AS apns_paused_at, apns_status_reason,
                extract(epoch FROM apns_status_at)::float8 AS apns_status_at,
-               dedupe_window_days, stale_alert_seconds, default_privacy_text,
                \(DeliveryPolicySettings.columns)
         FROM apps
         """
@@ -62,9 +61,9 @@ public struct AppRecord: Sendable, Equatable {
         apnsPausedAt = try row.decode("apns_paused_at")
         apnsStatusReason = try row.decode("apns_status_reason")
         apnsStatusAt = try row.decode("apns_status_at")
-        dedupeWindowDays = try row.decode("dedupe_window_days")
-        staleAlertSeconds = try row.decode("stale_alert_seconds")
-        defaultPrivacyText = try row.decode("default_privacy_text")
+        dedupeWindowDays = try row.decode("dedupe_window_days", as: Int?.self) ?? AlertDedupe.defaultWindowDays
+        staleAlertSeconds = try row.decode("stale_alert_seconds", as: Int?.self) ?? 0
+        defaultPrivacyText = try row.decode("default_privacy_text", as: String?.self) ?? AlertPrivacy.defaultPrivacyText
         (liveActivityUpdateIntervalSeconds, widgetPushIntervalSeconds) = try DeliveryPolicySettings.decode(row)
     }
 }
