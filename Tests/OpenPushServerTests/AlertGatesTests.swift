@@ -63,7 +63,7 @@ import Postgres
     }
 
     static func dbNow(_ harness: DeliveryHarness) async throws -> Double {
-        try await harness.app.services.database.query("SELECT extract(epoch FROM now())::float8 AS now")[0].decode("now")
+        try await harness.app.services.database.query("SELECT extract(epoch FROM now())::float8 AS now").firstRow().decode("now")
     }
 
     // MARK: dedupe

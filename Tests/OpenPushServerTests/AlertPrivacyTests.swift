@@ -274,7 +274,7 @@ import OpenPushTestSupport
     }
 
     static func subscriptionID(_ harness: DeliveryHarness, _ token: String) async throws -> String {
-        try await harness.app.services.database.query("SELECT id FROM subscriptions WHERE token = \(token)")[0].decode("id")
+        try await harness.app.services.database.query("SELECT id FROM subscriptions WHERE token = \(token)").firstRow().decode("id")
     }
 
     // MARK: the settings themselves

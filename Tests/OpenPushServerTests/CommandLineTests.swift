@@ -86,7 +86,7 @@ import Postgres
             SELECT 'deliveries_' || to_char((now() AT TIME ZONE 'UTC')::date + 2, 'YYYYMMDD') AS name
             """).firstRow().decode("name")
         let exists = { () async throws -> Bool in
-            try await app.services.database.query("SELECT to_regclass(\(partition)) IS NOT NULL AS present")[0].decode("present")
+            try await app.services.database.query("SELECT to_regclass(\(partition)) IS NOT NULL AS present").firstRow().decode("present")
         }
         try await app.services.database.query("DROP TABLE \(identifier: partition)")
         #expect(try await !exists())

@@ -65,7 +65,7 @@ import Postgres
         #expect(push.header("apns-push-type") == "liveactivity")
         #expect(push.header("apns-topic") == DeliveryHarness.bundleID + ".push-type.liveactivity")
         #expect(push.header("apns-priority") == "10")
-        let apnsID = try await harness.app.services.database.query("SELECT apns_id::text AS id FROM deliveries")[0].decode("id", as: String.self)
+        let apnsID = try await harness.app.services.database.query("SELECT apns_id::text AS id FROM deliveries").firstRow().decode("id", as: String.self)
         #expect(push.apnsID.lowercased() == apnsID.lowercased())
         let aps = try #require(push.payloadJSON?.objectValue?["aps"]?.objectValue)
         #expect(aps["event"] == "start")
@@ -118,7 +118,7 @@ import Postgres
         try await harness.drain()
         let remaining = try await harness.app.services.database.query("SELECT count(*)::int AS n FROM push_to_start_tokens")
         #expect(try remaining[0].decode("n", as: Int.self) == 0)
-        let reason = try await harness.app.services.database.query("SELECT state, error_reason FROM deliveries")[0]
+        let reason = try await harness.app.services.database.query("SELECT state, error_reason FROM deliveries").firstRow()
         #expect(try reason.decode("state", as: String.self) == "error")
         #expect(try reason.decode("error_reason", as: String?.self) == "Unregistered")
         // A bad update token ends only its activity; the device stays reachable.
@@ -147,7 +147,7 @@ import Postgres
         defer { Task { await harness.shutdown() } }
         _ = try await Self.startableDevice(harness, pts: "5000" + String(repeating: "2", count: 60))
         _ = await Self.start(harness)
-        let before: Double = try await harness.app.services.database.query("SELECT extract(epoch FROM now())::float8 AS t")[0]
+        let before: Double = try await harness.app.services.database.query("SELECT extract(epoch FROM now())::float8 AS t").firstRow()
             .decode("t")
         try await harness.drain()
         // Nothing is recorded yet: the device waits in a retry job on its second attempt.
@@ -163,7 +163,7 @@ import Postgres
             try await harness.drain()
             try await Task.sleep(for: .milliseconds(100))
         }
-        let last = try await harness.app.services.database.query("SELECT state, attempts, error_reason FROM deliveries")[0]
+        let last = try await harness.app.services.database.query("SELECT state, attempts, error_reason FROM deliveries").firstRow()
         #expect(try last.decode("state", as: String.self) == "error")
         #expect(try last.decode("attempts", as: Int.self) == 3)
         #expect(try last.decode("error_reason", as: String?.self) == "InternalServerError")
@@ -185,7 +185,7 @@ import Postgres
             try await harness.drain()
             try await Task.sleep(for: .milliseconds(50))
         }
-        let record = try await harness.app.services.database.query("SELECT apns_id::text AS id, attempts FROM deliveries")[0]
+        let record = try await harness.app.services.database.query("SELECT apns_id::text AS id, attempts FROM deliveries").firstRow()
         #expect(try record.decode("attempts", as: Int.self) == 2)
         let accepted = try #require(harness.simulator.accepted().first)
         #expect(accepted.apnsID.lowercased() == (try record.decode("id", as: String.self)))
@@ -251,7 +251,7 @@ import Postgres
         _ = await Self.start(harness)
         try await harness.app.services.database.query("UPDATE delivery_jobs SET created_at = now() - interval '25 hours'")
         try await harness.drain()
-        let row = try await harness.app.services.database.query("SELECT state, error_reason FROM deliveries")[0]
+        let row = try await harness.app.services.database.query("SELECT state, error_reason FROM deliveries").firstRow()
         #expect(try row.decode("error_reason", as: String?.self) == "Expired")
         #expect(harness.simulator.accepted().isEmpty)
     }

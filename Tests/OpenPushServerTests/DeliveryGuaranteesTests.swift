@@ -240,7 +240,7 @@ import Postgres
         #expect(retired.status < 300, "\(retired.text)")
         try await Self.retriesComeDue(harness)
         try await harness.drain()
-        let record = try await harness.app.services.database.query("SELECT state, error_reason FROM deliveries")[0]
+        let record = try await harness.app.services.database.query("SELECT state, error_reason FROM deliveries").firstRow()
         #expect(try record.decode("state", as: String.self) == "error")
         #expect(try record.decode("error_reason", as: String?.self) == "Unsubscribed")
         #expect(harness.simulator.accepted().isEmpty)
@@ -254,7 +254,7 @@ import Postgres
         try await Self.seed(harness, 1, prefix: "5030")
         _ = try await Self.notify(harness, ["include_subscription_ids": ["sub_00000001"], "contents": ["en": "x"], "ttl": 0])
         try await harness.drain()
-        let record = try await harness.app.services.database.query("SELECT state, error_reason, attempts FROM deliveries")[0]
+        let record = try await harness.app.services.database.query("SELECT state, error_reason, attempts FROM deliveries").firstRow()
         #expect(try record.decode("state", as: String.self) == "error")
         #expect(try record.decode("error_reason", as: String?.self) == "ServiceUnavailable")
         #expect(try await DeliveryQueue.depth(in: harness.app.services.database) == 0)
@@ -270,7 +270,7 @@ import Postgres
             UPDATE messages SET send_after = now() - interval '1 minute' WHERE id = \(messageID)
             """)
         try await harness.drain()
-        let record = try await harness.app.services.database.query("SELECT state, error_reason FROM deliveries")[0]
+        let record = try await harness.app.services.database.query("SELECT state, error_reason FROM deliveries").firstRow()
         #expect(try record.decode("error_reason", as: String?.self) == "Expired")
         #expect(harness.simulator.accepted().isEmpty)
     }

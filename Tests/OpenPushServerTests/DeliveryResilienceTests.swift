@@ -40,7 +40,7 @@ import Postgres
     }
 
     static func accepted(_ harness: DeliveryHarness) async throws -> Int {
-        try await harness.app.services.database.query("SELECT count(*)::int AS n FROM deliveries WHERE state = 'accepted'")[0].decode("n")
+        try await harness.app.services.database.query("SELECT count(*)::int AS n FROM deliveries WHERE state = 'accepted'").firstRow().decode("n")
     }
 
     static func waitUntil(_ timeout: Duration, _ condition: () async throws -> Bool) async throws -> Bool {

@@ -63,7 +63,7 @@ import Postgres
 
         func recordCount(_ messageID: String) async throws -> Int {
             try await app.services.database.query(
-                "SELECT count(*)::int AS n FROM deliveries WHERE message_id = \(messageID)")[0].decode("n")
+                "SELECT count(*)::int AS n FROM deliveries WHERE message_id = \(messageID)").firstRow().decode("n")
         }
     }
 
@@ -153,7 +153,7 @@ import Postgres
         let fresh = try await w.message(at: recent.startSeconds + 10)
         try await w.record(fresh, "error", reason: "Unregistered", at: recent.startSeconds + 20)
         let inDefault: Int = try await w.app.services.database.query(
-            "SELECT count(*)::int AS n FROM deliveries_default")[0].decode("n")
+            "SELECT count(*)::int AS n FROM deliveries_default").firstRow().decode("n")
         #expect(inDefault == 11)
         let before = [try await w.view(stale), try await w.view(fresh)]
 
@@ -164,10 +164,10 @@ import Postgres
         #expect(partitions.contains(DeliveryPartitionPlan.partitionName(recent)))
         #expect(!partitions.contains(DeliveryPartitionPlan.partitionName(old)))
         let leftInDefault: Int = try await w.app.services.database.query(
-            "SELECT count(*)::int AS n FROM deliveries_default")[0].decode("n")
+            "SELECT count(*)::int AS n FROM deliveries_default").firstRow().decode("n")
         #expect(leftInDefault == 0)
         let moved: Int = try await w.app.services.database.query(
-            "SELECT count(*)::int AS n FROM \(identifier: DeliveryPartitionPlan.partitionName(recent))")[0].decode("n")
+            "SELECT count(*)::int AS n FROM \(identifier: DeliveryPartitionPlan.partitionName(recent))").firstRow().decode("n")
         #expect(moved == 2)
         #expect([try await w.view(stale), try await w.view(fresh)] == before)
     }

@@ -13,7 +13,7 @@ import Postgres
     static func token(_ index: Int) -> String { String(format: "%064x", 0xa77e_0000 + index) }
 
     static func dbNow(_ harness: DeliveryHarness) async throws -> Double {
-        try await harness.app.services.database.query("SELECT extract(epoch FROM now())::float8 AS now")[0].decode("now")
+        try await harness.app.services.database.query("SELECT extract(epoch FROM now())::float8 AS now").firstRow().decode("now")
     }
 
     /// The whole-second UTC offset (within ±12 h) at which a device's clock reads `local`
@@ -147,7 +147,7 @@ import Postgres
         #expect(view["quiet_hours"] == "defer")
         let due: Double = try await harness.app.services.database.query("""
             SELECT extract(epoch FROM due_at)::float8 AS due FROM delivery_jobs WHERE message_id = \(id)
-            """)[0].decode("due")
+            """).firstRow().decode("due")
         // The instant the device's clock reads 07:00 (the offset is whole seconds, `now` is not).
         #expect(abs(due - (now + 4)) < 1.5)
 
@@ -161,7 +161,7 @@ import Postgres
         #expect(view["successful"] == 2)
         let attempts: Int = try await harness.app.services.database.query("""
             SELECT max(attempts)::int AS n FROM deliveries WHERE message_id = \(id)
-            """)[0].decode("n")
+            """).firstRow().decode("n")
         #expect(attempts == 1)
     }
 

@@ -51,7 +51,7 @@ import Postgres
         }
 
         func count(_ sql: PostgresQuery) async throws -> Int {
-            try await app.services.database.query(sql)[0].decode("n")
+            try await app.services.database.query(sql).firstRow().decode("n")
         }
     }
 

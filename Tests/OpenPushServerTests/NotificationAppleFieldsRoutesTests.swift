@@ -46,7 +46,7 @@ import Postgres
             """)
         #expect(push.payloadJSON == expected)
         // The stored send carries them, so a worker needs nothing else.
-        let stored = try await harness.app.services.database.query("SELECT send::text AS send FROM messages WHERE id = \(id)")[0]
+        let stored = try await harness.app.services.database.query("SELECT send::text AS send FROM messages WHERE id = \(id)").firstRow()
         let send = try StoredSend.decodeNotification(try JSONValue.parse(try stored.decode("send", as: String.self)))
         #expect(send.launchURL == "shop://o/1" && send.buttons == [NotificationButton(id: "track", text: "Track", icon: "ic_track")])
     }

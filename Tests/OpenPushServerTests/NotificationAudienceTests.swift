@@ -22,7 +22,7 @@ import Testing
             let ids = try connection.query("\(page) LIMIT \(NotificationExpansion.defaultPageSize)").map { try $0.decode("id", as: String.self) }
             #expect(ids.first == "sub_00090001")
             #expect(ids.count == 5000)
-            let plan: String = try connection.query("EXPLAIN (ANALYZE, FORMAT JSON) \(page) LIMIT \(NotificationExpansion.defaultPageSize)")[0].decode("QUERY PLAN")
+            let plan: String = try connection.query("EXPLAIN (ANALYZE, FORMAT JSON) \(page) LIMIT \(NotificationExpansion.defaultPageSize)").firstRow().decode("QUERY PLAN")
             return Self.rowsRead(plan)
         }
         // Two index scans of the page's own 5,000 rows; without the cursor inside the `IN`, the

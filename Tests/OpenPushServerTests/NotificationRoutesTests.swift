@@ -20,7 +20,7 @@ import Postgres
     }
 
     static func count(_ harness: DeliveryHarness, _ sql: PostgresQuery) async throws -> Int {
-        try await harness.app.services.database.query(sql)[0].decode("n")
+        try await harness.app.services.database.query(sql).firstRow().decode("n")
     }
 
     /// `n` devices inserted in one statement.

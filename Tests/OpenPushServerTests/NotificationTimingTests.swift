@@ -15,7 +15,7 @@ import Postgres
     }
 
     static func dbNow(_ harness: DeliveryHarness) async throws -> Double {
-        try await harness.app.services.database.query("SELECT extract(epoch FROM now())::float8 AS now")[0].decode("now")
+        try await harness.app.services.database.query("SELECT extract(epoch FROM now())::float8 AS now").firstRow().decode("now")
     }
 
     /// A device with its own `timezone` text and, through `external_id`, a user's `timezone_id`.
@@ -268,7 +268,7 @@ import Postgres
             "included_segments": ["Subscribed Users"], "delayed_option": "last-active", "throttle_rate_per_minute": 10,
         ])
         #expect(conflict.json == ["errors": [.string(NotificationScheduleParser.Messages.delayWithThrottle)]])
-        let count: Int = try await harness.app.services.database.query("SELECT count(*)::int AS n FROM messages")[0].decode("n")
+        let count: Int = try await harness.app.services.database.query("SELECT count(*)::int AS n FROM messages").firstRow().decode("n")
         #expect(count == 0)
     }
 }

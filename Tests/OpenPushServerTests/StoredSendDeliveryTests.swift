@@ -26,12 +26,12 @@ import Postgres
     }
 
     static func stored(_ harness: DeliveryHarness, _ messageID: String) async throws -> JSONValue? {
-        let row = try await harness.app.services.database.query("SELECT send::text AS send FROM messages WHERE id = \(messageID)")[0]
+        let row = try await harness.app.services.database.query("SELECT send::text AS send FROM messages WHERE id = \(messageID)").firstRow()
         return try row.decode("send", as: String?.self).map { try JSONValue.parse($0) }
     }
 
     static func failedReason(_ harness: DeliveryHarness, _ messageID: String) async throws -> String? {
-        try await harness.app.services.database.query("SELECT failed_reason FROM messages WHERE id = \(messageID)")[0]
+        try await harness.app.services.database.query("SELECT failed_reason FROM messages WHERE id = \(messageID)").firstRow()
             .decode("failed_reason")
     }
 

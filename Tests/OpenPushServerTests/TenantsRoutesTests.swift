@@ -81,7 +81,7 @@ import OpenPushTestSupport
         let unknown = await demo.app.request(.post, "/apps/app_nope/tenants", headers: Self.organization, json: [:])
         #expect(unknown.status == 404)
         #expect(unknown.json == ["errors": ["unknown app 'app_nope'"]])
-        let count = try await demo.app.services.database.query("SELECT count(*)::int AS n FROM tenants")[0].decode("n", as: Int.self)
+        let count = try await demo.app.services.database.query("SELECT count(*)::int AS n FROM tenants").firstRow().decode("n", as: Int.self)
         #expect(count == 0)
     }
 

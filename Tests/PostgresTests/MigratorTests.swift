@@ -53,7 +53,7 @@ import Testing
             #expect(error.sqlState == "42P07")
             #expect(error.message.contains("103_broken"))
         }
-        #expect(try await pool.query("SELECT to_regclass('widgets') IS NULL AS gone")[0].decode("gone", as: Bool.self))
+        #expect(try await pool.query("SELECT to_regclass('widgets') IS NULL AS gone").firstRow().decode("gone", as: Bool.self))
         await pool.close()
     }
 

@@ -117,6 +117,6 @@ import Testing
             #expect(!error.isConnectionFailure)
         }
         // The connection survived the error.
-        #expect(try await pool.query("SELECT count(*) AS n FROM things")[0].decode("n", as: Int.self) == 2)
+        #expect(try await pool.query("SELECT count(*) AS n FROM things").firstRow().decode("n", as: Int.self) == 2)
     }
 }

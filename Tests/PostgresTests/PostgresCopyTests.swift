@@ -52,7 +52,7 @@ import Testing
         }
         let copied = try await pool.withConnection { [rows] in try $0.copy(into: "copied (name, note, n, big, id, at)", rows: rows) }
         #expect(copied == 5000)
-        let sum = try await pool.query("SELECT sum(n)::int8 AS s, count(DISTINCT id)::int AS ids FROM copied")[0]
+        let sum = try await pool.query("SELECT sum(n)::int8 AS s, count(DISTINCT id)::int AS ids FROM copied").firstRow()
         #expect(try sum.decode("s", as: Int.self) == 4999 * 5000 / 2)
         #expect(try sum.decode("ids", as: Int.self) == 5000)
     }
@@ -71,7 +71,7 @@ import Testing
         await #expect(throws: PostgresError.self) {
             try await pool.withConnection { [rows] in try $0.copy(into: "no_such_table (a)", rows: rows) }
         }
-        #expect(try await pool.query("SELECT count(*)::int AS n FROM copied")[0].decode("n", as: Int.self) == 0)
+        #expect(try await pool.query("SELECT count(*)::int AS n FROM copied").firstRow().decode("n", as: Int.self) == 0)
     }
 
     @Test func uuidTextIsCheckedBeforeItIsSent() {

@@ -22,7 +22,7 @@ import Testing
         let pool = PostgresPool(conninfo: cluster.conninfo, size: 2)
         let listener = PostgresListener(conninfo: cluster.conninfo, channels: ["outage"])
         defer { listener.stop() }
-        #expect(try await pool.query("SELECT 1 AS one")[0].decode("one", as: Int.self) == 1)
+        #expect(try await pool.query("SELECT 1 AS one").firstRow().decode("one", as: Int.self) == 1)
         _ = try await expectNotification(on: listener, channel: "outage", payload: "before") {
             try await pool.notify(channel: "outage", payload: "before")
         }

@@ -9,7 +9,7 @@ import Testing
         let results = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<20 {
                 group.addTask {
-                    try await pool.query("SELECT pg_sleep(0.02), \(index)::int AS n")[0].decode("n", as: Int.self)
+                    try await pool.query("SELECT pg_sleep(0.02), \(index)::int AS n").firstRow().decode("n", as: Int.self)
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -63,7 +63,7 @@ import Testing
 
         release.signal()
         try await holder.value
-        #expect(try await pool.query("SELECT 1 AS one")[0].decode("one", as: Int.self) == 1)
+        #expect(try await pool.query("SELECT 1 AS one").firstRow().decode("one", as: Int.self) == 1)
         await pool.close()
     }
 
@@ -73,10 +73,10 @@ import Testing
         let count = try await pool.transaction { connection in
             try connection.query("INSERT INTO items VALUES (\("a"))")
             try connection.query("INSERT INTO items VALUES (\("b"))")
-            return try connection.query("SELECT count(*) AS n FROM items")[0].decode("n", as: Int.self)
+            return try connection.query("SELECT count(*) AS n FROM items").firstRow().decode("n", as: Int.self)
         }
         #expect(count == 2)
-        #expect(try await pool.query("SELECT count(*) AS n FROM items")[0].decode("n", as: Int.self) == 2)
+        #expect(try await pool.query("SELECT count(*) AS n FROM items").firstRow().decode("n", as: Int.self) == 2)
         await pool.close()
     }
 
@@ -90,9 +90,9 @@ import Testing
                 throw Abort()
             }
         }
-        #expect(try await pool.query("SELECT count(*) AS n FROM items WHERE name = \("doomed")")[0].decode("n", as: Int.self) == 0)
+        #expect(try await pool.query("SELECT count(*) AS n FROM items WHERE name = \("doomed")").firstRow().decode("n", as: Int.self) == 0)
         // The connection went back to the pool outside any transaction.
-        #expect(try await pool.query("SELECT 1 AS one")[0].decode("one", as: Int.self) == 1)
+        #expect(try await pool.query("SELECT 1 AS one").firstRow().decode("one", as: Int.self) == 1)
         await pool.close()
     }
 

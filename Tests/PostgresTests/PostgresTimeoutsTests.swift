@@ -56,7 +56,7 @@ import OpenPushTestSupport
             (error as? PostgresError)?.isTimeout == true && (error as? PostgresError)?.isConnectionFailure == false
         }
         #expect(ContinuousClock.now - started < .seconds(3))
-        #expect(try await pool.query("SELECT 1 AS one")[0].decode("one", as: Int.self) == 1)
+        #expect(try await pool.query("SELECT 1 AS one").firstRow().decode("one", as: Int.self) == 1)
         await pool.close()
     }
 
@@ -97,7 +97,7 @@ import OpenPushTestSupport
         let (proxy, conninfo) = try StallingTCPProxy.inFront(of: database.conninfo)
         defer { proxy.close() }
         let pool = PostgresPool(conninfo: conninfo, size: 1, timeouts: PostgresTimeouts(statement: .milliseconds(500)))
-        #expect(try await pool.query("SELECT 1 AS one")[0].decode("one", as: Int.self) == 1)
+        #expect(try await pool.query("SELECT 1 AS one").firstRow().decode("one", as: Int.self) == 1)
 
         proxy.stall()
         // Without a deadline the query would wait forever; resume after a while so that a
@@ -119,7 +119,7 @@ import OpenPushTestSupport
         watchdog.cancel()
 
         proxy.resume()
-        #expect(try await pool.query("SELECT 2 AS two")[0].decode("two", as: Int.self) == 2)
+        #expect(try await pool.query("SELECT 2 AS two").firstRow().decode("two", as: Int.self) == 2)
         await pool.close()
     }
 }
