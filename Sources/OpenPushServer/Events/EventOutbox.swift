@@ -1,0 +1,39 @@
+public import OpenPushCore
+public import Postgres
+
+/// One event to append: its type, app and data (the `data` object of the event as sent).
+public struct OutboundEvent: Sendable, Equatable {
+    public var type: EventType
+    public var appID: String
+    public var data: JSONObject
+    /// Only this endpoint gets it (a `ping`); nil: every endpoint of the app that subscribes.
+    public var webhookID: String?
+
+    public init(type: EventType, appID: String, data: JSONObject, webhookID: String? = nil) {
+        self.type = type
+        self.appID = appID
+        self.data = data
+        self.webhookID = webhookID
+    }
+}
+
+/// The event outbox: facts are appended in the transaction that makes them true. Webhook
+/// dispatch and the feed read it; nothing here sends.
+public enum EventOutbox {
+    /// How long the feed keeps events (and so how far back a cursor may start).
+    public static let retentionDays = 7
+
+    /// Appends `events` in one statement, in order (their `seq` follows the array). Call inside
+    /// the transaction that records the facts they report.
+    public static func append(_ events: [OutboundEvent], in connection: PostgresConnection) throws {
+        guard !events.isEmpty else { return }
+        try connection.query("""
+            INSERT INTO events (id, app_id, type, data, webhook_id)
+            SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), e.app_id, e.type, e.data::jsonb, e.webhook_id
+            FROM unnest(\(events.map(\.appID))::text[], \(events.map(\.type.rawValue))::text[],
+                        \(events.map { JSONValue.object($0.data).serialized })::text[], \(events.map(\.webhookID))::text[])
+                 WITH ORDINALITY AS e(app_id, type, data, webhook_id, ord)
+            ORDER BY e.ord
+            """)
+    }
+}
