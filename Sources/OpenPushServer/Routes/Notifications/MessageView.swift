@@ -15,6 +15,22 @@ public enum MessageView {
     static let unreachableReasons = ["Unregistered", "BadDeviceToken", "ExpiredToken", "DeviceTokenNotForTopic",
                                      "Unsubscribed", "ActivityEnded"]
 
+    /// How many of the message's records in `state` carry each reason, live and archived (the
+    /// `archived` column of `messages` holds the counts of dropped partitions), by reason.
+    static func reasonCounts(messageID: String, state: DeliveryState, archived: String,
+                             in connection: PostgresConnection) throws -> PostgresRows {
+        try connection.query("""
+            SELECT error_reason, sum(n)::int AS n FROM (
+                SELECT error_reason, count(*) AS n FROM deliveries
+                WHERE message_id = \(messageID) AND state = \(state.rawValue) AND error_reason IS NOT NULL
+                GROUP BY error_reason
+                UNION ALL
+                SELECT key, value::bigint FROM messages, jsonb_each_text(\(identifier: archived)) WHERE id = \(messageID)
+            ) AS r
+            GROUP BY error_reason ORDER BY error_reason
+            """)
+    }
+
     /// The message, or nil when the app has none by that id. With a `tenantID` (a shared demo
     /// tenant's key) only that tenant's messages are found: another tenant's is as missing as
     /// one that never existed, as in the list and cancel routes.
@@ -43,26 +59,9 @@ public enum MessageView {
             """)[0]
         // Records past the retention were counted into the message before their partition was
         // dropped (`DeliveryPartitions`): every figure is the live records' plus the archived.
-        let reasons = try connection.query("""
-            SELECT error_reason, sum(n)::int AS n FROM (
-                SELECT error_reason, count(*) AS n FROM deliveries
-                WHERE message_id = \(messageID) AND state = 'error' AND error_reason IS NOT NULL
-                GROUP BY error_reason
-                UNION ALL
-                SELECT key, value::bigint FROM messages, jsonb_each_text(archived_errors_by_reason) WHERE id = \(messageID)
-            ) AS r
-            GROUP BY error_reason ORDER BY error_reason
-            """)
-        let suppressions = try connection.query("""
-            SELECT error_reason, sum(n)::int AS n FROM (
-                SELECT error_reason, count(*) AS n FROM deliveries
-                WHERE message_id = \(messageID) AND state = 'suppressed' AND error_reason IS NOT NULL
-                GROUP BY error_reason
-                UNION ALL
-                SELECT key, value::bigint FROM messages, jsonb_each_text(archived_suppressed_by_reason) WHERE id = \(messageID)
-            ) AS r
-            GROUP BY error_reason
-            """)
+        let reasons = try reasonCounts(messageID: messageID, state: .error, archived: "archived_errors_by_reason", in: connection)
+        let suppressions = try reasonCounts(messageID: messageID, state: .suppressed, archived: "archived_suppressed_by_reason",
+                                            in: connection)
         let request = (try? JSONValue.parse(try message.decode("request", as: String.self)))?.objectValue ?? [:]
         let remaining: Int = try counts.decode("remaining")
         let createdAt: Double = try message.decode("created_at")
