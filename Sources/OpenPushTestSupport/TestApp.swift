@@ -40,6 +40,8 @@ public struct TestApp: Sendable {
         configuration.databasePoolSize = 4
         configuration.listenPort = 0
         configuration.logLevel = .debug
+        // Tests run their webhook receivers on loopback.
+        configuration.webhooksAllowPrivate = true
         configure(&configuration)
         let services = try ServerBootstrap.makeServices(configuration: configuration, databaseURL: conninfo, now: now)
         let logs = CapturingLogHandler()

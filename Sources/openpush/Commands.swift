@@ -48,6 +48,8 @@ enum Commands {
 
     static func dev(_ configuration: Configuration, logger: Logger) async throws {
         var configuration = configuration
+        // A local receiver on this machine is what dev is for.
+        configuration.webhooksAllowPrivate = true
         let state = FileManager.default.currentDirectoryPath + "/.openpush"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let database = EmbeddedDatabase(stateDirectory: state)

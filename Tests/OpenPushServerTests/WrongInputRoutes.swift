@@ -109,6 +109,7 @@ struct WrongInputWorld: Sendable {
     let segmentID: String
     let notificationID: String
     let templateID: String
+    let webhookID: String
     let tenantID: String
     let sharedDeviceToken: String
     let linkCode: String
@@ -136,6 +137,8 @@ struct WrongInputWorld: Sendable {
             "app_id": .string(main.app.id), "name": "Shipped", "headings": ["en": "Order {{ message.custom_data.order }}"],
             "contents": ["en": "Hi"], "data": ["screen": "orders"], "ios_sound": "a.caf",
         ]), "id")
+        let webhook = try await created(app.request(.post, "/apps/\(main.app.id)/webhooks", headers: .restKey(main.restKey),
+                                                    json: ["url": "https://hooks.example.com/h", "events": ["*"]]), "id")
         _ = try await created(app.request(.post, "/apps/\(main.app.id)/users", headers: .restKey(main.restKey),
                                           json: ["identity": ["external_id": .string(externalID), "crm": "c-1"]]), "identity")
         let tenant = await app.request(.post, "/apps/\(shared.app.id)/tenants", headers: organization, json: ["name": "Acme"])
@@ -144,7 +147,7 @@ struct WrongInputWorld: Sendable {
         _ = try await app.deviceID(shared, ["token": .string(sharedToken)])
         return WrongInputWorld(
             app: app, main: main, spare: spare, shared: shared, deviceToken: token, restSubscriptionID: restSubscriptionID,
-            extraKeyID: key, segmentID: segment, notificationID: notification, templateID: template,
+            extraKeyID: key, segmentID: segment, notificationID: notification, templateID: template, webhookID: webhook,
             tenantID: try #require(tenantBody["id"]?.stringValue), sharedDeviceToken: sharedToken,
             linkCode: try #require(tenantBody["link_code"]?.stringValue))
     }
@@ -291,6 +294,22 @@ struct WrongInputWorld: Sendable {
                       query: ["limit": "10", "offset": "0"], headers: rest),
             RouteCase(method: .delete, template: "/apps/{app_id}/segments/{segment_id}",
                       pathValues: ["app_id": appID, "segment_id": segmentID], headers: rest),
+            RouteCase(method: .post, template: "/apps/{app_id}/webhooks", pathValues: ["app_id": appID], headers: rest,
+                      body: ["url": "https://hooks.example.com/b", "events": ["delivery.accepted", "click"], "description": "B"]),
+            RouteCase(method: .get, template: "/apps/{app_id}/webhooks", pathValues: ["app_id": appID], headers: rest),
+            RouteCase(method: .get, template: "/apps/{app_id}/webhooks/{webhook_id}",
+                      pathValues: ["app_id": appID, "webhook_id": webhookID], headers: rest),
+            RouteCase(method: .patch, template: "/apps/{app_id}/webhooks/{webhook_id}",
+                      pathValues: ["app_id": appID, "webhook_id": webhookID], headers: rest,
+                      body: ["url": "https://hooks.example.com/c", "events": ["*"], "description": "C", "enabled": true]),
+            RouteCase(method: .post, template: "/apps/{app_id}/webhooks/{webhook_id}/rotate_secret",
+                      pathValues: ["app_id": appID, "webhook_id": webhookID], headers: rest),
+            RouteCase(method: .post, template: "/apps/{app_id}/webhooks/{webhook_id}/test",
+                      pathValues: ["app_id": appID, "webhook_id": webhookID], headers: rest),
+            RouteCase(method: .delete, template: "/apps/{app_id}/webhooks/{webhook_id}",
+                      pathValues: ["app_id": appID, "webhook_id": webhookID], headers: rest),
+            RouteCase(method: .get, template: "/apps/{app_id}/events", pathValues: ["app_id": appID],
+                      query: ["after": DeliveryCursor.encode(0), "types": "click,delivery.accepted", "limit": "10"], headers: rest),
             RouteCase(method: .post, template: "/apps/{app_id}/tenants", pathValues: ["app_id": shared.app.id],
                       headers: organization, body: ["name": "Beta"]),
             RouteCase(method: .get, template: "/apps/{app_id}/tenants", pathValues: ["app_id": shared.app.id],

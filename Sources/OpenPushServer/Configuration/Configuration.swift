@@ -33,6 +33,9 @@ public struct Configuration: Sendable, Equatable {
     /// Days each device's delivery records are kept (whole daily partitions are dropped after;
     /// the message keeps its counts).
     public var deliveryRetentionDays: Int = DeliveryPartitionPlan.defaultRetentionDays
+    /// Webhook endpoints may be `http://` and private, loopback or link-local addresses
+    /// (`OPENPUSH_WEBHOOKS_ALLOW_PRIVATE=1`): for `openpush dev` and tests, never production.
+    public var webhooksAllowPrivate = false
 
     public init() {}
 
@@ -69,6 +72,7 @@ extension Configuration {
         ("OPENPUSH_DELIVERY_APP_JOBS", "jobs of one app in flight across all processes, 1-1024 (default 3)"),
         ("OPENPUSH_METRICS_TOKEN", "when set, /metrics requires Authorization: Bearer <token> (default: open)"),
         ("OPENPUSH_DELIVERY_RETENTION_DAYS", "days per-device delivery records are kept, 1-3650 (default 30); message counts stay"),
+        ("OPENPUSH_WEBHOOKS_ALLOW_PRIVATE", "1 lets webhooks use http:// and private, loopback or link-local addresses (default 0; dev sets 1)"),
     ]
 
     /// Reads the configuration from environment variables. Unset or empty variables keep defaults.
@@ -139,6 +143,12 @@ extension Configuration {
         if let days = value("OPENPUSH_DELIVERY_RETENTION_DAYS") {
             configuration.deliveryRetentionDays = try integer(days, "OPENPUSH_DELIVERY_RETENTION_DAYS",
                                                               DeliveryPartitionPlan.retentionDaysRange)
+        }
+        if let allow = value("OPENPUSH_WEBHOOKS_ALLOW_PRIVATE") {
+            guard allow == "0" || allow == "1" else {
+                throw ConfigurationError(variable: "OPENPUSH_WEBHOOKS_ALLOW_PRIVATE", problem: "must be 0 or 1, got \"\(allow)\"")
+            }
+            configuration.webhooksAllowPrivate = allow == "1"
         }
         return configuration
     }

@@ -244,7 +244,10 @@ public final class DeliveryEngine: Sendable {
 
     private func fail(_ job: DeliveryJob, reason: String) async throws {
         logger.error("message failed: its stored request does not decode", ["message.id": job.messageID, "reason": reason])
-        try await services.database.transaction { try DeliveryQueue.fail(messageID: job.messageID, reason: reason, in: $0) }
+        try await services.database.transaction {
+            try DeliveryQueue.fail(messageID: job.messageID, reason: reason, in: $0)
+            try NotificationCompletion.check(messageID: job.messageID, in: $0)
+        }
         services.metrics.recordFailedMessage(stage: "build")
         for _ in job.recipients { services.metrics.recordPush(kind: job.tokenKind.rawValue, state: "error", reason: "MessageFailed") }
     }
@@ -381,6 +384,8 @@ public final class DeliveryEngine: Sendable {
         // The highest timestamp accepted per activity: one UPDATE each, not one per push.
         var stamps: [String: Int] = [:]
         var releases: [AlertDedupe.Claim] = []
+        // Delivery id → the APNs reason its token died of (`token.invalidated`).
+        var deadTokenReasons: [Int64: String] = [:]
         func apply(_ delivery: ClaimedDelivery, _ decision: DeliveryOutcome.Decision, status: Int? = nil) {
             let recipient = job.recipients[Int(delivery.id)]
             if let claim = batch.dedupeClaims[delivery.id], AlertDedupe.releases(after: decision) { releases.append(claim) }
@@ -428,6 +433,7 @@ public final class DeliveryEngine: Sendable {
                                                                 policy: policy, retryable: retryable)
                 apply(delivery, decision, status: response.status)
                 if let effect { effects.append(effect) }
+                if case .deadToken = effect, case .finished(_, let reason) = decision { deadTokenReasons[delivery.id] = reason }
                 if verdict == .accepted, let stamp = outgoing.plan.activityTimestamp {
                     stamps[stamp.activityID] = max(stamps[stamp.activityID] ?? stamp.timestamp, stamp.timestamp)
                 }
@@ -441,14 +447,18 @@ public final class DeliveryEngine: Sendable {
         completion.retryDelay = policy.delay(afterAttempt: job.attempt, jitter: Double.random(in: 0..<1)) ?? 0
         let worker = self.worker
         let final = (completion, effects, stamps, releases)
+        let deadReasons = deadTokenReasons
         let completed = try await services.database.transaction { connection -> Bool in
             guard try DeliveryQueue.complete(job, worker: worker, with: final.0, in: connection) else { return false }
+            try DeliveryEvents.append(final.0.records, of: job, in: connection)
             for effect in final.1 {
                 switch effect {
                 case .deadToken(let delivery, let invalidSince) where delivery.tokenKind == .widget:
-                    try WidgetTokens.forget(delivery, invalidSince: invalidSince, in: connection)
+                    try WidgetTokens.forget(delivery, invalidSince: invalidSince, reason: deadReasons[delivery.id],
+                                            in: connection)
                 case .deadToken(let delivery, let invalidSince):
-                    try TokenDeath.record(delivery, invalidSince: invalidSince, now: now, in: connection)
+                    try TokenDeath.record(delivery, invalidSince: invalidSince, now: now, reason: deadReasons[delivery.id],
+                                          in: connection)
                 case .pauseApp(let appID, let reason):
                     try AppCredentialStatus.pause(appID: appID, reason: reason, now: now, in: connection)
                 }
@@ -459,6 +469,12 @@ public final class DeliveryEngine: Sendable {
                     UPDATE live_activities SET last_push_timestamp = GREATEST(COALESCE(last_push_timestamp, 0), \(Int64(timestamp)))
                     WHERE id = \(activityID)
                     """)
+            }
+            // Nothing of this job waits any more (or the message was cancelled): it may be the last.
+            let waiting = !final.0.retry.isEmpty || !final.0.held.isEmpty || !final.0.deferred.isEmpty
+            let cancelled = waiting ? try DeliveryQueue.isCancelled(job.messageID, in: connection) : false
+            if !waiting || cancelled {
+                try NotificationCompletion.check(messageID: job.messageID, in: connection)
             }
             return true
         }

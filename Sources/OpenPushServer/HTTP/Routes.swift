@@ -16,5 +16,7 @@ enum Routes {
         NotificationRoutes.register(on: &router)
         TemplatesRoutes.register(on: &router)
         TenantsRoutes.register(on: &router)
+        WebhookRoutes.register(on: &router)
+        EventFeedRoutes.register(on: &router)
     }
 }

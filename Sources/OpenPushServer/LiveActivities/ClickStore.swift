@@ -1,3 +1,4 @@
+import OpenPushCore
 public import Postgres
 
 /// Attributes taps on a Live Activity to the push that produced it (and counts taps for
@@ -27,17 +28,28 @@ public enum ClickStore {
             """)
         guard let delivery = found.first else { return false }
         try countTap(messageID: try delivery.decode("message_id"), deliveryID: try delivery.decode("id"), now: now,
-                     in: connection)
+                     event: (appID, subscriptionID, activityID), in: connection)
         return true
     }
 
     /// One tap on the push behind record `deliveryID` (locked by the caller): every tap counts in
     /// the message's `clicks`, the first one stamps the record (`converted` counts a device once).
-    static func countTap(messageID: String, deliveryID: Int64, now: Double, in connection: PostgresConnection) throws {
+    /// Appends a `click` for `event`'s app and device (`activity_id` for a Live Activity tap),
+    /// `first` when the record had no tap yet.
+    static func countTap(messageID: String, deliveryID: Int64, now: Double,
+                         event: (appID: String, subscriptionID: String, activityID: String?),
+                         in connection: PostgresConnection) throws {
         try connection.query("UPDATE messages SET clicks = clicks + 1 WHERE id = \(messageID)")
+        // The record is locked by the caller, so reading its first tap and stamping it cannot race.
+        let first = try connection.query("""
+            SELECT clicked_at IS NULL AS first FROM deliveries WHERE message_id = \(messageID) AND id = \(deliveryID)
+            """).first?.decode("first", as: Bool.self) ?? false
         try connection.query("""
             UPDATE deliveries SET clicked_at = COALESCE(clicked_at, to_timestamp(\(now)))
             WHERE message_id = \(messageID) AND id = \(deliveryID)
             """)
+        try EventOutbox.append([OutboundEvent(type: .click, appID: event.appID, data: EventData.click(
+            notificationID: messageID, subscriptionID: event.subscriptionID, activityID: event.activityID, first: first))],
+            in: connection)
     }
 }

@@ -10,6 +10,8 @@ public enum LiveActivityEndReason: String, Sendable {
 public struct LiveActivityRegistration: Sendable, Equatable {
     public var id: String
     public var created: Bool
+    /// The row's type after the registration (a refresh keeps a type it had).
+    public var activityType: String?
     public var startedAt: Double
     public var staleAt: Double
 }
@@ -35,12 +37,12 @@ public enum LiveActivityStore {
                 ended_at = NULL,
                 ended_reason = NULL,
                 updated_at = EXCLUDED.updated_at
-            RETURNING la.id, (la.xmax = 0) AS created,
+            RETURNING la.id, (la.xmax = 0) AS created, la.activity_type,
                       extract(epoch FROM la.started_at)::float8 AS started_at,
                       extract(epoch FROM la.stale_at)::float8 AS stale_at
             """)[0]
         return LiveActivityRegistration(id: try row.decode("id"), created: try row.decode("created"),
-                                        startedAt: try row.decode("started_at"), staleAt: try row.decode("stale_at"))
+                                        activityType: try row.decode("activity_type"), startedAt: try row.decode("started_at"), staleAt: try row.decode("stale_at"))
     }
 
     /// Whether a device other than `subscriptionID` holds `activityID` in this app (shared demo
@@ -55,38 +57,58 @@ public enum LiveActivityStore {
     }
 
     /// Stamps one device's row ended, keeping the first end time. False when the device has no
-    /// row by that id.
+    /// row by that id. A row that was still open appends `live_activity.ended`.
     public static func end(appID: String, subscriptionID: String, activityID: String, reason: LiveActivityEndReason,
                            now: Double, in connection: PostgresConnection) throws -> Bool {
-        try connection.query("""
-            UPDATE live_activities
-            SET ended_at = COALESCE(ended_at, to_timestamp(\(now))),
-                ended_reason = COALESCE(ended_reason, \(reason.rawValue)),
+        let rows = try connection.query("""
+            UPDATE live_activities la
+            SET ended_at = COALESCE(la.ended_at, to_timestamp(\(now))),
+                ended_reason = COALESCE(la.ended_reason, \(reason.rawValue)),
                 updated_at = to_timestamp(\(now))
-            WHERE app_id = \(appID) AND subscription_id = \(subscriptionID) AND activity_id = \(activityID)
-            """).affectedRows > 0
+            FROM (SELECT id, ended_at IS NULL AS was_open FROM live_activities
+                  WHERE app_id = \(appID) AND subscription_id = \(subscriptionID) AND activity_id = \(activityID)
+                  FOR UPDATE) AS old
+            WHERE la.id = old.id
+            RETURNING la.app_id, la.subscription_id, la.activity_id, old.was_open
+            """)
+        try LiveActivityEvents.appendEnded(rows.filter { (try? $0.decode("was_open", as: Bool.self)) == true },
+                                           cause: reason, in: connection)
+        return !rows.isEmpty
     }
 
     /// APNs rejected this row's update token: the activity ends, the device stays reachable.
     @discardableResult
     public static func endForDeadToken(rowID: String, registeredBefore invalidSince: Double? = nil, now: Double,
                                        in connection: PostgresConnection) throws -> Bool {
-        try connection.query("""
+        try endedForDeadToken(rowID: rowID, registeredBefore: invalidSince, now: now, in: connection) != nil
+    }
+
+    /// `endForDeadToken`, returning the ended row (app, device, activity id): nil when it had
+    /// ended already or was registered again since APNs learned the token was dead.
+    static func endedForDeadToken(rowID: String, registeredBefore invalidSince: Double? = nil, now: Double,
+                                  in connection: PostgresConnection) throws -> (appID: String, subscriptionID: String, activityID: String)? {
+        let rows = try connection.query("""
             UPDATE live_activities
             SET ended_at = to_timestamp(\(now)), ended_reason = \(LiveActivityEndReason.deadToken.rawValue),
                 updated_at = to_timestamp(\(now))
             WHERE id = \(rowID) AND ended_at IS NULL AND \(TokenDeath.registeredBefore("updated_at", invalidSince))
-            """).affectedRows > 0
+            RETURNING app_id, subscription_id, activity_id
+            """)
+        try LiveActivityEvents.appendEnded(Array(rows), cause: .deadToken, in: connection)
+        return try rows.first.map { (try $0.decode("app_id"), try $0.decode("subscription_id"), try $0.decode("activity_id")) }
     }
 
     /// A retired or superseded subscription closes every open activity it holds.
     @discardableResult
     public static func closeAll(subscriptionID: String, now: Double, in connection: PostgresConnection) throws -> Int {
-        try connection.query("""
+        let rows = try connection.query("""
             UPDATE live_activities
             SET ended_at = to_timestamp(\(now)), ended_reason = \(LiveActivityEndReason.retired.rawValue),
                 updated_at = to_timestamp(\(now))
             WHERE subscription_id = \(subscriptionID) AND ended_at IS NULL
-            """).affectedRows
+            RETURNING app_id, subscription_id, activity_id
+            """)
+        try LiveActivityEvents.appendEnded(Array(rows), cause: .retired, in: connection)
+        return rows.count
     }
 }

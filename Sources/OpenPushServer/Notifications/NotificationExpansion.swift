@@ -84,6 +84,8 @@ enum NotificationExpansion {
             WHERE id = \(messageID)
             """)
         if rows > 0 { try MessageStore.notifyWorkers(appID: appID, in: connection) }
+        // The last page: every job of the earlier pages may have finished already.
+        if rows < pageSize { try NotificationCompletion.check(messageID: messageID, in: connection) }
         return rows
     }
 
@@ -102,6 +104,7 @@ enum NotificationExpansion {
                 failed_reason = CASE WHEN \(final) THEN \(reason) ELSE failed_reason END
             WHERE id = \(messageID)
             """)
+        if final { try NotificationCompletion.check(messageID: messageID, in: connection) }
         return final
     }
 

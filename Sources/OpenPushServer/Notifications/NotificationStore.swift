@@ -53,6 +53,8 @@ enum NotificationStore {
             """)
         guard !found.isEmpty else { return false }
         try DeliveryQueue.cancel(messageID: messageID, in: connection)
+        // No job in flight: the cancel is what finishes the message.
+        try NotificationCompletion.check(messageID: messageID, in: connection)
         return true
     }
 }

@@ -31,6 +31,8 @@ public enum Maintenance {
         // Dedupe claims past their app's window no longer dedupe anything (`AlertDedupe`).
         let dedupeClaims = try await AlertDedupeStore.prune(now: now, in: services.database)
         let partitions = try await maintainDeliveryPartitions(services, now: now)
+        // Events past the feed's 7 days (`EventOutbox.retentionDays`).
+        try await EventFeed.prune(now: now, in: services.database)
         return (keys, events, linkFailures, partitions, dedupeClaims)
     }
 

@@ -85,12 +85,14 @@ enum LiveActivitySendRoutes {
                                                           recipients: LiveActivityAudience.capped(holders), in: connection)
             if send.event == .end {
                 // An accepted end closes the rows it goes to: nothing can update them again.
-                try connection.query("""
+                let ended = try connection.query("""
                     UPDATE live_activities
                     SET ended_at = to_timestamp(\(now)), ended_reason = 'remote', updated_at = to_timestamp(\(now))
                     WHERE id IN (SELECT unnest(live_activity_ids) FROM delivery_jobs WHERE message_id = \(messageID))
                       AND ended_at IS NULL
+                    RETURNING app_id, subscription_id, activity_id
                     """)
+                try LiveActivityEvents.appendEnded(Array(ended), cause: .remote, in: connection)
                 try PushIntervals.endQueued(messageID: messageID, appID: appID, timestamp: timestamp, in: connection)
             }
             try MessageStore.notifyWorkers(appID: appID, in: connection)

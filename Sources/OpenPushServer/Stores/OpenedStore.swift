@@ -26,7 +26,8 @@ enum OpenedStore {
             ORDER BY id LIMIT 1
             FOR UPDATE
             """).first else { return .notDelivered }
-        try ClickStore.countTap(messageID: messageID, deliveryID: try record.decode("id"), now: now, in: connection)
+        try ClickStore.countTap(messageID: messageID, deliveryID: try record.decode("id"), now: now,
+                                event: (appID, subscriptionID, nil), in: connection)
         return .counted
     }
 }

@@ -45,10 +45,14 @@ enum LiveActivityRoutes {
                 appID: app.id, subscriptionID: device.subscriptionID, activityID: activityID, in: connection) {
                 throw APIError(status: 403, "live activity '\(activityID)' belongs to another device — an activity id is not a capability")
             }
-            return try LiveActivityStore.register(
+            let registration = try LiveActivityStore.register(
                 appID: app.id, subscriptionID: device.subscriptionID, activityID: activityID,
                 activityType: activityType.flatMap { $0.isEmpty ? nil : $0 }, updateToken: updateToken.lowercased(),
                 requestedStaleAt: requestedStaleAt, now: now, in: connection)
+            try EventOutbox.append([OutboundEvent(type: .liveActivityRegistered, appID: app.id, data: EventData.liveActivityRegistered(
+                activityID: activityID, activityType: registration.activityType, subscriptionID: device.subscriptionID,
+                created: registration.created))], in: connection)
+            return registration
         }
         return .json([
             "id": .string(registration.id),

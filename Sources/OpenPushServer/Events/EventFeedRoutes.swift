@@ -1,0 +1,57 @@
+import HTTPServer
+import OpenPushCore
+import Postgres
+
+/// `GET /apps/{app_id}/events`: the app's events of the last `EventOutbox.retentionDays` days in
+/// order, for backends that cannot take inbound HTTP. The same events, with the same ids, as the
+/// webhooks send — except `ping`s, which are one endpoint's.
+enum EventFeedRoutes {
+    static func register(on router: inout Router<RouteHandler>) {
+        router.add(.get, "/apps/{app_id}/events", list)
+    }
+
+    @Sendable static func list(_ context: RouteContext) async throws -> HTTPResponse {
+        let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
+        try TenantAccess.requireAppKey(principal, "read the event feed")
+        let request = try EventFeedRequest.read(context.request.query)
+        let events = try await EventFeed.page(appID: principal.app.id, request: request, now: context.services.now(),
+                                              in: context.services.database)
+        return .json([
+            "events": .array(events.map(\.json)),
+            "next_cursor": .string(request.nextCursor(lastSeq: events.last?.seq)),
+            "has_more": .bool(events.count == request.limit),
+        ])
+    }
+}
+
+/// Reads the feed: only visible events (`StoredEvent.visible`), so a cursor handed out never
+/// passes an event that commits later with a lower `seq`.
+enum EventFeed {
+    static func page(appID: String, request: EventFeedRequest, now: Double,
+                     in database: PostgresPool) async throws -> [StoredEvent] {
+        let since = now - Double(EventOutbox.retentionDays) * 86_400
+        let types: PostgresQuery = request.types.map { "AND type = ANY(\($0)::text[])" } ?? ""
+        return try await database.query("""
+            SELECT \(StoredEvent.columns) FROM events
+            WHERE app_id = \(appID) AND seq > \(request.afterSeq) AND webhook_id IS NULL
+              AND created_at > to_timestamp(\(since)) \(types) AND \(StoredEvent.visible)
+            ORDER BY seq LIMIT \(request.limit)
+            """).map(StoredEvent.init(row:))
+    }
+
+    /// Deletes events past the feed's days, `batchSize` at a time (a long delete would hold
+    /// back the dispatcher); returns how many went.
+    @discardableResult
+    static func prune(now: Double, batchSize: Int = 10_000, in database: PostgresPool) async throws -> Int {
+        let cutoff = now - Double(EventOutbox.retentionDays) * 86_400
+        var total = 0
+        while true {
+            let removed = try await database.query("""
+                DELETE FROM events WHERE seq IN (
+                    SELECT seq FROM events WHERE created_at <= to_timestamp(\(cutoff)) ORDER BY created_at LIMIT \(batchSize))
+                """).affectedRows
+            total += removed
+            if removed < batchSize { return total }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Crypto
+import OpenPushCore
+import Postgres
+
+/// Stored webhook endpoints. Every query names the app, so no call reaches another app's.
+enum WebhookStore {
+    /// How long a rotated-out secret keeps signing (as a second `v1`).
+    static let previousSecretSeconds: Double = 24 * 3600
+
+    /// `whsec_` and 32 random bytes in hex: shown to the app once, kept to sign with.
+    static func newSecret() -> String { "whsec_" + SecureRandom.bytes(32).hexString }
+
+    /// The app's newest event: where a new or re-enabled endpoint's cursor starts, so it gets the
+    /// events from then on only.
+    static func newestSeq(appID: String) -> PostgresQuery {
+        "(SELECT COALESCE(max(seq), 0) FROM events WHERE app_id = \(appID))"
+    }
+
+    static func create(appID: String, url: String, events: [String], description: String?, now: Double,
+                       in database: PostgresPool) async throws -> (WebhookRecord, secret: String) {
+        let id = Identifier.make(prefix: "whk", now: now, random: KeyMaterial.identifierEntropy())
+        let secret = newSecret()
+        let rows = try await database.query("""
+            INSERT INTO webhooks (id, app_id, url, events, description, secret, cursor_seq, next_attempt_at, created_at, updated_at)
+            VALUES (\(id), \(appID), \(url), \(events)::text[], \(description), \(secret), \(newestSeq(appID: appID)),
+                    to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)))
+            RETURNING \(WebhookRecord.columns)
+            """)
+        return (try WebhookRecord(row: rows[0]), secret)
+    }
+
+    /// Oldest first.
+    static func list(appID: String, in database: PostgresPool) async throws -> [WebhookRecord] {
+        try await database.query("""
+            SELECT \(WebhookRecord.columns) FROM webhooks WHERE app_id = \(appID) ORDER BY created_at, id
+            """).map(WebhookRecord.init(row:))
+    }
+
+    static func find(id: String, appID: String, in connection: PostgresConnection) throws -> WebhookRecord? {
+        try connection.query("SELECT \(WebhookRecord.columns) FROM webhooks WHERE id = \(id) AND app_id = \(appID)")
+            .first.map(WebhookRecord.init(row:))
+    }
+
+    /// Changes the fields given. Enabling an endpoint that was disabled clears why, forgets its
+    /// failures and moves its cursor to the app's newest event: it resumes with new events only.
+    static func update(id: String, appID: String, fields: WebhookFields, now: Double,
+                       in database: PostgresPool) async throws -> WebhookRecord? {
+        let description: PostgresQuery = switch fields.description {
+        case .keep: "description"
+        case .clear: "NULL"
+        case .set(let text): "\(text)"
+        }
+        let reenable = fields.enabled == true
+        let rows = try await database.query("""
+            UPDATE webhooks SET
+                url = COALESCE(\(fields.url), url),
+                events = COALESCE(\(fields.events)::text[], events),
+                description = \(description),
+                disabled_reason = CASE WHEN \(reenable) AND NOT enabled THEN NULL ELSE disabled_reason END,
+                failed_attempts = CASE WHEN \(reenable) AND NOT enabled THEN 0 ELSE failed_attempts END,
+                failing_since = CASE WHEN \(reenable) AND NOT enabled THEN NULL ELSE failing_since END,
+                next_attempt_at = CASE WHEN \(reenable) AND NOT enabled THEN to_timestamp(\(now)) ELSE next_attempt_at END,
+                cursor_seq = CASE WHEN \(reenable) AND NOT enabled THEN \(newestSeq(appID: appID)) ELSE cursor_seq END,
+                enabled = COALESCE(\(fields.enabled), enabled),
+                updated_at = to_timestamp(\(now))
+            WHERE id = \(id) AND app_id = \(appID)
+            RETURNING \(WebhookRecord.columns)
+            """)
+        return try rows.first.map(WebhookRecord.init(row:))
+    }
+
+    static func delete(id: String, appID: String, in database: PostgresPool) async throws -> Bool {
+        !(try await database.query("DELETE FROM webhooks WHERE id = \(id) AND app_id = \(appID) RETURNING id")).isEmpty
+    }
+
+    /// A new secret; the current one becomes `previous_secret` and keeps signing for 24 hours.
+    static func rotateSecret(id: String, appID: String, now: Double,
+                             in database: PostgresPool) async throws -> (WebhookRecord, secret: String)? {
+        let secret = newSecret()
+        let rows = try await database.query("""
+            UPDATE webhooks SET previous_secret = secret, secret = \(secret),
+                   previous_secret_until = to_timestamp(\(now + previousSecretSeconds)), updated_at = to_timestamp(\(now))
+            WHERE id = \(id) AND app_id = \(appID)
+            RETURNING \(WebhookRecord.columns)
+            """)
+        return try rows.first.map { (try WebhookRecord(row: $0), secret) }
+    }
+
+    /// Appends a `ping` for this endpoint only; nil when the app has no such endpoint. Returns
+    /// the event's id and whether the endpoint is enabled.
+    static func ping(id: String, appID: String, in database: PostgresPool) async throws -> (eventID: String, enabled: Bool)? {
+        try await database.transaction { connection in
+            guard let row = try connection.query("""
+                SELECT enabled FROM webhooks WHERE id = \(id) AND app_id = \(appID) FOR SHARE
+                """).first else { return nil }
+            try EventOutbox.append([OutboundEvent(type: .ping, appID: appID, data: [:], webhookID: id)], in: connection)
+            let event = try connection.query("""
+                SELECT id FROM events WHERE app_id = \(appID) AND webhook_id = \(id) AND xid = pg_current_xact_id()
+                ORDER BY seq DESC LIMIT 1
+                """)[0]
+            return (try event.decode("id"), try row.decode("enabled"))
+        }
+    }
+}
