@@ -48,7 +48,7 @@ let package = Package(
             dependencies: ["OpenPushCore", "Postgres", "HTTPServer", "HTTP2", "Crypto", "APNs", "Subprocess", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "openpush", dependencies: ["OpenPushServer"], swiftSettings: swiftSettings),
+        .executableTarget(name: "openpush", dependencies: ["OpenPushServer", "HTTPClient"], swiftSettings: swiftSettings),
         // `bench/apns-client.sh`: the APNs client alone against the simulator.
         .executableTarget(name: "apns-client-bench", dependencies: ["APNs", "Crypto", "OpenPushCore"],
                           path: "bench/apns-client", swiftSettings: swiftSettings),

@@ -33,6 +33,9 @@ public struct Configuration: Sendable, Equatable {
     /// Days each device's delivery records are kept (whole daily partitions are dropped after;
     /// the message keeps its counts).
     public var deliveryRetentionDays: Int = DeliveryPartitionPlan.defaultRetentionDays
+    /// Webhooks may target http:// and private, loopback and link-local addresses
+    /// (`OPENPUSH_WEBHOOKS_ALLOW_PRIVATE=1`; set by `openpush dev` and the tests).
+    public var webhooksAllowPrivate: Bool = false
 
     public init() {}
 
@@ -69,6 +72,7 @@ extension Configuration {
         ("OPENPUSH_DELIVERY_APP_JOBS", "jobs of one app in flight across all processes, 1-1024 (default 3)"),
         ("OPENPUSH_METRICS_TOKEN", "when set, /metrics requires Authorization: Bearer <token> (default: open)"),
         ("OPENPUSH_DELIVERY_RETENTION_DAYS", "days per-device delivery records are kept, 1-3650 (default 30); message counts stay"),
+        ("OPENPUSH_WEBHOOKS_ALLOW_PRIVATE", "1: webhooks may use http:// and private, loopback or link-local addresses (default 0)"),
     ]
 
     /// Reads the configuration from environment variables. Unset or empty variables keep defaults.
@@ -140,6 +144,7 @@ extension Configuration {
             configuration.deliveryRetentionDays = try integer(days, "OPENPUSH_DELIVERY_RETENTION_DAYS",
                                                               DeliveryPartitionPlan.retentionDaysRange)
         }
+        configuration.webhooksAllowPrivate = value("OPENPUSH_WEBHOOKS_ALLOW_PRIVATE") == "1"
         return configuration
     }
 

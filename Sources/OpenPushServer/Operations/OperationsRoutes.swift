@@ -47,6 +47,7 @@ enum OperationsRoutes {
             ("openpush_db_pool_in_use", "PostgreSQL connections lent out now.", Double(pool.inUse)),
             ("openpush_db_pool_waiting", "Callers waiting for a PostgreSQL connection.", Double(pool.waiting)),
         ])
+            + ((try? await WebhookDispatchStore.pendingByApp(in: context.services.database)).map(WebhookMetrics.renderPending) ?? "")
         return .text(text, contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 
