@@ -16,11 +16,12 @@ struct WebhookClaim: Sendable {
 /// The dispatcher's SQL. Every due time and the 24 h window use PostgreSQL's clock (`now()`),
 /// so processes on different machines agree.
 enum WebhookDispatchStore {
-    /// Events of endpoint `w`'s app past its cursor that it takes: its types (or `*`), meant for
-    /// every endpoint or for it alone. `e` is `events`.
+    /// Events of endpoint `w`'s app past its cursor that it takes: those meant for it alone (a
+    /// `ping` from the test route, whatever it subscribes to), and those for every endpoint of
+    /// its types (or `*`). `e` is `events`.
     static let matches: PostgresQuery = """
-        e.app_id = w.app_id AND e.seq > w.cursor_seq AND (e.webhook_id IS NULL OR e.webhook_id = w.id)
-        AND ('*' = ANY (w.events) OR e.type = ANY (w.events))
+        e.app_id = w.app_id AND e.seq > w.cursor_seq
+        AND (e.webhook_id = w.id OR (e.webhook_id IS NULL AND ('*' = ANY (w.events) OR e.type = ANY (w.events))))
         """
 
     /// Leases up to `limit` enabled endpoints that are due, not leased by anyone, and have a
@@ -49,10 +50,12 @@ enum WebhookDispatchStore {
     /// The endpoint's next events in `seq` order, at most `limit`.
     static func batch(for claim: WebhookClaim, limit: Int, in connection: PostgresConnection) throws -> [StoredEvent] {
         try connection.query("""
-            SELECT \(StoredEvent.columns) FROM events AS e JOIN webhooks AS w ON w.id = \(claim.id)
-            WHERE \(matches) AND e.\(StoredEvent.visible)
-            ORDER BY e.seq
-            LIMIT \(limit)
+            SELECT \(StoredEvent.columns)
+            FROM (SELECT e.* FROM events AS e JOIN webhooks AS w ON w.id = \(claim.id)
+                  WHERE \(matches) AND e.\(StoredEvent.visible)
+                  ORDER BY e.seq
+                  LIMIT \(limit)) AS events
+            ORDER BY seq
             """).map(StoredEvent.init(row:))
     }
 
