@@ -37,6 +37,7 @@ bench: deps release
 	bench/fairness.sh
 	bench/idle.sh
 	bench/coalescing.sh
+	bench/webhooks.sh
 
 # Installs the Debian packages $(1) only when one is missing, so repeated runs stay fast and offline.
 install-missing = if ! dpkg -s $(1) >/dev/null 2>&1; then \
