@@ -299,6 +299,28 @@ import Testing
         await setup.client.shutdown()
     }
 
+    @Test func aGracefulStopFinishesTheAttemptInFlightAndRecordsIt() async throws {
+        let setup = try await Self.setup()
+        let receiver = try WebhookReceiver()
+        receiver.answer(status: 200, after: .seconds(1))
+        let id = try await Self.webhook(setup, url: receiver.url)
+        try await Self.append(setup, count: 2)
+        let dispatcher = Self.dispatcher(setup)
+        dispatcher.start()
+        #expect(await receiver.wait { !$0.isEmpty })
+        await dispatcher.stop()
+        let row = try await Self.row(setup, id)
+        #expect(try row.decode("succeeded", as: Bool.self))
+        #expect(try row.decode("lease_token", as: String?.self) == nil)
+        #expect(receiver.eventIDs == (try await Self.eventIDs(setup)))
+        // Stopped: a new event is not sent.
+        try await Self.append(setup, count: 1)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(receiver.received.count == 1)
+        await receiver.shutdown()
+        await setup.client.shutdown()
+    }
+
     @Test func aHangingEndpointDoesNotDelayAnotherAppsEndpoint() async throws {
         let setup = try await Self.setup()
         let otherApp = try await setup.app.createApp().app.id

@@ -104,12 +104,12 @@ public final class WebhookDispatcher: Sendable {
         }
     }
 
-    /// Until the next endpoint may be attempted: at least a moment (an event still settling, or
-    /// a lease about to end), at most `idleWake`.
+    /// Until the next endpoint may be attempted: at least a moment (a quarter second while an
+    /// event waits for an older transaction to end, or a lease about to end), at most `idleWake`.
     private func idleWait() async -> Duration {
         let seconds = (try? await services.database.withConnection { try WebhookDispatchStore.secondsUntilNextDue(in: $0) }) ?? nil
         guard let seconds else { return settings.idleWake }
-        return min(settings.idleWake, .milliseconds(Int64(max(0.05, seconds) * 1000)))
+        return min(settings.idleWake, .milliseconds(Int64(max(0.25, seconds) * 1000)))
     }
 
     private func claim(limit: Int) async throws -> [WebhookClaim] {
