@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // glibc declarations Swift's Glibc module hides (posix_spawn extensions).
         .systemLibrary(name: "CSystem"),
 
@@ -32,6 +33,8 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"], swiftSettings: swiftSettings),
         .target(name: "HTTP2", dependencies: ["CNghttp2"], swiftSettings: swiftSettings),
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        // Outbound HTTP (webhooks) over libcurl's multi interface.
+        .target(name: "HTTPClient", dependencies: ["CCurl"], swiftSettings: swiftSettings),
 
         // APNs over HTTP/2: the client (TLS or h2c, JWT, connection pool) and the local simulator.
         .target(name: "APNs", dependencies: ["HTTP2", "Crypto", "OpenPushCore", "Subprocess"], swiftSettings: swiftSettings),
@@ -42,10 +45,10 @@ let package = Package(
         // Route handlers, stores, config, metrics: wires the adapters to the domain.
         .target(
             name: "OpenPushServer",
-            dependencies: ["OpenPushCore", "Postgres", "HTTPServer", "HTTP2", "Crypto", "APNs", "Subprocess"],
+            dependencies: ["OpenPushCore", "Postgres", "HTTPServer", "HTTP2", "Crypto", "APNs", "Subprocess", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "openpush", dependencies: ["OpenPushServer"], swiftSettings: swiftSettings),
+        .executableTarget(name: "openpush", dependencies: ["OpenPushServer", "HTTPClient"], swiftSettings: swiftSettings),
         // `bench/apns-client.sh`: the APNs client alone against the simulator.
         .executableTarget(name: "apns-client-bench", dependencies: ["APNs", "Crypto", "OpenPushCore"],
                           path: "bench/apns-client", swiftSettings: swiftSettings),
@@ -64,6 +67,8 @@ let package = Package(
             name: "APNsTests", dependencies: ["APNs", "Crypto", "HTTP2", "OpenPushCore", "CNghttp2", "COpenSSL"],
             swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
+        // The client against a local HTTPServer.
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"], swiftSettings: swiftSettings),
         // CNghttp2 directly: the tests pair the client with an nghttp2 server session in memory.
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "CNghttp2"], swiftSettings: swiftSettings),
         // COpenSSL directly: the tests generate keys and verify signatures through an independent path.
@@ -72,6 +77,7 @@ let package = Package(
             name: "OpenPushServerTests",
             dependencies: [
                 "OpenPushServer", "OpenPushTestSupport", "Postgres", "HTTPServer", "OpenPushCore", "APNs", "Crypto", "Subprocess",
+                "HTTPClient",
             ],
             swiftSettings: swiftSettings
         ),

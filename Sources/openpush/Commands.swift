@@ -1,5 +1,6 @@
 import Foundation
 import APNs
+import HTTPClient
 import HTTPServer
 import OpenPushCore
 import OpenPushServer
@@ -126,6 +127,8 @@ enum Commands {
         logger.info("listening", ["http.address": "\(configuration.listenHost):\(server.port)"])
         let delivery = configuration.deliveryLoops > 0 ? try ServerBootstrap.makeDeliveryEngine(services, logger: logger) : nil
         delivery?.0.start()
+        let webhooks = configuration.deliveryLoops > 0 ? try ServerBootstrap.makeWebhookDispatcher(services, logger: logger) : nil
+        webhooks?.0.start()
         try await started(services, Int(server.port))
         let maintenance = Task { await Maintenance.loop(services, logger: logger) }
         let signal = await TerminationSignal.wait()
@@ -133,6 +136,7 @@ enum Commands {
         maintenance.cancel()
         await server.shutdown()
         await stop(delivery)
+        await stop(webhooks)
         await services.database.close()
         logger.info("stopped")
     }
@@ -144,14 +148,24 @@ enum Commands {
         let services = try ServerBootstrap.makeServices(configuration: configuration, databaseURL: databaseURL)
         let delivery = try ServerBootstrap.makeDeliveryEngine(services, logger: logger)
         delivery.0.start()
+        let webhooks = try ServerBootstrap.makeWebhookDispatcher(services, logger: logger)
+        webhooks.0.start()
         logger.info("delivering", ["delivery.loops": String(max(1, configuration.deliveryLoops))])
         let maintenance = Task { await Maintenance.loop(services, logger: logger) }
         let signal = await TerminationSignal.wait()
         logger.info("shutting down", ["signal": String(signal)])
         maintenance.cancel()
         await stop(delivery)
+        await stop(webhooks)
         await services.database.close()
         logger.info("stopped")
+    }
+
+    /// Webhook attempts in flight finish and record their outcome, then the client's thread ends.
+    private static func stop(_ webhooks: (WebhookDispatcher, HTTPClient)?) async {
+        guard let (dispatcher, client) = webhooks else { return }
+        await dispatcher.stop()
+        await client.shutdown()
     }
 
     /// Batches in flight finish and record their outcomes, then the connections close.

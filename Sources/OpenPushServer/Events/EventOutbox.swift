@@ -22,18 +22,24 @@ public struct OutboundEvent: Sendable, Equatable {
 public enum EventOutbox {
     /// How long the feed keeps events (and so how far back a cursor may start).
     public static let retentionDays = 7
+    /// NOTIFYed (at commit) by every append: the webhook dispatcher listens.
+    public static let channel = "openpush_events"
 
-    /// Appends `events` in one statement, in order (their `seq` follows the array). Call inside
-    /// the transaction that records the facts they report.
+    /// Appends `events` in one statement, in order (their `seq` follows the array), and NOTIFYs
+    /// `channel` in the same statement (delivered when the transaction commits). Call inside the
+    /// transaction that records the facts they report.
     public static func append(_ events: [OutboundEvent], in connection: PostgresConnection) throws {
         guard !events.isEmpty else { return }
         try connection.query("""
+            WITH appended AS (
             INSERT INTO events (id, app_id, type, data, webhook_id)
             SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), e.app_id, e.type, e.data::jsonb, e.webhook_id
             FROM unnest(\(events.map(\.appID))::text[], \(events.map(\.type.rawValue))::text[],
                         \(events.map { JSONValue.object($0.data).serialized })::text[], \(events.map(\.webhookID))::text[])
                  WITH ORDINALITY AS e(app_id, type, data, webhook_id, ord)
             ORDER BY e.ord
+            RETURNING 1)
+            SELECT pg_notify(\(channel), '') FROM (SELECT 1 FROM appended LIMIT 1) AS any_event
             """)
     }
 }

@@ -63,6 +63,9 @@ public final class Metrics: Sendable {
         gaugeSources.withLock { $0 }.flatMap { $0() }
     }
 
+    /// Webhook events sent and failed, by app (the dispatcher records them).
+    public let webhooks = WebhookMetrics()
+
     public init() {}
 
     /// Methods recorded under their own name; any other token a client sends is `OTHER`.
@@ -141,6 +144,7 @@ public final class Metrics: Sendable {
         lines.append("openpush_delivery_latency_seconds_bucket{le=\"+Inf\"} \(snapshot.deliveryLatency.count)")
         lines.append("openpush_delivery_latency_seconds_sum \(format(snapshot.deliveryLatency.sum))")
         lines.append("openpush_delivery_latency_seconds_count \(snapshot.deliveryLatency.count)")
+        lines += webhooks.renderCounters()
         for gauge in gauges + registeredGauges {
             lines.append("# HELP \(gauge.name) \(gauge.help)")
             lines.append("# TYPE \(gauge.name) gauge")

@@ -34,7 +34,8 @@ enum OperationsRoutes {
     /// What a scrape costs: counters and gauges this process keeps in memory, plus one query,
     /// the queue depth. That counts only unfinished deliveries through the claim index (its
     /// predicate, `finished_at IS NULL`), so it grows with the backlog, never with the history
-    /// of deliveries, messages or subscriptions; nothing else here may count a table per scrape
+    /// of deliveries, messages or subscriptions. The webhook backlog is counted the same way: from
+    /// each enabled endpoint's cursor through `(app_id, seq)`, capped. Nothing else here may count a table per scrape
     /// (figures like those belong in the maintenance loop, or an estimate from `pg_class`).
     @Sendable static func metrics(_ context: RouteContext) async throws -> HTTPResponse {
         try MetricsAccess.require(context.request.headers["Authorization"], token: context.services.configuration.metricsToken)
@@ -47,6 +48,7 @@ enum OperationsRoutes {
             ("openpush_db_pool_in_use", "PostgreSQL connections lent out now.", Double(pool.inUse)),
             ("openpush_db_pool_waiting", "Callers waiting for a PostgreSQL connection.", Double(pool.waiting)),
         ])
+            + ((try? await WebhookDispatchStore.pendingByApp(in: context.services.database)).map(WebhookMetrics.renderPending) ?? "")
         return .text(text, contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 

@@ -1,0 +1,111 @@
+import CCurl
+
+/// libcurl is initialised once per process, before the first handle (curl_global_init is not
+/// safe to race).
+private let curlGlobalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
+
+/// One easy handle and what it points at (header lists, error buffer): freed together in
+/// `deinit`, after the handle.
+final class CurlEasy {
+    let handle: UnsafeMutableRawPointer
+    private var lists: [UnsafeMutablePointer<curl_slist>] = []
+    let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init() throws(HTTPClientError) {
+        guard curlGlobalInit == CURLE_OK, let handle = curl_easy_init() else {
+            throw .invalidRequest("curl_easy_init failed")
+        }
+        self.handle = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        for list in lists { curl_slist_free_all(list) }
+        errorBuffer.deallocate()
+    }
+
+    func set(_ option: CURLoption, _ value: Int) throws(HTTPClientError) {
+        try check(openpush_curl_easy_setopt_long(handle, option, value), option)
+    }
+
+    func set(_ option: CURLoption, _ value: String) throws(HTTPClientError) {
+        try check(value.withCString { openpush_curl_easy_setopt_string(handle, option, $0) }, option)
+    }
+
+    func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) throws(HTTPClientError) {
+        try check(openpush_curl_easy_setopt_pointer(handle, option, pointer), option)
+    }
+
+    /// A string list option (headers, resolve entries); the list lives as long as the handle.
+    func set(_ option: CURLoption, list values: [String]) throws(HTTPClientError) {
+        guard !values.isEmpty else { return }
+        var list: UnsafeMutablePointer<curl_slist>?
+        for value in values {
+            guard let appended = curl_slist_append(list, value) else {
+                if let list { curl_slist_free_all(list) }
+                throw .invalidRequest("curl_slist_append failed")
+            }
+            list = appended
+        }
+        lists.append(list!)
+        try check(openpush_curl_easy_setopt_slist(handle, option, list), option)
+    }
+
+    /// The body, copied by libcurl (`CURLOPT_COPYPOSTFIELDS`), so it need not outlive this call.
+    func setBody(_ body: [UInt8]) throws(HTTPClientError) {
+        try check(openpush_curl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)),
+                  CURLOPT_POSTFIELDSIZE_LARGE)
+        // An empty body still needs a valid pointer: libcurl reads zero bytes from it.
+        let code = body.isEmpty
+            ? "".withCString { openpush_curl_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0)) }
+            : body.withUnsafeBytes {
+                openpush_curl_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress!))
+            }
+        try check(code, CURLOPT_COPYPOSTFIELDS)
+    }
+
+    func setWriteFunction(_ function: openpush_curl_write_callback) throws(HTTPClientError) {
+        try check(openpush_curl_easy_setopt_write_function(handle, function), CURLOPT_WRITEFUNCTION)
+    }
+
+    var responseCode: Int {
+        var code = 0
+        _ = openpush_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        return code
+    }
+
+    /// libcurl's detailed message for the last failure, or its generic text for `code`.
+    func message(for code: CURLcode) -> String {
+        let detail = String(cString: errorBuffer)
+        return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+    }
+
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(HTTPClientError) {
+        guard code == CURLE_OK else {
+            throw .invalidRequest("option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))")
+        }
+    }
+}
+
+/// One multi handle, driven by the client's thread only (`wakeup` is the one call libcurl
+/// allows from any thread).
+final class CurlMulti: @unchecked Sendable {
+    let handle: UnsafeMutableRawPointer
+
+    init() throws(HTTPClientError) {
+        guard curlGlobalInit == CURLE_OK, let handle = curl_multi_init() else {
+            throw .invalidRequest("curl_multi_init failed")
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        curl_multi_cleanup(handle)
+    }
+
+    func wakeup() {
+        _ = curl_multi_wakeup(handle)
+    }
+}

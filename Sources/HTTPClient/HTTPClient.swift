@@ -1,0 +1,182 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// Outbound HTTP/1.1 and HTTP/2 over libcurl's multi interface: one thread drives every
+/// transfer (`curl_multi_poll`/`curl_multi_perform`), so many requests run at once without a
+/// thread each, and each `send` awaits a continuation the thread completes.
+public final class HTTPClient: Sendable {
+    private struct Queue {
+        var added: [Transfer] = []
+        var stopping = false
+        var stopped: [CheckedContinuation<Void, Never>] = []
+        var finished = false
+    }
+
+    /// What the driving thread shares with callers: the multi handle and the hand-over queue.
+    private final class Shared: Sendable {
+        let multi: CurlMulti
+        let queue = Mutex(Queue())
+
+        init(multi: CurlMulti) {
+            self.multi = multi
+        }
+    }
+
+    private let shared: Shared
+    private var multi: CurlMulti { shared.multi }
+    private let userAgent: String
+
+    /// Starts the driving thread; call `shutdown()` to end it.
+    public init(userAgent: String = "OpenPush") throws {
+        shared = Shared(multi: try CurlMulti())
+        self.userAgent = userAgent
+        let thread = Thread { [shared] in HTTPClient.drive(shared) }
+        thread.name = "openpush.http-client"
+        thread.start()
+    }
+
+    /// Sends `request` and returns its answer (any status); throws only when no answer came.
+    public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
+        let transfer = try Transfer(request, userAgent: userAgent)
+        let result: Result<HTTPClientResponse, HTTPClientError> = await withCheckedContinuation { continuation in
+            transfer.continuation = continuation
+            let accepted = shared.queue.withLock { queue -> Bool in
+                guard !queue.stopping else { return false }
+                queue.added.append(transfer)
+                return true
+            }
+            if accepted {
+                multi.wakeup()
+            } else {
+                transfer.continuation = nil
+                continuation.resume(returning: .failure(.shutDown))
+            }
+        }
+        return try result.get()
+    }
+
+    /// Takes no new request; those in flight finish (each within its timeout), then the thread ends.
+    public func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = shared.queue.withLock { queue -> Bool in
+                queue.stopping = true
+                if queue.finished { return true }
+                queue.stopped.append(continuation)
+                return false
+            }
+            if done { continuation.resume() } else { multi.wakeup() }
+        }
+    }
+
+    private static func drive(_ shared: Shared) {
+        let multi = shared.multi
+        var running: [UnsafeMutableRawPointer: Transfer] = [:]
+        while true {
+            let (added, stopping) = shared.queue.withLock { queue in
+                defer { queue.added = [] }
+                return (queue.added, queue.stopping)
+            }
+            for transfer in added {
+                let code = curl_multi_add_handle(multi.handle, transfer.easy.handle)
+                if code == CURLM_OK {
+                    running[transfer.easy.handle] = transfer
+                } else {
+                    let error = HTTPClientError.transport(code: Int(code.rawValue), message: String(cString: curl_multi_strerror(code)))
+                    transfer.complete(.failure(error))
+                }
+            }
+            if stopping, running.isEmpty { break }
+            var active: Int32 = 0
+            _ = curl_multi_perform(multi.handle, &active)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi.handle, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                      let transfer = running.removeValue(forKey: easy) else { continue }
+                let code = openpush_curl_message_result(message)
+                curl_multi_remove_handle(multi.handle, easy)
+                transfer.finish(code)
+            }
+            if running.isEmpty {
+                // Nothing in flight: sleep until `send` or `shutdown` wakes the multi handle.
+                let idle = shared.queue.withLock { $0.added.isEmpty && !$0.stopping }
+                if idle { _ = curl_multi_poll(multi.handle, nil, 0, 30_000, nil) }
+            } else {
+                _ = curl_multi_poll(multi.handle, nil, 0, 1000, nil)
+            }
+        }
+        let waiters = shared.queue.withLock { queue in
+            queue.finished = true
+            defer { queue.stopped = [] }
+            return queue.stopped
+        }
+        waiters.forEach { $0.resume() }
+    }
+}
+
+/// One request in flight: its easy handle, the answer read so far, and who awaits it.
+final class Transfer: @unchecked Sendable {
+    let easy: CurlEasy
+    var continuation: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>?
+    private var body: [UInt8] = []
+    private let maxResponseBytes: Int
+
+    init(_ request: HTTPClientRequest, userAgent: String) throws(HTTPClientError) {
+        easy = try CurlEasy()
+        maxResponseBytes = request.maxResponseBytes
+        try easy.set(CURLOPT_URL, request.url)
+        try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        // Never a proxy from the environment: it would resolve the host itself, past the pin.
+        try easy.set(CURLOPT_PROXY, "")
+        try easy.set(CURLOPT_NOSIGNAL, 1)
+        try easy.set(CURLOPT_FOLLOWLOCATION, 0)
+        try easy.set(CURLOPT_USERAGENT, userAgent)
+        try easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(easy.errorBuffer))
+        let milliseconds = max(1, Int(request.timeout.components.seconds * 1000
+                                      + request.timeout.components.attoseconds / 1_000_000_000_000_000))
+        try easy.set(CURLOPT_TIMEOUT_MS, milliseconds)
+        try easy.set(CURLOPT_RESOLVE, list: request.pinnedAddresses)
+        // No `Expect: 100-continue` round trip before a body.
+        try easy.set(CURLOPT_HTTPHEADER, list: request.headers.map { "\($0.name): \($0.value)" } + ["Expect:"])
+        switch request.method {
+        case "GET" where request.body.isEmpty:
+            try easy.set(CURLOPT_HTTPGET, 1)
+        case "POST":
+            try easy.setBody(request.body)
+        default:
+            try easy.setBody(request.body)
+            try easy.set(CURLOPT_CUSTOMREQUEST, request.method)
+        }
+        try easy.setWriteFunction(httpClientWrite)
+        try easy.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer) {
+        let room = maxResponseBytes - body.count
+        if room > 0 { body.append(contentsOf: bytes.prefix(room)) }
+    }
+
+    func finish(_ code: CURLcode) {
+        switch code {
+        case CURLE_OK: complete(.success(HTTPClientResponse(status: easy.responseCode, body: body)))
+        case CURLE_OPERATION_TIMEDOUT: complete(.failure(.timedOut))
+        default: complete(.failure(.transport(code: Int(code.rawValue), message: easy.message(for: code))))
+        }
+    }
+
+    func complete(_ result: Result<HTTPClientResponse, HTTPClientError>) {
+        let continuation = self.continuation
+        self.continuation = nil
+        continuation?.resume(returning: result)
+    }
+}
+
+/// libcurl's write callback: the user pointer is the transfer (kept alive by the driving
+/// thread's table while it is in the multi handle).
+private func httpClientWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+                             _ user: UnsafeMutableRawPointer?) -> Int {
+    let length = size * count
+    guard let user, let data else { return length }
+    Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue().receive(UnsafeRawBufferPointer(start: data, count: length))
+    return length
+}

@@ -1,0 +1,56 @@
+/// One outbound request: where, what, and how long it may take in all.
+public struct HTTPClientRequest: Sendable {
+    public var url: String
+    public var method: String
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+    /// The whole exchange (resolve, connect, TLS, send, answer) must end within this.
+    public var timeout: Duration
+    /// Addresses the request's host must connect to, as `CURLOPT_RESOLVE` entries
+    /// (`host:port:address[,address]`; an IPv6 address in brackets): libcurl then never resolves
+    /// the host itself, so a checked address cannot be swapped by a second DNS answer.
+    public var pinnedAddresses: [String]
+    /// The most of the answer's body kept; the rest is read and dropped.
+    public var maxResponseBytes: Int
+
+    public init(url: String, method: String = "POST", headers: [(name: String, value: String)] = [], body: [UInt8] = [],
+                timeout: Duration = .seconds(10), pinnedAddresses: [String] = [], maxResponseBytes: Int = 64 << 10) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.pinnedAddresses = pinnedAddresses
+        self.maxResponseBytes = maxResponseBytes
+    }
+}
+
+/// The answer: its status and (the start of) its body.
+public struct HTTPClientResponse: Sendable, Equatable {
+    public var status: Int
+    public var body: [UInt8]
+
+    public init(status: Int, body: [UInt8]) {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// No answer came: the request timed out, could not connect, or failed on the way.
+public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    case timedOut
+    /// libcurl's code and message.
+    case transport(code: Int, message: String)
+    /// The request could not be set up (a bad URL or option).
+    case invalidRequest(String)
+    case shutDown
+
+    public var description: String {
+        switch self {
+        case .timedOut: "timed out"
+        case .transport(let code, let message): "transport error \(code): \(message)"
+        case .invalidRequest(let message): "invalid request: \(message)"
+        case .shutDown: "the HTTP client is shut down"
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import OpenPushCore
+import Postgres
+
+/// An endpoint leased for one attempt: what sending needs, and the token that proves the lease.
+struct WebhookClaim: Sendable {
+    var id: String
+    var appID: String
+    var url: String
+    var secret: String
+    var previousSecret: String?
+    /// Unix seconds.
+    var previousSecretUntil: Double?
+    var leaseToken: String
+}
+
+/// The dispatcher's SQL. Every due time and the 24 h window use PostgreSQL's clock (`now()`),
+/// so processes on different machines agree.
+enum WebhookDispatchStore {
+    /// Events of endpoint `w`'s app past its cursor that it takes: those meant for it alone (a
+    /// `ping` from the test route, whatever it subscribes to), and those for every endpoint of
+    /// its types (or `*`). `e` is `events`.
+    static let matches: PostgresQuery = """
+        e.app_id = w.app_id AND e.seq > w.cursor_seq
+        AND (e.webhook_id = w.id OR (e.webhook_id IS NULL AND ('*' = ANY (w.events) OR e.type = ANY (w.events))))
+        """
+
+    /// Leases up to `limit` enabled endpoints that are due, not leased by anyone, and have a
+    /// pending visible event; oldest due first, skipping rows other processes are claiming.
+    static func claim(limit: Int, leaseSeconds: Double, token: String, in connection: PostgresConnection) throws -> [WebhookClaim] {
+        let rows = try connection.query("""
+            UPDATE webhooks AS leased
+            SET lease_token = \(token), lease_until = now() + make_interval(secs => \(leaseSeconds))
+            FROM (SELECT w.id FROM webhooks AS w
+                  WHERE w.enabled AND w.next_attempt_at <= now() AND (w.lease_until IS NULL OR w.lease_until < now())
+                    AND EXISTS (SELECT 1 FROM events AS e WHERE \(matches) AND e.\(StoredEvent.visible))
+                  ORDER BY w.next_attempt_at
+                  LIMIT \(limit)
+                  FOR UPDATE OF w SKIP LOCKED) AS due
+            WHERE leased.id = due.id
+            RETURNING leased.id, leased.app_id, leased.url, leased.secret, leased.previous_secret,
+                      extract(epoch FROM leased.previous_secret_until)::float8 AS previous_secret_until
+            """)
+        return try rows.map { row in
+            WebhookClaim(id: try row.decode("id"), appID: try row.decode("app_id"), url: try row.decode("url"),
+                         secret: try row.decode("secret"), previousSecret: try row.decode("previous_secret"),
+                         previousSecretUntil: try row.decode("previous_secret_until"), leaseToken: token)
+        }
+    }
+
+    /// The endpoint's next events in `seq` order, at most `limit`.
+    static func batch(for claim: WebhookClaim, limit: Int, in connection: PostgresConnection) throws -> [StoredEvent] {
+        try connection.query("""
+            SELECT \(StoredEvent.columns)
+            FROM (SELECT e.* FROM events AS e JOIN webhooks AS w ON w.id = \(claim.id)
+                  WHERE \(matches) AND e.\(StoredEvent.visible)
+                  ORDER BY e.seq
+                  LIMIT \(limit)) AS events
+            ORDER BY seq
+            """).map(StoredEvent.init(row:))
+    }
+
+    /// A 2xx: the cursor moves past what was sent, the failure streak ends, the lease is released.
+    static func recordSuccess(_ claim: WebhookClaim, lastSeq: Int64, in connection: PostgresConnection) throws {
+        try connection.query("""
+            UPDATE webhooks SET cursor_seq = greatest(cursor_seq, \(lastSeq)), last_success_at = now(),
+                failed_attempts = 0, failing_since = NULL, next_attempt_at = now(),
+                lease_token = NULL, lease_until = NULL, updated_at = now()
+            WHERE id = \(claim.id) AND lease_token = \(claim.leaseToken)
+            """)
+    }
+
+    /// Nothing to send after all (another process sent it, or the events were dropped).
+    static func release(_ claim: WebhookClaim, in connection: PostgresConnection) throws {
+        try connection.query("""
+            UPDATE webhooks SET lease_token = NULL, lease_until = NULL
+            WHERE id = \(claim.id) AND lease_token = \(claim.leaseToken)
+            """)
+    }
+
+    /// What a failed attempt did to the endpoint.
+    enum FailureOutcome: Sendable, Equatable {
+        case retry
+        /// Failing for longer than the window: disabled, its pending events dropped.
+        case disabled(reason: String)
+        /// The lease was lost (taken over after expiring): nothing recorded.
+        case leaseLost
+    }
+
+    /// Another failure in a row: retried after `delay` seconds, or, once it has failed for longer
+    /// than `windowSeconds`, disabled with its pending events dropped (the cursor moves to the
+    /// app's newest event) and its streak reset, so re-enabling starts afresh.
+    static func recordFailure(_ claim: WebhookClaim, status: Int?, reason: String, delay: Double, windowSeconds: Double,
+                              in connection: PostgresConnection) throws -> FailureOutcome {
+        let disabledReason = WebhookRetrySchedule.disabledReason(lastFailure: reason)
+        let rows = try connection.query("""
+            UPDATE webhooks AS w SET
+                last_failure_at = now(), last_failure_status = \(status), last_failure_reason = \(reason),
+                failed_attempts = CASE WHEN f.exhausted THEN 0 ELSE w.failed_attempts + 1 END,
+                failing_since = CASE WHEN f.exhausted THEN NULL ELSE coalesce(w.failing_since, now()) END,
+                next_attempt_at = now() + make_interval(secs => \(delay)),
+                enabled = w.enabled AND NOT f.exhausted,
+                disabled_reason = CASE WHEN f.exhausted THEN \(disabledReason) ELSE w.disabled_reason END,
+                cursor_seq = CASE WHEN f.exhausted
+                                  THEN greatest(w.cursor_seq, coalesce((SELECT max(seq) FROM events WHERE app_id = w.app_id), 0))
+                                  ELSE w.cursor_seq END,
+                lease_token = NULL, lease_until = NULL, updated_at = now()
+            FROM (SELECT id, coalesce(failing_since < now() - make_interval(secs => \(windowSeconds)), false) AS exhausted
+                  FROM webhooks WHERE id = \(claim.id) AND lease_token = \(claim.leaseToken)) AS f
+            WHERE w.id = f.id
+            RETURNING f.exhausted
+            """)
+        guard let row = rows.first else { return .leaseLost }
+        return try row.decode("exhausted", as: Bool.self) ? .disabled(reason: disabledReason) : .retry
+    }
+
+    /// Seconds until an enabled endpoint with pending events may be attempted (its next attempt,
+    /// or the end of another process's lease); nil when none has pending events. Pending here
+    /// ignores visibility, so an event whose transaction is still settling is looked at again soon.
+    static func secondsUntilNextDue(in connection: PostgresConnection) throws -> Double? {
+        let rows = try connection.query("""
+            SELECT extract(epoch FROM min(greatest(w.next_attempt_at, coalesce(w.lease_until, w.next_attempt_at))) - now())::float8
+                   AS seconds
+            FROM webhooks AS w
+            WHERE w.enabled AND EXISTS (SELECT 1 FROM events AS e WHERE \(matches))
+            """)
+        return try rows.first?.decode("seconds", as: Double?.self)
+    }
+
+    /// Pending events per app across its enabled endpoints, for `/metrics`: each endpoint's are
+    /// counted through the `(app_id, seq)` index from its cursor, at most `cap` per endpoint, so a
+    /// scrape costs what the backlog costs, never the history.
+    static func pendingByApp(cap: Int = 100_000, in pool: PostgresPool) async throws -> [(app: String, pending: Int64)] {
+        try await pool.query("""
+            SELECT w.app_id, sum(p.n)::int8 AS pending FROM webhooks AS w
+            CROSS JOIN LATERAL (SELECT count(*) AS n FROM (SELECT 1 FROM events AS e WHERE \(matches) LIMIT \(cap)) AS capped) AS p
+            WHERE w.enabled
+            GROUP BY w.app_id ORDER BY w.app_id
+            """).map { (try $0.decode("app_id"), try $0.decode("pending")) }
+    }
+}

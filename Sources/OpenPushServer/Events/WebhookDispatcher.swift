@@ -1,0 +1,226 @@
+import Crypto
+import Foundation
+public import HTTPClient
+public import OpenPushCore
+import Postgres
+import Synchronization
+
+/// Sends the event outbox to webhook endpoints: leases due endpoints with pending events, POSTs
+/// each one's next batch (up to 100 events, signed), and moves its cursor on a 2xx or schedules
+/// a retry with backoff; after 24 h of failures the endpoint is disabled and its pending events
+/// dropped. A few endpoints are worked at once per process, each on its own, so one slow or
+/// failing endpoint holds back only itself; nothing in the push path waits on any of it.
+/// Woken by `NOTIFY` on `EventOutbox.channel` and by the next due attempt; idle, it sleeps.
+public final class WebhookDispatcher: Sendable {
+    public struct Settings: Sendable {
+        /// Endpoints in flight at once in this process.
+        public var concurrency = 8
+        /// Events per POST.
+        public var batchSize = 100
+        /// A 2xx within this is success (10 s; tests shorten it).
+        public var requestTimeout: Duration = .seconds(10)
+        /// How long a lease holds an endpoint for this process: past the request timeout.
+        public var leaseSeconds: Double = 60
+        /// The longest an idle dispatcher sleeps without a NOTIFY: a safety net, not a poll.
+        public var idleWake: Duration = .seconds(30)
+        public var schedule = WebhookRetrySchedule()
+        /// http:// and private, loopback or link-local answers allowed (`OPENPUSH_WEBHOOKS_ALLOW_PRIVATE`).
+        public var allowPrivate = false
+
+        public init() {}
+    }
+
+    private let services: Services
+    private let client: HTTPClient
+    private let settings: Settings
+    private let logger: Logger
+    private let jitter: @Sendable () -> Double
+    private let wake = WakeSignal()
+    private let stopping = Atomic<Bool>(false)
+    private let inFlight = Mutex<[Int: Task<Void, Never>]>([:])
+    private let nextTaskID = Atomic<Int>(0)
+    private let driver = Mutex<Task<Void, Never>?>(nil)
+    private let relay = Mutex<Task<Void, Never>?>(nil)
+    private let listener = Mutex<PostgresListener?>(nil)
+
+    public init(services: Services, client: HTTPClient, settings: Settings = Settings(), logger: Logger,
+                jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        self.services = services
+        self.client = client
+        self.settings = settings
+        self.logger = logger
+        self.jitter = jitter
+    }
+
+    public func start() {
+        let listener = PostgresListener(conninfo: services.databaseConninfo, channels: [EventOutbox.channel])
+        self.listener.withLock { $0 = listener }
+        let notifications = listener.notifications
+        let wake = self.wake
+        relay.withLock { $0 = Task { for await _ in notifications { wake.signalAll() } } }
+        driver.withLock { $0 = Task { await self.loop() } }
+    }
+
+    /// Takes no new endpoint; attempts in flight finish (each within the request timeout) and
+    /// record their outcome, then the loop ends.
+    public func stop() async {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        listener.withLock { $0 }?.stop()
+        wake.signalAll()
+        await driver.withLock { $0 }?.value
+        await relay.withLock { $0 }?.value
+        for task in inFlight.withLock({ Array($0.values) }) { await task.value }
+    }
+
+    private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
+
+    private func loop() async {
+        while !isStopping {
+            let free = settings.concurrency - inFlight.withLock { $0.count }
+            var claimed = 0
+            if free > 0 {
+                do {
+                    let claims = try await claim(limit: free)
+                    claimed = claims.count
+                    for claim in claims { spawn(claim) }
+                } catch {
+                    logger.warning("webhook claim failed", ["error": String(describing: error)])
+                }
+            }
+            if free > 0, claimed == free { continue }
+            guard !isStopping else { break }
+            await wake.wait(timeout: await idleWait())
+        }
+    }
+
+    private func spawn(_ claim: WebhookClaim) {
+        let id = nextTaskID.add(1, ordering: .relaxed).newValue
+        inFlight.withLock { tasks in
+            tasks[id] = Task {
+                await self.attempt(claim)
+                self.inFlight.withLock { _ = $0.removeValue(forKey: id) }
+                self.wake.signal()
+            }
+        }
+    }
+
+    /// Until the next endpoint may be attempted: at least a moment (a quarter second while an
+    /// event waits for an older transaction to end, or a lease about to end), at most `idleWake`.
+    private func idleWait() async -> Duration {
+        let seconds = (try? await services.database.withConnection { try WebhookDispatchStore.secondsUntilNextDue(in: $0) }) ?? nil
+        guard let seconds else { return settings.idleWake }
+        return min(settings.idleWake, .milliseconds(Int64(max(0.25, seconds) * 1000)))
+    }
+
+    private func claim(limit: Int) async throws -> [WebhookClaim] {
+        let token = UUID().uuidString
+        let lease = max(settings.leaseSeconds, Double(settings.requestTimeout.components.seconds) * 3)
+        return try await services.database.withConnection {
+            try WebhookDispatchStore.claim(limit: limit, leaseSeconds: lease, token: token, in: $0)
+        }
+    }
+
+    /// Claims and attempts every due endpoint once, waiting for each; returns how many were
+    /// attempted. For tests and tools: `start` runs the same thing continuously.
+    @discardableResult
+    public func runOnce() async throws -> Int {
+        let claims = try await claim(limit: settings.concurrency)
+        await withTaskGroup(of: Void.self) { group in
+            for claim in claims { group.addTask { await self.attempt(claim) } }
+        }
+        return claims.count
+    }
+
+    /// One attempt at one leased endpoint: its next batch, sent, and the outcome recorded.
+    private func attempt(_ claim: WebhookClaim) async {
+        do {
+            let batchSize = settings.batchSize
+            let events = try await services.database.withConnection {
+                try WebhookDispatchStore.batch(for: claim, limit: batchSize, in: $0)
+            }
+            guard let last = events.last else {
+                try await services.database.withConnection { try WebhookDispatchStore.release(claim, in: $0) }
+                return
+            }
+            let result = await send(events, to: claim)
+            let metrics = services.metrics.webhooks
+            switch result {
+            case .success:
+                try await services.database.withConnection {
+                    try WebhookDispatchStore.recordSuccess(claim, lastSeq: last.seq, in: $0)
+                }
+                metrics.recordSent(app: claim.appID, events: events.count)
+            case .failure(let failure):
+                metrics.recordFailed(app: claim.appID, events: events.count)
+                let delay = settings.schedule.delay(afterFailures: try await failures(claim) + 1, jitter: jitter())
+                let window = settings.schedule.window
+                let outcome = try await services.database.withConnection {
+                    try WebhookDispatchStore.recordFailure(claim, status: failure.status, reason: failure.reason,
+                                                           delay: delay, windowSeconds: window, in: $0)
+                }
+                if case .disabled(let reason) = outcome {
+                    logger.warning("webhook disabled", ["webhook.id": claim.id, "app.id": claim.appID, "reason": reason])
+                } else {
+                    logger.info("webhook attempt failed", ["webhook.id": claim.id, "app.id": claim.appID,
+                                                           "reason": failure.reason, "retry.seconds": String(Int(delay))])
+                }
+            }
+        } catch {
+            logger.warning("webhook attempt failed", ["webhook.id": claim.id, "error": String(describing: error)])
+        }
+    }
+
+    private func failures(_ claim: WebhookClaim) async throws -> Int {
+        let rows = try await services.database.query("SELECT failed_attempts FROM webhooks WHERE id = \(claim.id)")
+        return try rows.first?.decode("failed_attempts", as: Int.self) ?? 0
+    }
+
+    /// Why an attempt failed: the status when one came, and what happened in words.
+    struct Failure: Error, Sendable {
+        var status: Int?
+        var reason: String
+    }
+
+    private func send(_ events: [StoredEvent], to claim: WebhookClaim) async -> Result<Void, Failure> {
+        guard let target = WebhookTarget(url: claim.url) else {
+            return .failure(Failure(reason: "invalid URL"))
+        }
+        guard target.scheme == "https" || settings.allowPrivate else {
+            return .failure(Failure(reason: "refused http:// (only https:// is allowed)"))
+        }
+        let addresses: [NetworkAddress]
+        switch await WebhookHostResolver.resolve(host: target.host, port: target.port) {
+        case .success(let resolved): addresses = resolved
+        case .failure(let failure): return .failure(Failure(reason: failure.message))
+        }
+        if !settings.allowPrivate, let refused = addresses.first(where: { !$0.isPublic }) {
+            return .failure(Failure(reason: "refused address \(refused) (\(refused.kind.rawValue))"))
+        }
+        // libcurl connects only to the addresses checked here: it never resolves the host again.
+        let pinned = "\(target.resolveHost):\(target.port):"
+            + addresses.map { $0.isIPv6 ? "[\($0)]" : "\($0)" }.joined(separator: ",")
+        let body = JSONValue.object(["events": .array(events.map(\.json))]).serializedBytes
+        let timestamp = Int64(services.now())
+        let payload = WebhookSignature.signedPayload(timestamp: timestamp, body: body)
+        let secrets = WebhookSignature.signingSecrets(current: claim.secret, previous: claim.previousSecret,
+                                                      previousUntil: claim.previousSecretUntil, now: services.now())
+        let signatures = secrets.map { HMACSHA256.authenticationCode(key: Array($0.utf8), message: payload).hexString }
+        let request = HTTPClientRequest(
+            url: claim.url, method: "POST",
+            headers: [("Content-Type", "application/json"),
+                      (WebhookSignature.webhookIDHeaderName, claim.id),
+                      (WebhookSignature.headerName, WebhookSignature.header(timestamp: timestamp, signatures: signatures))],
+            body: body, timeout: settings.requestTimeout, pinnedAddresses: [pinned], maxResponseBytes: 4096)
+        do {
+            let response = try await client.send(request)
+            guard (200..<300).contains(response.status) else {
+                return .failure(Failure(status: response.status, reason: "last status \(response.status)"))
+            }
+            return .success(())
+        } catch .timedOut {
+            return .failure(Failure(reason: "timed out after \(settings.requestTimeout)"))
+        } catch {
+            return .failure(Failure(reason: "\(error)"))
+        }
+    }
+}

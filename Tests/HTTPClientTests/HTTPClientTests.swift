@@ -1,0 +1,139 @@
+import Foundation
+import HTTPClient
+import HTTPServer
+import Testing
+
+/// A local HTTPServer: `/echo` answers the request's method, headers and body as text,
+/// `/status/<n>` answers `n`, `/sleep` answers after 2 s.
+private struct TestResponder: HTTPResponder {
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        if request.path == "/sleep" {
+            try? await Task.sleep(for: .seconds(2))
+            return HTTPResponse(status: 200, body: Array("late".utf8))
+        }
+        if request.path.hasPrefix("/status/"), let status = Int(request.path.dropFirst("/status/".count)) {
+            return HTTPResponse(status: status, body: Array("status \(status)".utf8))
+        }
+        let text = "\(request.method.rawValue) \(request.headers["X-Test"] ?? "-") \(request.headers["Content-Type"] ?? "-") "
+        return HTTPResponse(status: 200, body: Array(text.utf8) + request.body)
+    }
+}
+
+private func withServer(_ body: (UInt16) async throws -> Void) async throws {
+    let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threadPoolSize: 2),
+                            responder: TestResponder())
+    try server.start()
+    do {
+        try await body(server.port)
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+    await server.shutdown()
+}
+
+@Suite struct HTTPClientTests {
+    @Test func postsHeadersAndBodyAndReadsTheAnswer() async throws {
+        try await withServer { port in
+            let client = try HTTPClient()
+            let response = try await client.send(HTTPClientRequest(
+                url: "http://127.0.0.1:\(port)/echo",
+                headers: [("X-Test", "yes"), ("Content-Type", "application/json")], body: Array(#"{"a":1}"#.utf8)))
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self) == #"POST yes application/json {"a":1}"#)
+            await client.shutdown()
+        }
+    }
+
+    @Test func anyStatusIsAnAnswer() async throws {
+        try await withServer { port in
+            let client = try HTTPClient()
+            let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/status/500", body: [1]))
+            #expect(response.status == 500)
+            #expect(String(decoding: response.body, as: UTF8.self) == "status 500")
+            await client.shutdown()
+        }
+    }
+
+    @Test func aSlowAnswerTimesOutWhileOthersComplete() async throws {
+        try await withServer { port in
+            let client = try HTTPClient()
+            let started = ContinuousClock.now
+            async let slow = Result(catching: { () async throws(HTTPClientError) -> HTTPClientResponse in
+                try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/sleep", timeout: .milliseconds(300)))
+            })
+            let fast = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/echo", body: Array("x".utf8)))
+            #expect(fast.status == 200)
+            let result = await slow
+            #expect(result.failure == .timedOut)
+            #expect(ContinuousClock.now - started < .seconds(1.5))
+            await client.shutdown()
+        }
+    }
+
+    @Test func manyRequestsRunAtOnce() async throws {
+        try await withServer { port in
+            let client = try HTTPClient()
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/status/\(200 + index % 3)")).status
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.sorted() == (0..<40).map { 200 + $0 % 3 }.sorted())
+            await client.shutdown()
+        }
+    }
+
+    @Test func aPinnedHostConnectsToTheGivenAddressWithoutResolving() async throws {
+        try await withServer { port in
+            let client = try HTTPClient()
+            let response = try await client.send(HTTPClientRequest(
+                url: "http://receiver.invalid:\(port)/echo", body: Array("pinned".utf8),
+                pinnedAddresses: ["receiver.invalid:\(port):127.0.0.1"]))
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self).hasSuffix("pinned"))
+            await client.shutdown()
+        }
+    }
+
+    @Test func aRefusedConnectionIsATransportError() async throws {
+        // A port just released by a server: nothing listens there now.
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threadPoolSize: 1),
+                                responder: TestResponder())
+        try server.start()
+        let port = server.port
+        await server.shutdown()
+        let client = try HTTPClient()
+        let result = await Result(catching: { () async throws(HTTPClientError) -> HTTPClientResponse in
+            try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/echo", timeout: .seconds(2)))
+        })
+        guard case .failure(.transport) = result else {
+            Issue.record("expected a transport error, got \(result)")
+            return
+        }
+        await client.shutdown()
+    }
+
+    @Test func aShutDownClientRefusesNewRequests() async throws {
+        let client = try HTTPClient()
+        await client.shutdown()
+        let result = await Result(catching: { () async throws(HTTPClientError) -> HTTPClientResponse in
+            try await client.send(HTTPClientRequest(url: "http://127.0.0.1:1/"))
+        })
+        #expect(result.failure == .shutDown)
+    }
+}
+
+extension Result {
+    init(catching body: () async throws(Failure) -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

@@ -1,0 +1,368 @@
+import Crypto
+import Foundation
+import HTTPClient
+import HTTPServer
+import OpenPushCore
+@testable import OpenPushServer
+import OpenPushTestSupport
+import Postgres
+import Testing
+
+/// The dispatcher against local receivers: batches in order, signatures checked from the raw
+/// bytes received, retries, disabling after the window, a crash before the send, isolation
+/// between endpoints, and refused private addresses. Webhook and event rows are written directly.
+@Suite struct WebhookDispatcherTests {
+    struct Setup: Sendable {
+        var app: TestApp
+        var appID: String
+        var client: HTTPClient
+    }
+
+    static func setup() async throws -> Setup {
+        let app = try await TestApp.make()
+        return Setup(app: app, appID: try await app.createApp().app.id, client: try HTTPClient())
+    }
+
+    static func webhook(_ setup: Setup, appID: String? = nil, url: String, events: [String] = ["*"],
+                        secret: String = "whsec_test_secret") async throws -> String {
+        let id = "whk_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await setup.app.services.database.query("""
+            INSERT INTO webhooks (id, app_id, url, events, secret) VALUES (\(id), \(appID ?? setup.appID), \(url), \(events)::text[], \(secret))
+            """)
+        return id
+    }
+
+    static func append(_ setup: Setup, count: Int, appID: String? = nil, type: EventType = .deliveryAccepted) async throws {
+        let events = (0..<count).map {
+            OutboundEvent(type: type, appID: appID ?? setup.appID, data: ["notification_id": .string("n\($0)"), "index": .string(String($0))])
+        }
+        try await setup.app.services.database.transaction { try EventOutbox.append(events, in: $0) }
+    }
+
+    static func dispatcher(_ setup: Setup, timeout: Duration = .seconds(10), allowPrivate: Bool = true) -> WebhookDispatcher {
+        var settings = WebhookDispatcher.Settings()
+        settings.requestTimeout = timeout
+        settings.allowPrivate = allowPrivate
+        return WebhookDispatcher(services: setup.app.services, client: setup.client, settings: settings,
+                                 logger: Logger(label: "test", level: .debug, handler: setup.app.logs), jitter: { 0.5 })
+    }
+
+    /// Runs the dispatcher once an attempt is due: events become visible only once every older
+    /// transaction in the cluster has ended, and parallel tests keep some open for a moment.
+    static func attempt(_ dispatcher: WebhookDispatcher, expecting count: Int = 1) async throws -> Int {
+        let deadline = ContinuousClock.now + .seconds(20)
+        var attempted = 0
+        while attempted < count, ContinuousClock.now < deadline {
+            attempted += try await dispatcher.runOnce()
+            if attempted < count { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        return attempted
+    }
+
+    static func row(_ setup: Setup, _ id: String) async throws -> PostgresRow {
+        try await setup.app.services.database.query("""
+            SELECT enabled, disabled_reason, cursor_seq, failed_attempts, failing_since IS NOT NULL AS failing,
+                   last_success_at IS NOT NULL AS succeeded, last_failure_at IS NOT NULL AS failed_once, last_failure_status,
+                   last_failure_reason, extract(epoch FROM next_attempt_at - now())::float8 AS due_in, lease_token
+            FROM webhooks WHERE id = \(id)
+            """).firstRow()
+    }
+
+    static func eventIDs(_ setup: Setup, appID: String? = nil) async throws -> [String] {
+        try await setup.app.services.database.query("SELECT id FROM events WHERE app_id = \(appID ?? setup.appID) ORDER BY seq")
+            .map { try $0.decode("id") }
+    }
+
+    /// Checks `OpenPush-Signature` against the raw bytes received, with HMAC-SHA256 of each secret.
+    static func verify(_ received: WebhookReceiver.Received, secrets: [String]) throws {
+        let header = try #require(received.headers["OpenPush-Signature"])
+        let parts = header.split(separator: ",").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
+        #expect(parts.first?.first == "t")
+        let t = try #require(parts.first?.last)
+        #expect(abs(Double(t)! - Date().timeIntervalSince1970) < 60)
+        let v1 = parts.dropFirst().filter { $0.first == "v1" }.map { $0[1] }
+        let expected = secrets.map { HMACSHA256.authenticationCode(key: Array($0.utf8), message: Array("\(t).".utf8) + received.body).hexString }
+        #expect(v1 == expected, "\(header)")
+    }
+
+    @Test func twoHundredFiftyEventsArriveInThreeSignedPostsInOrder() async throws {
+        let setup = try await Self.setup()
+        let receiver = try WebhookReceiver()
+        let id = try await Self.webhook(setup, url: receiver.url)
+        try await Self.append(setup, count: 250)
+        let metricsBefore = String(decoding: await setup.app.request(.get, "/metrics").body, as: UTF8.self)
+        #expect(metricsBefore.contains("openpush_webhook_events_pending{app=\"\(setup.appID)\"} 250"))
+
+        let dispatcher = Self.dispatcher(setup)
+        for _ in 0..<3 { #expect(try await Self.attempt(dispatcher) == 1) }
+        #expect(try await dispatcher.runOnce() == 0)
+
+        let received = receiver.received
+        #expect(received.map(\.eventIDs.count) == [100, 100, 50], "\(setup.app.logs.all)")
+        #expect(receiver.eventIDs == (try await Self.eventIDs(setup)))
+        for post in received {
+            #expect(post.headers["Content-Type"] == "application/json")
+            #expect(post.headers["OpenPush-Webhook-Id"] == id)
+            try Self.verify(post, secrets: ["whsec_test_secret"])
+            let event = try #require(try JSONValue.parse(post.body).objectValue?["events"]?.arrayValue?.first?.objectValue)
+            #expect(Set(event.keys) == ["id", "type", "created_at", "app_id", "data"])
+            #expect(event["type"] == "delivery.accepted")
+            #expect(event["app_id"]?.stringValue == setup.appID)
+        }
+        let row = try await Self.row(setup, id)
+        #expect(try row.decode("succeeded", as: Bool.self))
+        #expect(try row.decode("cursor_seq", as: Int64.self) > 0)
+        #expect(try row.decode("lease_token", as: String?.self) == nil)
+        let metrics = String(decoding: await setup.app.request(.get, "/metrics").body, as: UTF8.self)
+        #expect(metrics.contains("openpush_webhook_events_sent_total{app=\"\(setup.appID)\"} 250"))
+        #expect(metrics.contains("openpush_webhook_events_pending{app=\"\(setup.appID)\"} 0"))
+        await receiver.shutdown()
+        await setup.client.shutdown()
+    }
+
+    @Test func onlySubscribedTypesAndTheirOwnPings() async throws {
+        let setup = try await Self.setup()
+        let receiver = try WebhookReceiver()
+        let id = try await Self.webhook(setup, url: receiver.url, events: ["click"])
+        let other = try await Self.webhook(setup, url: receiver.url + "/other", events: ["*"])
+        // One transaction, so all four become visible together.
+        try await setup.app.services.database.transaction {
+            try EventOutbox.append([
+                OutboundEvent(type: .deliveryAccepted, appID: setup.appID, data: [:]),
+                OutboundEvent(type: .deliveryAccepted, appID: setup.appID, data: [:]),
+                OutboundEvent(type: .click, appID: setup.appID, data: [:]),
+                OutboundEvent(type: .ping, appID: setup.appID, data: [:], webhookID: id),
+            ], in: $0)
+        }
+        #expect(try await Self.attempt(Self.dispatcher(setup), expecting: 2) == 2)
+        let byEndpoint = Dictionary(grouping: receiver.received, by: { $0.headers["OpenPush-Webhook-Id"] ?? "" })
+        let types = { (endpoint: String) in
+            byEndpoint[endpoint, default: []].flatMap { post in
+                (try? JSONValue.parse(post.body).objectValue?["events"]?.arrayValue ?? []).map { $0.compactMap { $0.objectValue?["type"]?.stringValue } } ?? []
+            }
+        }
+        #expect(types(id) == ["click", "ping"])
+        #expect(types(other) == ["delivery.accepted", "delivery.accepted", "click"])
+        await receiver.shutdown()
+        await setup.client.shutdown()
+    }
+
+    @Test func afterARotationBothSecretsSign() async throws {
+        let setup = try await Self.setup()
+        let receiver = try WebhookReceiver()
+        let id = try await Self.webhook(setup, url: receiver.url, secret: "whsec_new")
+        try await setup.app.services.database.query("""
+            UPDATE webhooks SET previous_secret = 'whsec_old', previous_secret_until = now() + interval '24 hours' WHERE id = \(id)
+            """)
+        try await Self.append(setup, count: 1)
+        let dispatcher = Self.dispatcher(setup)
+        _ = try await Self.attempt(dispatcher)
+        try Self.verify(try #require(receiver.received.last), secrets: ["whsec_new", "whsec_old"])
+        // Once the old secret's day is over, only the new one signs.
+        try await setup.app.services.database.query("UPDATE webhooks SET previous_secret_until = now() - interval '1 second' WHERE id = \(id)")
+        try await Self.append(setup, count: 1)
+        _ = try await Self.attempt(dispatcher)
+        #expect(receiver.received.count == 2)
+        try Self.verify(try #require(receiver.received.last), secrets: ["whsec_new"])
+        await receiver.shutdown()
+        await setup.client.shutdown()
+    }
+
+    @Test func aFiveHundredIsRetriedWithBackoffThenEverythingArrivesOnce() async throws {
+        let setup = try await Self.setup()
+        let receiver = try WebhookReceiver()
+        receiver.answer(status: 500)
+        let id = try await Self.webhook(setup, url: receiver.url)
+        try await Self.append(setup, count: 3)
+        let dispatcher = Self.dispatcher(setup)
+        #expect(try await Self.attempt(dispatcher) == 1)
+        var row = try await Self.row(setup, id)
+        #expect(try row.decode("failed_attempts", as: Int.self) == 1)
+        #expect(try row.decode("failing", as: Bool.self))
+        #expect(try row.decode("last_failure_status", as: Int?.self) == 500)
+        #expect(try row.decode("last_failure_reason", as: String?.self) == "last status 500")
+        // 5 s backoff at half jitter: 3.75 s from now.
+        let dueIn = try row.decode("due_in", as: Double.self)
+        #expect(dueIn > 3 && dueIn <= 3.75, "\(dueIn)")
+        #expect(try await dispatcher.runOnce() == 0, "not due yet")
+        // The second failure waits longer.
+        try await setup.app.services.database.query("UPDATE webhooks SET next_attempt_at = now() WHERE id = \(id)")
+        #expect(try await Self.attempt(dispatcher) == 1)
+        row = try await Self.row(setup, id)
+        #expect(try row.decode("failed_attempts", as: Int.self) == 2)
+        #expect(try row.decode("due_in", as: Double.self) > 6)
+
+        receiver.answer(status: 204)
+        try await setup.app.services.database.query("UPDATE webhooks SET next_attempt_at = now() WHERE id = \(id)")
+        #expect(try await Self.attempt(dispatcher) == 1)
+        #expect(try await dispatcher.runOnce() == 0)
+        let posts = receiver.received
+        #expect(posts.count == 3)
+        // Each attempt carries the same batch; the success delivers every event, once.
+        #expect(posts.last?.eventIDs == (try await Self.eventIDs(setup)))
+        row = try await Self.row(setup, id)
+        #expect(try row.decode("failed_attempts", as: Int.self) == 0)
+        #expect(try !row.decode("failing", as: Bool.self))
+        #expect(setup.app.services.metrics.webhooks.failed(app: setup.appID) == 6)
+        #expect(setup.app.services.metrics.webhooks.sent(app: setup.appID) == 3)
+        await receiver.shutdown()
+        await setup.client.shutdown()
+    }
+
+    @Test func aTimeoutIsAFailureWithNoStatus() async throws {
+        let setup = try await Self.setup()
+        let receiver = try WebhookReceiver()
+        receiver.answer(status: 200, after: .seconds(2))
+        let id = try await Self.webhook(setup, url: receiver.url)
+        try await Self.append(setup, count: 2)
+        let dispatcher = Self.dispatcher(setup, timeout: .milliseconds(300))
+        #expect(try await Self.attempt(dispatcher) == 1)
+        var row = try await Self.row(setup, id)
+        #expect(try row.decode("last_failure_status", as: Int?.self) == nil)
+        #expect(try row.decode("last_failure_reason", as: String?.self)?.hasPrefix("timed out") == true)
+        #expect(try row.decode("failed_attempts", as: Int.self) == 1)
+
+        receiver.answer(status: 200)
+        try await setup.app.services.database.query("UPDATE webhooks SET next_attempt_at = now() WHERE id = \(id)")
+        #expect(try await Self.attempt(dispatcher) == 1)
+        row = try await Self.row(setup, id)
+        #expect(try row.decode("succeeded", as: Bool.self))
+        #expect(receiver.received.last?.eventIDs == (try await Self.eventIDs(setup)))
+        await receiver.shutdown()
+        await setup.client.shutdown()
+    }
+
+    @Test func failingForADayDisablesAndDropsPendingEventsThenReEnablingResumesWithNewOnes() async throws {
+        let setup = try await Self.setup()
+        let receiver = try WebhookReceiver()
+        receiver.answer(status: 500)
+        let id = try await Self.webhook(setup, url: receiver.url)
+        try await Self.append(setup, count: 3)
+        let dispatcher = Self.dispatcher(setup)
+        _ = try await Self.attempt(dispatcher)
+        // The first failure in a row was a day and more ago.
+        try await setup.app.services.database.query("""
+            UPDATE webhooks SET failing_since = now() - interval '24 hours 1 minute', next_attempt_at = now() WHERE id = \(id)
+            """)
+        #expect(try await Self.attempt(dispatcher) == 1)
+        var row = try await Self.row(setup, id)
+        #expect(try !row.decode("enabled", as: Bool.self))
+        #expect(try row.decode("disabled_reason", as: String?.self) == "failing for 24 hours: last status 500")
+        let newest = try await setup.app.services.database.query("SELECT max(seq) AS seq FROM events WHERE app_id = \(setup.appID)")
+            .firstRow().decode("seq", as: Int64.self)
+        #expect(try row.decode("cursor_seq", as: Int64.self) == newest)
+        let metrics = String(decoding: await setup.app.request(.get, "/metrics").body, as: UTF8.self)
+        #expect(!metrics.contains("openpush_webhook_events_pending{app=\"\(setup.appID)\"}"))
+
+        // Disabled: nothing more is sent.
+        receiver.answer(status: 200)
+        try await Self.append(setup, count: 2)
+        #expect(try await dispatcher.runOnce() == 0)
+        #expect(receiver.received.count == 2)
+
+        // Re-enabled as PATCH does it (the cursor at the app's newest event): new events only.
+        try await setup.app.services.database.query("""
+            UPDATE webhooks SET enabled = true, disabled_reason = NULL, next_attempt_at = now(),
+                cursor_seq = greatest(cursor_seq, (SELECT max(seq) FROM events WHERE app_id = webhooks.app_id))
+            WHERE id = \(id)
+            """)
+        let before = Set(try await Self.eventIDs(setup))
+        try await Self.append(setup, count: 2)
+        let fresh = try await Self.eventIDs(setup).filter { !before.contains($0) }
+        #expect(try await Self.attempt(dispatcher) == 1)
+        #expect(receiver.received.last?.eventIDs == fresh)
+        row = try await Self.row(setup, id)
+        #expect(try row.decode("enabled", as: Bool.self))
+        #expect(try row.decode("failed_attempts", as: Int.self) == 0)
+        await receiver.shutdown()
+        await setup.client.shutdown()
+    }
+
+    @Test func eventsAppendedWhileNoDispatcherRanArriveOnceOneStartsAndNotifyWakesIt() async throws {
+        let setup = try await Self.setup()
+        let receiver = try WebhookReceiver()
+        _ = try await Self.webhook(setup, url: receiver.url)
+        // The facts committed; the process died before sending.
+        try await Self.append(setup, count: 5)
+        let dispatcher = Self.dispatcher(setup)
+        dispatcher.start()
+        #expect(await receiver.wait { $0.flatMap(\.eventIDs).count == 5 })
+        // Idle now; a new event's NOTIFY wakes it long before the 30 s safety net.
+        try await Task.sleep(for: .milliseconds(300))
+        let appended = ContinuousClock.now
+        try await Self.append(setup, count: 1)
+        #expect(await receiver.wait(timeout: .seconds(10)) { $0.flatMap(\.eventIDs).count == 6 })
+        #expect(ContinuousClock.now - appended < .seconds(5))
+        await dispatcher.stop()
+        #expect(receiver.eventIDs == (try await Self.eventIDs(setup)))
+        await receiver.shutdown()
+        await setup.client.shutdown()
+    }
+
+    @Test func aGracefulStopFinishesTheAttemptInFlightAndRecordsIt() async throws {
+        let setup = try await Self.setup()
+        let receiver = try WebhookReceiver()
+        receiver.answer(status: 200, after: .seconds(1))
+        let id = try await Self.webhook(setup, url: receiver.url)
+        try await Self.append(setup, count: 2)
+        let dispatcher = Self.dispatcher(setup)
+        dispatcher.start()
+        #expect(await receiver.wait { !$0.isEmpty })
+        await dispatcher.stop()
+        let row = try await Self.row(setup, id)
+        #expect(try row.decode("succeeded", as: Bool.self))
+        #expect(try row.decode("lease_token", as: String?.self) == nil)
+        #expect(receiver.eventIDs == (try await Self.eventIDs(setup)))
+        // Stopped: a new event is not sent.
+        try await Self.append(setup, count: 1)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(receiver.received.count == 1)
+        await receiver.shutdown()
+        await setup.client.shutdown()
+    }
+
+    @Test func aHangingEndpointDoesNotDelayAnotherAppsEndpoint() async throws {
+        let setup = try await Self.setup()
+        let otherApp = try await setup.app.createApp().app.id
+        let slow = try WebhookReceiver()
+        slow.answer(status: 200, after: .seconds(3))
+        let fast = try WebhookReceiver()
+        _ = try await Self.webhook(setup, url: slow.url)
+        _ = try await Self.webhook(setup, appID: otherApp, url: fast.url)
+        let dispatcher = Self.dispatcher(setup, timeout: .seconds(5))
+        dispatcher.start()
+        try await Self.append(setup, count: 3)
+        #expect(await slow.wait(timeout: .seconds(5)) { !$0.isEmpty })
+        let started = ContinuousClock.now
+        try await Self.append(setup, count: 3, appID: otherApp)
+        #expect(await fast.wait(timeout: .seconds(5)) { $0.flatMap(\.eventIDs).count == 3 })
+        #expect(ContinuousClock.now - started < .seconds(2), "the other app's events waited for the hanging endpoint")
+        #expect(slow.received.count == 1)
+        await dispatcher.stop()
+        await slow.shutdown()
+        await fast.shutdown()
+        await setup.client.shutdown()
+    }
+
+    @Test(arguments: ["https://127.0.0.1:%d/hooks", "https://localhost:%d/hooks", "https://[::1]:%d/hooks", "http://127.0.0.1:%d/hooks"])
+    func privateTargetsAreRefusedWhenNotAllowed(_ pattern: String) async throws {
+        let setup = try await Self.setup()
+        let receiver = try WebhookReceiver()
+        let id = try await Self.webhook(setup, url: String(format: pattern, Int(receiver.port)))
+        try await Self.append(setup, count: 1)
+        #expect(try await Self.attempt(Self.dispatcher(setup, allowPrivate: false)) == 1)
+        let row = try await Self.row(setup, id)
+        let reason = try #require(try row.decode("last_failure_reason", as: String?.self))
+        if pattern.hasPrefix("http:") {
+            #expect(reason == "refused http:// (only https:// is allowed)")
+        } else {
+            #expect(reason.hasPrefix("refused address "), "\(reason)")
+            #expect(reason.hasSuffix("(loopback)"), "\(reason)")
+        }
+        #expect(try row.decode("last_failure_status", as: Int?.self) == nil)
+        #expect(try row.decode("failed_attempts", as: Int.self) == 1)
+        #expect(receiver.received.isEmpty)
+        await receiver.shutdown()
+        await setup.client.shutdown()
+    }
+}
