@@ -97,10 +97,12 @@ import OpenPushCore
 
 @Suite struct EventFeedRequestTests {
     @Test func defaultsAndParameters() throws {
-        #expect(try EventFeedRequest.read([:]) == EventFeedRequest(afterSeq: 0, types: nil, limit: 100))
-        let cursor = DeliveryCursor.encode(42)
+        #expect(try EventFeedRequest.read([:]) == EventFeedRequest(after: .start, types: nil, limit: 100))
+        let cursor = EventPosition(xid: 900, seq: 42).cursor
         #expect(try EventFeedRequest.read(["after": cursor, "types": "click,delivery.failed,click", "limit": "1000"])
-                == EventFeedRequest(afterSeq: 42, types: ["click", "delivery.failed"], limit: 1000))
+                == EventFeedRequest(after: EventPosition(xid: 900, seq: 42), types: ["click", "delivery.failed"], limit: 1000))
+        // A bare `seq` cursor (one number) is not a position.
+        #expect(throws: APIError.self) { try EventFeedRequest.read(["after": DeliveryCursor.encode(42)]) }
     }
 
     @Test func badParametersAreNamedTogether() {
@@ -114,10 +116,22 @@ import OpenPushCore
     }
 
     @Test func theNextCursorIsNeverNull() {
-        let request = EventFeedRequest(afterSeq: 7)
-        #expect(request.nextCursor(lastSeq: 9) == DeliveryCursor.encode(9))
-        #expect(request.nextCursor(lastSeq: nil) == DeliveryCursor.encode(7))
-        #expect(EventFeedRequest().nextCursor(lastSeq: nil) == DeliveryCursor.encode(0))
+        let request = EventFeedRequest(after: EventPosition(xid: 5, seq: 7))
+        #expect(request.nextCursor(last: EventPosition(xid: 6, seq: 3)) == EventPosition(xid: 6, seq: 3).cursor)
+        #expect(request.nextCursor(last: nil) == EventPosition(xid: 5, seq: 7).cursor)
+        #expect(EventFeedRequest().nextCursor(last: nil) == EventPosition.start.cursor)
+    }
+
+    @Test func positionsOrderByTransactionThenSeqAndRoundTripThroughTheirCursor() {
+        // An event of a transaction that began earlier comes first, whatever its seq.
+        #expect(EventPosition(xid: 10, seq: 99) < EventPosition(xid: 11, seq: 1))
+        #expect(EventPosition(xid: 10, seq: 1) < EventPosition(xid: 10, seq: 2))
+        for position in [EventPosition.start, EventPosition(xid: 1 << 40, seq: 123_456_789), EventPosition(xid: .max, seq: .max)] {
+            #expect(position.cursor.count == 22)
+            #expect(EventPosition(cursor: position.cursor) == position)
+        }
+        #expect(EventPosition(cursor: "short") == nil)
+        #expect(EventPosition(cursor: String(repeating: "!", count: 22)) == nil)
     }
 }
 

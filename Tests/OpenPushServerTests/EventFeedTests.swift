@@ -132,4 +132,49 @@ import Postgres
             #expect(response.json?.objectValue?["errors"]?.arrayValue?.count == 1)
         }
     }
+
+    /// The case a cursor by `seq` alone gets wrong: B's transaction began after A's but appends
+    /// first (the lower seq); A appends and commits while B is still open. The feed shows A's
+    /// event, and B's once it commits, after the cursor that passed A's.
+    @Test func anEventOfALaterTransactionWithALowerSeqIsNotSkipped() async throws {
+        let app = try await TestApp.make()
+        let created = try await app.createApp()
+        let appID = created.app.id
+        let first = PostgresPool(conninfo: app.conninfo, size: 1)
+        let second = PostgresPool(conninfo: app.conninfo, size: 1)
+        let bAppended = DispatchSemaphore(value: 0)
+        let releaseB = DispatchSemaphore(value: 0)
+        let aHasXID = AsyncStream<Void>.makeStream()
+        // These block their connections' threads, as a transaction does: the pools are the test's own.
+        let a = Task {
+            try await first.withConnection { connection in
+                try connection.query("BEGIN")
+                try connection.query("SELECT pg_current_xact_id()")
+                aHasXID.continuation.yield()
+                bAppended.wait()
+                try EventOutbox.append([Self.click(appID, 1)], in: connection)
+                try connection.query("COMMIT")
+            }
+        }
+        for await _ in aHasXID.stream { break }
+        let b = Task {
+            try await second.withConnection { connection in
+                try connection.query("BEGIN")
+                try connection.query("SELECT pg_current_xact_id()")
+                try EventOutbox.append([Self.click(appID, 0)], in: connection)
+                bAppended.signal()
+                releaseB.wait()
+                try connection.query("COMMIT")
+            }
+        }
+        try await a.value
+        let during = try await Self.feed(app, created, count: 1)
+        #expect(during.events.map { $0["data"]?.objectValue?["n"] } == [1])
+        releaseB.signal()
+        try await b.value
+        await first.close()
+        await second.close()
+        let after = try await Self.feed(app, created, ["after": during.next], count: 1)
+        #expect(after.events.map { $0["data"]?.objectValue?["n"] } == [0])
+    }
 }

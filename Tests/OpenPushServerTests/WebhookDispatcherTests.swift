@@ -263,7 +263,8 @@ import Testing
         // Re-enabled as PATCH does it (the cursor at the app's newest event): new events only.
         try await setup.app.services.database.query("""
             UPDATE webhooks SET enabled = true, disabled_reason = NULL, next_attempt_at = now(),
-                cursor_seq = greatest(cursor_seq, (SELECT max(seq) FROM events WHERE app_id = webhooks.app_id))
+                cursor_xid = (SELECT xid FROM events WHERE app_id = webhooks.app_id ORDER BY xid DESC, seq DESC LIMIT 1),
+                cursor_seq = (SELECT seq FROM events WHERE app_id = webhooks.app_id ORDER BY xid DESC, seq DESC LIMIT 1)
             WHERE id = \(id)
             """)
         let before = Set(try await Self.eventIDs(setup))

@@ -1,19 +1,18 @@
 /// The query of `GET /apps/{app_id}/events`: after which event, which types, how many. Every bad
-/// parameter is named in one `400`. The cursor is `DeliveryCursor`'s opaque form of an event's
-/// `seq`.
+/// parameter is named in one `400`. The cursor is the opaque form of an `EventPosition`.
 public struct EventFeedRequest: Sendable, Equatable {
     public static let defaultLimit = 100
     public static let maxLimit = 1000
     public static let invalidCursor = "after is not a valid cursor (pass back a next_cursor)"
 
-    /// Only events with a greater `seq`; 0 from the oldest kept.
-    public var afterSeq: Int64
+    /// Only events after this position; `.start`: from the oldest kept.
+    public var after: EventPosition
     /// nil: every type.
     public var types: [String]?
     public var limit: Int
 
-    public init(afterSeq: Int64 = 0, types: [String]? = nil, limit: Int = defaultLimit) {
-        self.afterSeq = afterSeq
+    public init(after: EventPosition = .start, types: [String]? = nil, limit: Int = defaultLimit) {
+        self.after = after
         self.types = types
         self.limit = limit
     }
@@ -22,7 +21,7 @@ public struct EventFeedRequest: Sendable, Equatable {
         var problems: [String] = []
         var request = EventFeedRequest()
         if let text = query["after"] {
-            if let seq = DeliveryCursor.decode(text) { request.afterSeq = seq } else { problems.append(invalidCursor) }
+            if let position = EventPosition(cursor: text) { request.after = position } else { problems.append(invalidCursor) }
         }
         if let text = query["types"] {
             var types: [String] = []
@@ -45,7 +44,7 @@ public struct EventFeedRequest: Sendable, Equatable {
 
     /// The `next_cursor` of a page: after its last event, or where the request started when the
     /// page is empty — never null, so a poller always calls again with it.
-    public func nextCursor(lastSeq: Int64?) -> String {
-        DeliveryCursor.encode(lastSeq ?? afterSeq)
+    public func nextCursor(last: EventPosition?) -> String {
+        (last ?? after).cursor
     }
 }

@@ -18,14 +18,14 @@ enum EventFeedRoutes {
                                               in: context.services.database)
         return .json([
             "events": .array(events.map(\.json)),
-            "next_cursor": .string(request.nextCursor(lastSeq: events.last?.seq)),
+            "next_cursor": .string(request.nextCursor(last: events.last?.position)),
             "has_more": .bool(events.count == request.limit),
         ])
     }
 }
 
-/// Reads the feed: only visible events (`StoredEvent.visible`), so a cursor handed out never
-/// passes an event that commits later with a lower `seq`.
+/// Reads the feed: only visible events (`StoredEvent.visible`), in `(xid, seq)` order, so a
+/// cursor handed out never passes an event that commits later.
 enum EventFeed {
     static func page(appID: String, request: EventFeedRequest, now: Double,
                      in database: PostgresPool) async throws -> [StoredEvent] {
@@ -33,9 +33,9 @@ enum EventFeed {
         let types: PostgresQuery = request.types.map { "AND type = ANY(\($0)::text[])" } ?? ""
         return try await database.query("""
             SELECT \(StoredEvent.columns) FROM events
-            WHERE app_id = \(appID) AND seq > \(request.afterSeq) AND webhook_id IS NULL
+            WHERE app_id = \(appID) AND \(StoredEvent.after(request.after)) AND webhook_id IS NULL
               AND created_at > to_timestamp(\(since)) \(types) AND \(StoredEvent.visible)
-            ORDER BY seq LIMIT \(request.limit)
+            ORDER BY \(StoredEvent.order) LIMIT \(request.limit)
             """).map(StoredEvent.init(row:))
     }
 

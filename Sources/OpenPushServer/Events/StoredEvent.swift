@@ -5,6 +5,8 @@ public import Postgres
 /// "data"}`. Both read it through `columns` and `json`, so an event looks the same either way.
 public struct StoredEvent: Sendable, Equatable {
     public var seq: Int64
+    /// The writing transaction's id (`xid8`): with `seq`, the event's place in reading order.
+    public var xid: Int64
     public var id: String
     public var type: String
     public var appID: String
@@ -14,15 +16,37 @@ public struct StoredEvent: Sendable, Equatable {
 
     /// The select list `init(row:)` reads (from `events`).
     public static let columns: PostgresQuery = """
-        seq, id, type, app_id, extract(epoch FROM created_at)::float8 AS created_at, data::text AS data
+        seq, xid::text::int8 AS xid, id, type, app_id, extract(epoch FROM created_at)::float8 AS created_at,
+        data::text AS data
         """
 
-    /// Only events whose transaction ended before every one still running: a cursor past them
-    /// never skips an event that commits later with a lower `seq`.
+    /// Only events whose transaction ended before every one still running. Read in `order`, a
+    /// cursor past them never skips an event that commits later (its xid is at or above the xmin).
     public static let visible: PostgresQuery = "xid < pg_snapshot_xmin(pg_current_snapshot())"
+
+    /// The reading order: the writing transaction, then `seq` (`EventPosition`).
+    public static let order: PostgresQuery = "xid, seq"
+
+    /// Events of alias `e` strictly after `position`.
+    public static func after(_ position: EventPosition, alias e: String = "events") -> PostgresQuery {
+        "(\(identifier: e).xid, \(identifier: e).seq) > (\(String(position.xid))::xid8, \(position.seq))"
+    }
+
+    /// The newest position of the app's events (`.start` when it has none): where a new or
+    /// re-enabled endpoint starts. As a SQL pair `(xid8, bigint)`.
+    public static func newestPosition(appID: String) -> (xid: PostgresQuery, seq: PostgresQuery) {
+        ("""
+         COALESCE((SELECT xid FROM events WHERE app_id = \(appID) ORDER BY xid DESC, seq DESC LIMIT 1), '0'::xid8)
+         """, """
+         COALESCE((SELECT seq FROM events WHERE app_id = \(appID) ORDER BY xid DESC, seq DESC LIMIT 1), 0)
+         """)
+    }
+
+    public var position: EventPosition { EventPosition(xid: xid, seq: seq) }
 
     public init(row: PostgresRow) throws {
         seq = try row.decode("seq")
+        xid = try row.decode("xid")
         id = try row.decode("id")
         type = try row.decode("type")
         appID = try row.decode("app_id")

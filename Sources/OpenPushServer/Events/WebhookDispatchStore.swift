@@ -20,7 +20,7 @@ enum WebhookDispatchStore {
     /// `ping` from the test route, whatever it subscribes to), and those for every endpoint of
     /// its types (or `*`). `e` is `events`.
     static let matches: PostgresQuery = """
-        e.app_id = w.app_id AND e.seq > w.cursor_seq
+        e.app_id = w.app_id AND (e.xid, e.seq) > (w.cursor_xid, w.cursor_seq)
         AND (e.webhook_id = w.id OR (e.webhook_id IS NULL AND ('*' = ANY (w.events) OR e.type = ANY (w.events))))
         """
 
@@ -47,22 +47,26 @@ enum WebhookDispatchStore {
         }
     }
 
-    /// The endpoint's next events in `seq` order, at most `limit`.
+    /// The endpoint's next events in reading order (`StoredEvent.order`), at most `limit`.
     static func batch(for claim: WebhookClaim, limit: Int, in connection: PostgresConnection) throws -> [StoredEvent] {
         try connection.query("""
             SELECT \(StoredEvent.columns)
             FROM (SELECT e.* FROM events AS e JOIN webhooks AS w ON w.id = \(claim.id)
                   WHERE \(matches) AND e.\(StoredEvent.visible)
-                  ORDER BY e.seq
+                  ORDER BY e.xid, e.seq
                   LIMIT \(limit)) AS events
-            ORDER BY seq
+            ORDER BY \(StoredEvent.order)
             """).map(StoredEvent.init(row:))
     }
 
     /// A 2xx: the cursor moves past what was sent, the failure streak ends, the lease is released.
-    static func recordSuccess(_ claim: WebhookClaim, lastSeq: Int64, in connection: PostgresConnection) throws {
+    static func recordSuccess(_ claim: WebhookClaim, last: EventPosition, in connection: PostgresConnection) throws {
+        let sent: PostgresQuery = "(\(String(last.xid))::xid8, \(last.seq)::int8)"
         try connection.query("""
-            UPDATE webhooks SET cursor_seq = greatest(cursor_seq, \(lastSeq)), last_success_at = now(),
+            UPDATE webhooks SET
+                cursor_xid = CASE WHEN \(sent) > (cursor_xid, cursor_seq) THEN \(String(last.xid))::xid8 ELSE cursor_xid END,
+                cursor_seq = CASE WHEN \(sent) > (cursor_xid, cursor_seq) THEN \(last.seq) ELSE cursor_seq END,
+                last_success_at = now(),
                 failed_attempts = 0, failing_since = NULL, next_attempt_at = now(),
                 lease_token = NULL, lease_until = NULL, updated_at = now()
             WHERE id = \(claim.id) AND lease_token = \(claim.leaseToken)
@@ -92,6 +96,8 @@ enum WebhookDispatchStore {
     static func recordFailure(_ claim: WebhookClaim, status: Int?, reason: String, delay: Double, windowSeconds: Double,
                               in connection: PostgresConnection) throws -> FailureOutcome {
         let disabledReason = WebhookRetrySchedule.disabledReason(lastFailure: reason)
+        // Dropping the pending events: the cursor jumps to the app's newest.
+        let newest = StoredEvent.newestPosition(appID: claim.appID)
         let rows = try connection.query("""
             UPDATE webhooks AS w SET
                 last_failure_at = now(), last_failure_status = \(status), last_failure_reason = \(reason),
@@ -100,9 +106,8 @@ enum WebhookDispatchStore {
                 next_attempt_at = now() + make_interval(secs => \(delay)),
                 enabled = w.enabled AND NOT f.exhausted,
                 disabled_reason = CASE WHEN f.exhausted THEN \(disabledReason) ELSE w.disabled_reason END,
-                cursor_seq = CASE WHEN f.exhausted
-                                  THEN greatest(w.cursor_seq, coalesce((SELECT max(seq) FROM events WHERE app_id = w.app_id), 0))
-                                  ELSE w.cursor_seq END,
+                cursor_xid = CASE WHEN f.exhausted THEN \(newest.xid) ELSE w.cursor_xid END,
+                cursor_seq = CASE WHEN f.exhausted THEN \(newest.seq) ELSE w.cursor_seq END,
                 lease_token = NULL, lease_until = NULL, updated_at = now()
             FROM (SELECT id, coalesce(failing_since < now() - make_interval(secs => \(windowSeconds)), false) AS exhausted
                   FROM webhooks WHERE id = \(claim.id) AND lease_token = \(claim.leaseToken)) AS f
@@ -127,7 +132,7 @@ enum WebhookDispatchStore {
     }
 
     /// Pending events per app across its enabled endpoints, for `/metrics`: each endpoint's are
-    /// counted through the `(app_id, seq)` index from its cursor, at most `cap` per endpoint, so a
+    /// counted through the `(app_id, xid, seq)` index from its cursor, at most `cap` per endpoint, so a
     /// scrape costs what the backlog costs, never the history.
     static func pendingByApp(cap: Int = 100_000, in pool: PostgresPool) async throws -> [(app: String, pending: Int64)] {
         try await pool.query("""

@@ -147,7 +147,7 @@ public final class WebhookDispatcher: Sendable {
             switch result {
             case .success:
                 try await services.database.withConnection {
-                    try WebhookDispatchStore.recordSuccess(claim, lastSeq: last.seq, in: $0)
+                    try WebhookDispatchStore.recordSuccess(claim, last: last.position, in: $0)
                 }
                 metrics.recordSent(app: claim.appID, events: events.count)
             case .failure(let failure):

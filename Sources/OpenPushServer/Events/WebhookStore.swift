@@ -12,17 +12,16 @@ enum WebhookStore {
 
     /// The app's newest event: where a new or re-enabled endpoint's cursor starts, so it gets the
     /// events from then on only.
-    static func newestSeq(appID: String) -> PostgresQuery {
-        "(SELECT COALESCE(max(seq), 0) FROM events WHERE app_id = \(appID))"
-    }
 
     static func create(appID: String, url: String, events: [String], description: String?, now: Double,
                        in database: PostgresPool) async throws -> (WebhookRecord, secret: String) {
         let id = Identifier.make(prefix: "whk", now: now, random: KeyMaterial.identifierEntropy())
         let secret = newSecret()
+        let newest = StoredEvent.newestPosition(appID: appID)
         let rows = try await database.query("""
-            INSERT INTO webhooks (id, app_id, url, events, description, secret, cursor_seq, next_attempt_at, created_at, updated_at)
-            VALUES (\(id), \(appID), \(url), \(events)::text[], \(description), \(secret), \(newestSeq(appID: appID)),
+            INSERT INTO webhooks (id, app_id, url, events, description, secret, cursor_xid, cursor_seq, next_attempt_at, created_at,
+                                  updated_at)
+            VALUES (\(id), \(appID), \(url), \(events)::text[], \(description), \(secret), \(newest.xid), \(newest.seq),
                     to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)))
             RETURNING \(WebhookRecord.columns)
             """)
@@ -45,6 +44,7 @@ enum WebhookStore {
     /// failures and moves its cursor to the app's newest event: it resumes with new events only.
     static func update(id: String, appID: String, fields: WebhookFields, now: Double,
                        in database: PostgresPool) async throws -> WebhookRecord? {
+        let newest = StoredEvent.newestPosition(appID: appID)
         let description: PostgresQuery = switch fields.description {
         case .keep: "description"
         case .clear: "NULL"
@@ -60,7 +60,8 @@ enum WebhookStore {
                 failed_attempts = CASE WHEN \(reenable) AND NOT enabled THEN 0 ELSE failed_attempts END,
                 failing_since = CASE WHEN \(reenable) AND NOT enabled THEN NULL ELSE failing_since END,
                 next_attempt_at = CASE WHEN \(reenable) AND NOT enabled THEN to_timestamp(\(now)) ELSE next_attempt_at END,
-                cursor_seq = CASE WHEN \(reenable) AND NOT enabled THEN \(newestSeq(appID: appID)) ELSE cursor_seq END,
+                cursor_xid = CASE WHEN \(reenable) AND NOT enabled THEN \(newest.xid) ELSE cursor_xid END,
+                cursor_seq = CASE WHEN \(reenable) AND NOT enabled THEN \(newest.seq) ELSE cursor_seq END,
                 enabled = COALESCE(\(fields.enabled), enabled),
                 updated_at = to_timestamp(\(now))
             WHERE id = \(id) AND app_id = \(appID)
