@@ -212,10 +212,11 @@ import Testing
     @Test func aTimeoutIsAFailureWithNoStatus() async throws {
         let setup = try await Self.setup()
         let receiver = try WebhookReceiver()
-        receiver.answer(status: 200, after: .seconds(2))
+        receiver.answer(status: 200, after: .seconds(6))
         let id = try await Self.webhook(setup, url: receiver.url)
         try await Self.append(setup, count: 2)
-        let dispatcher = Self.dispatcher(setup, timeout: .milliseconds(300))
+        // Long enough for a prompt answer on a loaded machine, far shorter than the slow one.
+        let dispatcher = Self.dispatcher(setup, timeout: .seconds(2))
         #expect(try await Self.attempt(dispatcher) == 1)
         var row = try await Self.row(setup, id)
         #expect(try row.decode("last_failure_status", as: Int?.self) == nil)
@@ -326,18 +327,19 @@ import Testing
         let setup = try await Self.setup()
         let otherApp = try await setup.app.createApp().app.id
         let slow = try WebhookReceiver()
-        slow.answer(status: 200, after: .seconds(3))
+        slow.answer(status: 200, after: .seconds(10))
         let fast = try WebhookReceiver()
         _ = try await Self.webhook(setup, url: slow.url)
         _ = try await Self.webhook(setup, appID: otherApp, url: fast.url)
-        let dispatcher = Self.dispatcher(setup, timeout: .seconds(5))
+        let dispatcher = Self.dispatcher(setup, timeout: .seconds(15))
         dispatcher.start()
         try await Self.append(setup, count: 3)
         #expect(await slow.wait(timeout: .seconds(5)) { !$0.isEmpty })
         let started = ContinuousClock.now
         try await Self.append(setup, count: 3, appID: otherApp)
-        #expect(await fast.wait(timeout: .seconds(5)) { $0.flatMap(\.eventIDs).count == 3 })
-        #expect(ContinuousClock.now - started < .seconds(2), "the other app's events waited for the hanging endpoint")
+        #expect(await fast.wait(timeout: .seconds(8)) { $0.flatMap(\.eventIDs).count == 3 })
+        // Well before the hanging endpoint answers (10 s after its request).
+        #expect(ContinuousClock.now - started < .seconds(6), "the other app's events waited for the hanging endpoint")
         #expect(slow.received.count == 1)
         await dispatcher.stop()
         await slow.shutdown()
