@@ -66,8 +66,10 @@ actor TestDatabaseServer {
             template = "openpush_template"
         }
         TestDatabaseCleanup.shared.track(database: template)
-        // Tests queue here for CREATE DATABASE; on a loaded machine a copy can take a while.
-        let adminPool = PostgresPool(conninfo: adminConninfo, size: 4, acquireTimeout: .seconds(120))
+        // Tests queue here for CREATE DATABASE; on a loaded machine a copy can take a while, and
+        // with a thousand tests started at once the last in the queue waits for all the others'
+        // databases (over two minutes on two busy cores): the wait is not a failure.
+        let adminPool = PostgresPool(conninfo: adminConninfo, size: 4, acquireTimeout: .seconds(900))
         try await adminPool.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(PostgresQuery.quoteIdentifier(template))"))
 
         let templatePool = PostgresPool(conninfo: try PostgresConnection.conninfo(adminConninfo, database: template), size: 1)
