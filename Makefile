@@ -15,12 +15,14 @@ run: deps release
 	.build/release/openpush dev
 
 # The compatibility suite (its own OpenPush and simulator processes) and the heavy send-isolation
-# suite (100,000-device sends against a small pool) run after the rest,
-# so their load does not crowd the timing of the parallel tests on a small machine.
+# suite (100,000-device sends against a small pool) run after the rest, so their load does not
+# crowd the timing of the parallel tests on a small machine; so do the suites that check timing
+# rules (push intervals, webhook timeouts), which a thousand tests at once would starve.
+AFTER_SUITES := OneSignalPythonClientTests|SendIsolationTests|PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests
 test: deps compat-venv
 	swift build --build-tests
-	swift test --skip-build --skip "OneSignalPythonClientTests|SendIsolationTests"
-	swift test --skip-build --filter "OneSignalPythonClientTests|SendIsolationTests"
+	swift test --skip-build --skip "$(AFTER_SUITES)"
+	swift test --skip-build --filter "$(AFTER_SUITES)"
 
 build: deps
 	swift build
