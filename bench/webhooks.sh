@@ -60,9 +60,14 @@ without = one_notification("without a webhook", 0)
 sql(f"INSERT INTO webhooks (id, app_id, url, events, secret) VALUES "
     f"('whk_bench', '{app}', 'http://127.0.0.1:{server.server_port}/hooks', ARRAY['delivery.accepted'], '{secret}')")
 before = int(sql(f"SELECT coalesce(max(seq), 0) FROM events WHERE app_id = '{app}'"))
-sql(f"UPDATE webhooks SET cursor_seq = {before} WHERE id = 'whk_bench'")
+# The endpoint starts at the app's newest event, as the create route does (events are read in (xid, seq) order).
+sql(f"UPDATE webhooks SET (cursor_xid, cursor_seq) = (SELECT xid, seq FROM events WHERE app_id = '{app}' "
+    f"ORDER BY xid DESC, seq DESC LIMIT 1) WHERE id = 'whk_bench' AND EXISTS (SELECT 1 FROM events WHERE app_id = '{app}')")
 with_receiver = one_notification("with a receiver subscribed to delivery.accepted", total)
 print(f"== ratio with/without: {with_receiver / without:.2f}x (the issue asks for at least 0.8x)")
+# The simulator has every push; the last jobs' completions (which append the events) may still be committing.
+deadline = time.monotonic() + 60
+while int(sql("SELECT count(*) FROM delivery_jobs")) > 0 and time.monotonic() < deadline: time.sleep(0.1)
 accepted = int(sql(f"SELECT count(*) FROM events WHERE app_id = '{app}' AND type = 'delivery.accepted' AND seq > {before}"))
 if accepted == 0:
     print("   no delivery.accepted events in the outbox: their producers are not in this build, so this run"
@@ -70,8 +75,8 @@ if accepted == 0:
 else:
     deadline = time.monotonic() + 600
     while len(received) < accepted and time.monotonic() < deadline: time.sleep(0.1)
-    print(f"   the receiver got {len(received):,} of {accepted:,} delivery.accepted events"
-          f" ({'every one' if len(received) >= accepted else 'NOT every one'}); bad signatures: {bad[0]}")
+    print(f"   the receiver got {len(received):,} distinct of {accepted:,} delivery.accepted events"
+          f" ({'every one' if len(received) == accepted else 'NOT exactly every one'}); bad signatures: {bad[0]}")
 
 # 3. The dispatcher alone: events appended straight into the outbox in one transaction.
 sql(f"UPDATE webhooks SET events = ARRAY['*'], cursor_seq = (SELECT coalesce(max(seq), 0) FROM events) WHERE id = 'whk_bench'")

@@ -94,7 +94,8 @@ import Testing
         #expect(metricsBefore.contains("openpush_webhook_events_pending{app=\"\(setup.appID)\"} 250"))
 
         let dispatcher = Self.dispatcher(setup)
-        for _ in 0..<3 { #expect(try await Self.attempt(dispatcher) == 1) }
+        // One lease sends the full batches one after another, and the last, short one.
+        #expect(try await Self.attempt(dispatcher) == 1)
         #expect(try await dispatcher.runOnce() == 0)
 
         let received = receiver.received

@@ -59,18 +59,24 @@ enum WebhookDispatchStore {
             """).map(StoredEvent.init(row:))
     }
 
-    /// A 2xx: the cursor moves past what was sent, the failure streak ends, the lease is released.
-    static func recordSuccess(_ claim: WebhookClaim, last: EventPosition, in connection: PostgresConnection) throws {
+    /// A 2xx: the cursor moves past what was sent, the failure streak ends, and the lease is
+    /// released — or renewed for `renewingLeaseFor` seconds when the same attempt sends the next
+    /// batch. False when the lease was lost (another process took the endpoint over).
+    @discardableResult
+    static func recordSuccess(_ claim: WebhookClaim, last: EventPosition, renewingLeaseFor renewal: Double? = nil,
+                              in connection: PostgresConnection) throws -> Bool {
+        let token: PostgresQuery = renewal == nil ? "NULL" : "lease_token"
+        let until: PostgresQuery = renewal.map { "now() + make_interval(secs => \($0))" } ?? "NULL"
         let sent: PostgresQuery = "(\(String(last.xid))::xid8, \(last.seq)::int8)"
-        try connection.query("""
+        return try connection.query("""
             UPDATE webhooks SET
                 cursor_xid = CASE WHEN \(sent) > (cursor_xid, cursor_seq) THEN \(String(last.xid))::xid8 ELSE cursor_xid END,
                 cursor_seq = CASE WHEN \(sent) > (cursor_xid, cursor_seq) THEN \(last.seq) ELSE cursor_seq END,
                 last_success_at = now(),
                 failed_attempts = 0, failing_since = NULL, next_attempt_at = now(),
-                lease_token = NULL, lease_until = NULL, updated_at = now()
+                lease_token = \(token), lease_until = \(until), updated_at = now()
             WHERE id = \(claim.id) AND lease_token = \(claim.leaseToken)
-            """)
+            """).affectedRows == 1
     }
 
     /// Nothing to send after all (another process sent it, or the events were dropped).

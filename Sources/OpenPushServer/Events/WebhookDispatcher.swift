@@ -131,42 +131,63 @@ public final class WebhookDispatcher: Sendable {
         return claims.count
     }
 
-    /// One attempt at one leased endpoint: its next batch, sent, and the outcome recorded.
+    /// Full batches one lease sends in a row before the endpoint goes back to the queue, so a
+    /// backlog drains without a claim per batch and other endpoints still get their turn.
+    static let batchesPerLease = 20
+
+    /// One attempt at one leased endpoint: its next batches, sent one after another while they
+    /// come full (up to `batchesPerLease`), each outcome recorded; the first failure ends it.
     private func attempt(_ claim: WebhookClaim) async {
         do {
             let batchSize = settings.batchSize
-            let events = try await services.database.withConnection {
-                try WebhookDispatchStore.batch(for: claim, limit: batchSize, in: $0)
-            }
-            guard let last = events.last else {
-                try await services.database.withConnection { try WebhookDispatchStore.release(claim, in: $0) }
-                return
-            }
-            let result = await send(events, to: claim)
-            let metrics = services.metrics.webhooks
-            switch result {
-            case .success:
-                try await services.database.withConnection {
-                    try WebhookDispatchStore.recordSuccess(claim, last: last.position, in: $0)
+            var sentBatches = 0
+            while true {
+                let events = try await services.database.withConnection {
+                    try WebhookDispatchStore.batch(for: claim, limit: batchSize, in: $0)
                 }
-                metrics.recordSent(app: claim.appID, events: events.count)
-            case .failure(let failure):
-                metrics.recordFailed(app: claim.appID, events: events.count)
-                let delay = settings.schedule.delay(afterFailures: try await failures(claim) + 1, jitter: jitter())
-                let window = settings.schedule.window
-                let outcome = try await services.database.withConnection {
-                    try WebhookDispatchStore.recordFailure(claim, status: failure.status, reason: failure.reason,
-                                                           delay: delay, windowSeconds: window, in: $0)
+                guard let last = events.last else {
+                    try await services.database.withConnection { try WebhookDispatchStore.release(claim, in: $0) }
+                    return
                 }
-                if case .disabled(let reason) = outcome {
-                    logger.warning("webhook disabled", ["webhook.id": claim.id, "app.id": claim.appID, "reason": reason])
-                } else {
-                    logger.info("webhook attempt failed", ["webhook.id": claim.id, "app.id": claim.appID,
-                                                           "reason": failure.reason, "retry.seconds": String(Int(delay))])
-                }
+                sentBatches += 1
+                let more = events.count == batchSize && sentBatches < Self.batchesPerLease && !isStopping
+                guard try await attemptBatch(events, last: last, claim: claim, keepLease: more), more else { return }
             }
         } catch {
             logger.warning("webhook attempt failed", ["webhook.id": claim.id, "error": String(describing: error)])
+        }
+    }
+
+    /// Sends one batch and records the outcome; true when it was accepted and the lease still
+    /// holds (`keepLease`: renewed for the next batch rather than released).
+    private func attemptBatch(_ events: [StoredEvent], last: StoredEvent, claim: WebhookClaim,
+                              keepLease: Bool) async throws -> Bool {
+        let result = await send(events, to: claim)
+        let metrics = services.metrics.webhooks
+        let lease = max(settings.leaseSeconds, Double(settings.requestTimeout.components.seconds) * 3)
+        switch result {
+        case .success:
+            let held = try await services.database.withConnection {
+                try WebhookDispatchStore.recordSuccess(claim, last: last.position, renewingLeaseFor: keepLease ? lease : nil,
+                                                       in: $0)
+            }
+            metrics.recordSent(app: claim.appID, events: events.count)
+            return held
+        case .failure(let failure):
+            metrics.recordFailed(app: claim.appID, events: events.count)
+            let delay = settings.schedule.delay(afterFailures: try await failures(claim) + 1, jitter: jitter())
+            let window = settings.schedule.window
+            let outcome = try await services.database.withConnection {
+                try WebhookDispatchStore.recordFailure(claim, status: failure.status, reason: failure.reason,
+                                                       delay: delay, windowSeconds: window, in: $0)
+            }
+            if case .disabled(let reason) = outcome {
+                logger.warning("webhook disabled", ["webhook.id": claim.id, "app.id": claim.appID, "reason": reason])
+            } else {
+                logger.info("webhook attempt failed", ["webhook.id": claim.id, "app.id": claim.appID,
+                                                       "reason": failure.reason, "retry.seconds": String(Int(delay))])
+            }
+            return false
         }
     }
 
