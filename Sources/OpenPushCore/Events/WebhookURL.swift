@@ -60,17 +60,26 @@ public enum WebhookURL {
         return text.dropFirst().allSatisfy(\.isASCII) && text.count <= 6
     }
 
-    /// `localhost` (and its subdomains), or a literal address in a range no public endpoint has.
+    /// `localhost` (and its subdomains), or a literal address inside a network: unspecified,
+    /// loopback, private, link-local, unique-local or multicast, as `NetworkAddress` classes it.
+    /// Reserved ranges are left to the check at send time, which refuses every non-public answer.
     public static func isPrivateHost(_ host: Substring) -> Bool {
         var name = host
         while name.hasSuffix(".") { name = name.dropLast() }
         if name == "localhost" || name.hasSuffix(".localhost") { return true }
-        if let v4 = ipv4(name) { return isPrivate(ipv4: v4) }
-        if name.contains(":") {
-            guard let v6 = ipv6(name) else { return true }  // unparsable literal: refuse rather than guess
-            return isPrivate(ipv6: v6)
+        let address: NetworkAddress?
+        if let v4 = ipv4(name) {
+            address = NetworkAddress(bytes: [UInt8(v4 >> 24), UInt8(v4 >> 16 & 255), UInt8(v4 >> 8 & 255), UInt8(v4 & 255)])
+        } else if name.contains(":") {
+            // A `%zone` names an interface: the address before it decides.
+            let literal = name.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            guard let parsed = NetworkAddress(String(literal)) else { return true }  // unparsable literal: refuse rather than guess
+            address = parsed
+        } else {
+            return false
         }
-        return false
+        guard let kind = address?.kind else { return true }
+        return kind != .public && kind != .reserved
     }
 
     /// An IPv4 literal in any form a resolver accepts (`inet_aton`): 1–4 parts, each decimal,
@@ -100,81 +109,5 @@ public enum WebhookURL {
         let remainingBits = UInt64(8 * (5 - values.count))
         guard let last = values.last, last < (1 << remainingBits) else { return nil }
         return UInt32(address << remainingBits | last)
-    }
-
-    public static func isPrivate(ipv4 address: UInt32) -> Bool {
-        func within(_ base: UInt32, _ bits: UInt32) -> Bool { address >> (32 - bits) == base >> (32 - bits) }
-        return within(0x0000_0000, 8)        // 0.0.0.0/8, unspecified
-            || within(0x0A00_0000, 8)        // 10/8
-            || within(0x6440_0000, 10)       // 100.64/10, carrier-grade NAT
-            || within(0x7F00_0000, 8)        // 127/8, loopback
-            || within(0xA9FE_0000, 16)       // 169.254/16, link-local
-            || within(0xAC10_0000, 12)       // 172.16/12
-            || within(0xC0A8_0000, 16)       // 192.168/16
-            || within(0xC000_0000, 24)       // 192.0.0/24, IETF protocol assignments
-            || within(0xC612_0000, 15)       // 198.18/15, benchmarking
-            || within(0xE000_0000, 3)        // 224/3: multicast and reserved, 255.255.255.255
-    }
-
-    /// 16 bytes of an IPv6 literal (`::` shorthand, an embedded IPv4 tail, a `%zone` dropped).
-    public static func ipv6(_ text: Substring) -> [UInt8]? {
-        let address = text.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        let halves = splitDoubleColon(address)
-        guard halves.count <= 2 else { return nil }
-        func groups(_ part: Substring) -> [UInt8]? {
-            guard !part.isEmpty else { return [] }
-            var bytes: [UInt8] = []
-            let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
-            for (index, piece) in pieces.enumerated() {
-                if index == pieces.count - 1, piece.contains("."), let v4 = ipv4(piece), piece.split(separator: ".").count == 4 {
-                    bytes += [UInt8(v4 >> 24), UInt8(v4 >> 16 & 255), UInt8(v4 >> 8 & 255), UInt8(v4 & 255)]
-                    continue
-                }
-                guard (1...4).contains(piece.count), let value = UInt16(piece, radix: 16) else { return nil }
-                bytes += [UInt8(value >> 8), UInt8(value & 255)]
-            }
-            return bytes
-        }
-        guard let head = groups(halves[0]) else { return nil }
-        if halves.count == 1 { return head.count == 16 ? head : nil }
-        guard let tail = groups(halves[1]), head.count + tail.count <= 14 else { return nil }
-        return head + [UInt8](repeating: 0, count: 16 - head.count - tail.count) + tail
-    }
-
-    /// `text` split at each `::`.
-    private static func splitDoubleColon(_ text: Substring) -> [Substring] {
-        var parts: [Substring] = []
-        var start = text.startIndex
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(after: index)
-            if text[index] == ":", next < text.endIndex, text[next] == ":" {
-                parts.append(text[start..<index])
-                start = text.index(after: next)
-                index = start
-            } else {
-                index = next
-            }
-        }
-        parts.append(text[start...])
-        return parts
-    }
-
-    public static func isPrivate(ipv6 bytes: [UInt8]) -> Bool {
-        guard bytes.count == 16 else { return true }
-        if bytes.allSatisfy({ $0 == 0 }) { return true }                                   // ::
-        if bytes.dropLast().allSatisfy({ $0 == 0 }), bytes[15] == 1 { return true }        // ::1
-        if bytes[0] & 0xFE == 0xFC { return true }                                         // fc00::/7 unique-local
-        if bytes[0] == 0xFE, bytes[1] & 0xC0 == 0x80 { return true }                       // fe80::/10 link-local
-        if bytes[0] == 0xFE, bytes[1] & 0xC0 == 0xC0 { return true }                       // fec0::/10 site-local
-        if bytes[0] == 0xFF { return true }                                                // multicast
-        // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d): the IPv4 address decides.
-        let v4 = UInt32(bytes[12]) << 24 | UInt32(bytes[13]) << 16 | UInt32(bytes[14]) << 8 | UInt32(bytes[15])
-        if bytes[0..<10].allSatisfy({ $0 == 0 }), (bytes[10] == 0xFF && bytes[11] == 0xFF) || (bytes[10] == 0 && bytes[11] == 0) {
-            return isPrivate(ipv4: v4)
-        }
-        // NAT64 (64:ff9b::/96) embeds an IPv4 address too.
-        if bytes[0..<12] == [0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0][...] { return isPrivate(ipv4: v4) }
-        return false
     }
 }
