@@ -110,6 +110,8 @@ public struct DeliveryContext: Sendable {
         public var widgetToken: String?
         /// The device hides alert details (`AlertPrivacy`).
         public var hideDetails: Bool = false
+        /// Whether it set quiet hours or muted threads: only those devices' `DeviceAttention` is loaded.
+        public var setsAttention: Bool = false
 
         public init(id: String, appID: String, platform: String = "ios", environment: DeviceEnvironment = .production,
                     language: String? = nil, country: String? = nil, appVersion: String? = nil, tags: [String: String] = [:],

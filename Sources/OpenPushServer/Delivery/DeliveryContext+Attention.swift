@@ -12,7 +12,10 @@ extension DeliveryContext {
     /// ±14 hours), else UTC. Unknown names count as absent, so one bad value fails nothing.
     mutating func loadAttention(for deliveries: [ClaimedDelivery], in connection: PostgresConnection) throws {
         guard deliveries.contains(where: { message(for: $0)?.notification?.kind == .alert }) else { return }
-        let subscriptionIDs = Array(Set(deliveries.map(\.subscriptionID)))
+        // The subscriptions query already said which devices set any: most set none, and then
+        // there is nothing to ask PostgreSQL.
+        let subscriptionIDs = Array(Set(deliveries.filter { subscription(for: $0)?.setsAttention == true }.map(\.subscriptionID)))
+        guard !subscriptionIDs.isEmpty else { return }
         let appIDs = Array(Set(deliveries.map(\.appID)))
         let offsetPattern = ExpansionSchedule.offsetPattern
         let widest = ExpansionSchedule.maximumOffsetSeconds

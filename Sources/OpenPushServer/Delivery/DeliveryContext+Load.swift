@@ -24,7 +24,8 @@ extension DeliveryContext {
             """, """
             SELECT id, app_id, platform, environment, language, country, app_version, tags::text AS tags, external_id,
                    enabled AND retired_at IS NULL AS reachable, token, token_invalid_at IS NOT NULL AS token_invalid,
-                   widget_push_token, hide_details
+                   widget_push_token, hide_details,
+                   quiet_hours_start IS NOT NULL OR cardinality(muted_threads) > 0 AS sets_attention
             FROM subscriptions WHERE id = ANY(\(subscriptionIDs)::text[])
             """]
         if !activityIDs.isEmpty {
@@ -77,6 +78,7 @@ extension DeliveryContext {
                 reachable: try row.decode("reachable"), token: try row.decode("token"), tokenInvalid: try row.decode("token_invalid"),
                 widgetToken: try row.decode("widget_push_token"))
             subscription.hideDetails = try row.decode("hide_details")
+            subscription.setsAttention = try row.decode("sets_attention")
             if let externalID = subscription.externalID { externalIDs.insert(externalID) }
             context.add(subscription)
         }
