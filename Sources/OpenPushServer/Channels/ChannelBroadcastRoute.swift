@@ -12,6 +12,7 @@ enum ChannelBroadcastRoute {
 
     @Sendable static func send(_ context: RouteContext) async throws -> HTTPResponse {
         let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
+        try TenantAccess.requireAppKey(principal, "broadcast on channels")
         let appID = principal.app.id
         let channelRowID = context.pathParameter("channel_id")
         let body = Result { try context.jsonObject() }.mapError { $0 as? APIError ?? .badRequest(SendMessages.bodyMustBeObject) }

@@ -18,6 +18,7 @@ enum ChannelRoutes {
 
     @Sendable static func create(_ context: RouteContext) async throws -> HTTPResponse {
         let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
+        try TenantAccess.requireAppKey(principal, "manage channels")
         let appID = principal.app.id
         let fields = try ChannelFields.parse(try context.jsonObject()).get()
         let database = context.services.database
@@ -73,6 +74,7 @@ enum ChannelRoutes {
     /// Deletes the channel at APNs, then here. A channel APNs no longer knows is deleted here too.
     @Sendable static func delete(_ context: RouteContext) async throws -> HTTPResponse {
         let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
+        try TenantAccess.requireAppKey(principal, "manage channels")
         let appID = principal.app.id
         let id = context.pathParameter("channel_id")
         let database = context.services.database
