@@ -250,6 +250,38 @@ import Postgres
         #expect(harness.simulator.accepted().count == 1)
     }
 
+    @Test func broadcastsShareTheSendRoutesRateLimit() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let made = try await Self.created(harness)
+        let id = try #require(made["id"]?.stringValue)
+        let appID = harness.created.app.id
+        // 60 sends of the other routes in the window already.
+        try await harness.app.services.database.query("""
+            INSERT INTO rate_limit_events (app_id, bucket, at)
+            SELECT \(appID), \(RateLimit.liveActivitySends.bucket), now() FROM generate_series(1, 60)
+            """)
+        let refused = await Self.broadcast(harness, id, Self.update)
+        #expect(refused.status == 429)
+        #expect(refused.headers["Retry-After"] == "60")
+        #expect(refused.json?.objectValue?["errors"] != nil)
+        try await harness.drain()
+        #expect(harness.simulator.accepted().isEmpty)
+    }
+
+    @Test func theChannelHostsAreConfigurable() throws {
+        let defaults = try Configuration.fromEnvironment([:])
+        #expect(defaults.apnsChannelsProductionURL == "https://api-manage-broadcast.push.apple.com:2196")
+        #expect(defaults.apnsChannelsDevelopmentURL == "https://api-manage-broadcast.sandbox.push.apple.com:2195")
+        let set = try Configuration.fromEnvironment(["OPENPUSH_APNS_CHANNELS_PRODUCTION_URL": "http://127.0.0.1:1",
+                                                     "OPENPUSH_APNS_CHANNELS_DEVELOPMENT_URL": "http://127.0.0.1:2"])
+        #expect(set.apnsClientConfiguration.channelsProductionURL == "http://127.0.0.1:1")
+        #expect(set.apnsClientConfiguration.channelsSandboxURL == "http://127.0.0.1:2")
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.fromEnvironment(["OPENPUSH_APNS_CHANNELS_PRODUCTION_URL": "api-manage-broadcast.push.apple.com"])
+        }
+    }
+
     @Test func theNativeLookupGivesAnAppItsChannelID() async throws {
         let harness = try await DeliveryHarness.make()
         defer { Task { await harness.shutdown() } }
