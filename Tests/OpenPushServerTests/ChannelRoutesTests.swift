@@ -282,6 +282,20 @@ import Postgres
         }
     }
 
+    @Test func aSharedDemoTenantsKeyCannotManageOrBroadcast() async throws {
+        let demo = try await SharedDemo.make()
+        let tenant = try await demo.createTenant()
+        let base = "/apps/\(demo.appID)/live_activities/channels"
+        let key = HTTPHeaders.restKey(tenant.restKey)
+        let create = await demo.app.request(.post, base, headers: key, json: ["name": "final"])
+        #expect(create.status == 403)
+        #expect(create.json == ["errors": ["a tenant's key cannot manage channels: they are shared by every tenant of this app"]])
+        let send = await demo.app.request(.post, base + "/chn_x/notifications", headers: key, json: .object(Self.update))
+        #expect(send.status == 403)
+        #expect(send.json == ["errors": ["a tenant's key cannot broadcast on channels: they are shared by every tenant of this app"]])
+        #expect(await demo.app.request(.delete, base + "/chn_x", headers: key).status == 403)
+    }
+
     @Test func theNativeLookupGivesAnAppItsChannelID() async throws {
         let harness = try await DeliveryHarness.make()
         defer { Task { await harness.shutdown() } }
