@@ -14,7 +14,7 @@ import Synchronization
 /// dropping the client: the threads keep it alive until then.
 public final class APNSClient: Sendable {
     public let configuration: APNSClientConfiguration
-    private let endpoints: [APNSEnvironment: APNSEndpoint]
+    let endpoints: [APNSRoute: APNSEndpoint]
     private let counters = APNSClientCounters()
     private let loops: [APNSEventLoop]
     /// One per credential, shared by its pools on every loop, so a key has one provider token;
@@ -22,14 +22,17 @@ public final class APNSClient: Sendable {
     /// `TooManyProviderTokenUpdates`), dropped when the credential is retired.
     private let signers = Mutex<[APNSCredential: APNSJWTSigner]>([:])
     /// Turns for single pushes over a key's loops.
-    private let nextTurn = Atomic(0)
+    let nextTurn = Atomic(0)
 
     /// Checks the endpoint URLs and loads the trust store (and `caFile`) when an endpoint uses TLS.
     public init(configuration: APNSClientConfiguration = APNSClientConfiguration(), logger: Logger = .discarding()) throws {
         self.configuration = configuration
-        var endpoints: [APNSEnvironment: APNSEndpoint] = [:]
+        var endpoints: [APNSRoute: APNSEndpoint] = [:]
         for environment in APNSEnvironment.allCases {
-            endpoints[environment] = try APNSEndpoint(url: configuration.url(for: environment))
+            for service in APNSService.allCases {
+                let route = APNSRoute(environment: environment, service: service)
+                endpoints[route] = try APNSEndpoint(url: configuration.url(for: route))
+            }
         }
         self.endpoints = endpoints
         let tlsContext = endpoints.values.contains { $0.usesTLS }
@@ -104,7 +107,7 @@ public final class APNSClient: Sendable {
         _ pushes: [APNSPush], credential: APNSCredential, environment: APNSEnvironment,
         completion: @escaping @Sendable (Int, Result<APNSResponse, APNSTransportError>) -> Void
     ) {
-        let endpoint = endpoints[environment]!
+        let endpoint = endpoints[APNSRoute(environment: environment, service: .push)]!
         let deadline = APNSMonotonicClock.now() + configuration.requestTimeout
         let items = pushes.enumerated().map { index, push in
             APNSPendingRequest(
@@ -130,7 +133,7 @@ public final class APNSClient: Sendable {
 
     /// The loops that hold `key`'s connections, and how many each holds: the key's
     /// connections dealt over the loops from one chosen by the key's hash.
-    private func shards(of key: APNSPoolKey) -> [(loop: APNSEventLoop, shape: APNSPoolShape)] {
+    func shards(of key: APNSPoolKey) -> [(loop: APNSEventLoop, shape: APNSPoolShape)] {
         let signer = signers.withLock { signers in
             // The token is per key, whichever environment it is used with.
             if let signer = signers[key.credential] { return signer }

@@ -4,10 +4,18 @@ import Foundation
 public struct APNSClientConfiguration: Sendable {
     public static let defaultProductionURL = "https://api.push.apple.com"
     public static let defaultSandboxURL = "https://api.sandbox.push.apple.com"
+    /// Apple's channel management hosts ("Sending channel management requests to APNs"):
+    /// apart from the push hosts, on their own ports.
+    public static let defaultChannelsProductionURL = "https://api-manage-broadcast.push.apple.com:2196"
+    public static let defaultChannelsSandboxURL = "https://api-manage-broadcast.sandbox.push.apple.com:2195"
 
     /// `https://…` (TLS, ALPN h2), or `http://…` for cleartext h2c: the local simulator only.
     public var productionURL: String
     public var sandboxURL: String
+    /// Channel management (create, read, delete, list) for broadcast Live Activities;
+    /// broadcasts themselves go to the push hosts.
+    public var channelsProductionURL = defaultChannelsProductionURL
+    public var channelsSandboxURL = defaultChannelsSandboxURL
     /// Long-lived connections per (credential, environment).
     public var connectionsPerKey: Int
     /// Threads that drive the connections, each an epoll loop, whatever the number of
@@ -79,8 +87,18 @@ public struct APNSClientConfiguration: Sendable {
         var configuration = APNSClientConfiguration()
         if let url = environment["OPENPUSH_APNS_PRODUCTION_URL"], !url.isEmpty { configuration.productionURL = url }
         if let url = environment["OPENPUSH_APNS_DEVELOPMENT_URL"], !url.isEmpty { configuration.sandboxURL = url }
+        if let url = environment["OPENPUSH_APNS_CHANNELS_PRODUCTION_URL"], !url.isEmpty { configuration.channelsProductionURL = url }
+        if let url = environment["OPENPUSH_APNS_CHANNELS_DEVELOPMENT_URL"], !url.isEmpty { configuration.channelsSandboxURL = url }
         if let file = environment["OPENPUSH_APNS_CA_FILE"], !file.isEmpty { configuration.caFile = file }
         return configuration
+    }
+
+    func url(for route: APNSRoute) -> String {
+        switch (route.service, route.environment) {
+        case (.push, let environment): url(for: environment)
+        case (.channels, .production): channelsProductionURL
+        case (.channels, .sandbox): channelsSandboxURL
+        }
     }
 
     func url(for environment: APNSEnvironment) -> String {

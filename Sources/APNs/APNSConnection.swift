@@ -407,12 +407,15 @@ final class APNSConnection {
             switch header.name {
             case "apns-id": response.apnsID = header.value
             case "apns-unique-id": response.apnsUniqueID = header.value
+            case "apns-request-id": response.requestID = header.value
+            case "apns-channel-id": response.channelID = header.value
             default: break
             }
         }
         if !body.isEmpty, let object = (try? JSONValue.parse(body))?.objectValue {
             response.reason = object["reason"]?.stringValue.map(APNSReason.init(rawValue:))
             response.timestamp = object["timestamp"]?.intValue
+            if response.reason == nil { response.body = object }
         }
         return response
     }

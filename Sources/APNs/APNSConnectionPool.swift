@@ -5,6 +5,10 @@ import OpenPushCore
 struct APNSPoolKey: Hashable, Sendable {
     var credential: APNSCredential
     var environment: APNSEnvironment
+    /// The push hosts, or the channel management hosts (`APNSClient+Channels`).
+    var service: APNSService = .push
+
+    var route: APNSRoute { APNSRoute(environment: environment, service: service) }
 }
 
 /// What a loop needs to open its pool of a key: the key's signer (shared by every loop, so

@@ -32,7 +32,7 @@ final class APNSEventLoop: @unchecked Sendable {
     private let wake = APNSWakeSignal()
 
     // Owned by the loop's thread.
-    private let endpoints: [APNSEnvironment: APNSEndpoint]
+    private let endpoints: [APNSRoute: APNSEndpoint]
     private let tlsContext: TLSClientContext?
     private let configuration: APNSClientConfiguration
     private let counters: APNSClientCounters
@@ -44,7 +44,7 @@ final class APNSEventLoop: @unchecked Sendable {
     private var timersDue = Double.infinity
 
     init(
-        endpoints: [APNSEnvironment: APNSEndpoint], tlsContext: TLSClientContext?,
+        endpoints: [APNSRoute: APNSEndpoint], tlsContext: TLSClientContext?,
         configuration: APNSClientConfiguration, counters: APNSClientCounters, logger: Logger
     ) {
         self.endpoints = endpoints
@@ -178,7 +178,7 @@ final class APNSEventLoop: @unchecked Sendable {
 
     private func openPool(_ key: APNSPoolKey, shape: APNSPoolShape, now: Double) -> APNSConnectionPool {
         let pool = APNSConnectionPool(
-            key: key, endpoint: endpoints[key.environment]!, tlsContext: tlsContext, signer: shape.signer,
+            key: key, endpoint: endpoints[key.route]!, tlsContext: tlsContext, signer: shape.signer,
             connections: shape.connections, configuration: configuration, counters: counters, logger: logger,
             context: context, now: now)
         pools[key] = pool

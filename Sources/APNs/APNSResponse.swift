@@ -12,6 +12,12 @@ public struct APNSResponse: Sendable, Hashable {
     public var reason: APNSReason?
     /// On 410: when APNs learned the token was no longer valid, in milliseconds since 1970.
     public var timestamp: Int64?
+    /// `apns-request-id`: channel management and broadcast answers carry it.
+    public var requestID: String?
+    /// `apns-channel-id`: the channel a management request created or named.
+    public var channelID: String?
+    /// A JSON object body other than a rejection's (a channel read or list answers one).
+    public var body: JSONObject?
 
     public init(status: Int, apnsID: String? = nil, apnsUniqueID: String? = nil, reason: APNSReason? = nil,
                 timestamp: Int64? = nil) {

@@ -23,6 +23,9 @@ extension APNSSimulator {
     /// | `POST /behaviours` `{"token_prefix": "dead", "status": 410, "reason": "Unregistered", "delay_ms": 0}` | set one (200) |
     /// | `DELETE /behaviours/{prefix}` | remove one (204, 404 if unknown) |
     /// | `POST /goaway` `{"after_streams": N}` (`null` = off) | GOAWAY after N streams per connection (200) |
+    /// | `GET /channels` | `{"channels": [{bundle_id, channel_id, message_storage_policy, push_type}, …]}` |
+    /// | `POST /channels/behaviours` `{"channel_id": "…", "status": 400, "reason": "…", "operation": "broadcast"}` | answer that channel's broadcasts (or `"manage"`: its read/delete) with an error (200) |
+    /// | `DELETE /channels/behaviours/{channel_id}` | back to normal (204, 404 if unknown) |
     /// | `POST /reset` | recorded pushes, behaviours and GOAWAY back to the start (204) |
     ///
     /// Errors answer `{"error": "…"}` with 400, 404 or 405.
@@ -32,6 +35,7 @@ extension APNSSimulator {
         case ("GET", ["pushes"]):
             var pushes = accepted()
             if let token = query["token"]?.lowercased() { pushes.removeAll { $0.deviceToken.lowercased() != token } }
+            if let channel = query["channel_id"] { pushes.removeAll { $0.channelID != channel } }
             if let text = query["limit"] {
                 guard let limit = Int(text), limit >= 0 else { return Self.error(400, "limit must be a number ≥ 0") }
                 pushes = Array(pushes.suffix(limit))
@@ -64,6 +68,8 @@ extension APNSSimulator {
                 return Self.error(400, "after_streams must be an integer ≥ 1 or null")
             }
             return ControlResponse(status: 200, body: ["after_streams": value])
+        case (_, let parts) where parts.first == "channels":
+            return channelControl(method: method, parts: Array(parts.dropFirst()), body: body)
         case ("POST", ["reset"]):
             reset()
             return ControlResponse(status: 204)
@@ -108,7 +114,7 @@ extension APNSSimulator {
         ]
     }
 
-    private static func error(_ status: Int, _ message: String) -> ControlResponse {
+    static func error(_ status: Int, _ message: String) -> ControlResponse {
         ControlResponse(status: status, body: ["error": .string(message)])
     }
 }

@@ -12,8 +12,12 @@ extension APNSSimulator {
         public var headers: [HTTP2Header]
         public var payload: [UInt8]
         public var receivedAt: Date
+        /// A broadcast's channel (`apns-channel-id`); `deviceToken` is empty then.
+        public var channelID: String?
 
-        public init(deviceToken: String, apnsID: String, headers: [HTTP2Header], payload: [UInt8], receivedAt: Date) {
+        public init(deviceToken: String, apnsID: String, headers: [HTTP2Header], payload: [UInt8], receivedAt: Date,
+                    channelID: String? = nil) {
+            self.channelID = channelID
             self.deviceToken = deviceToken
             self.apnsID = apnsID
             self.headers = headers
@@ -37,13 +41,15 @@ extension APNSSimulator {
             }
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            return .object([
+            var json: JSONObject = [
                 "token": .string(deviceToken),
                 "apns_id": .string(apnsID),
                 "headers": .object(fields),
                 "payload": payloadJSON ?? .null,
                 "received_at": .string(formatter.string(from: receivedAt)),
-            ])
+            ]
+            if let channelID { json["channel_id"] = .string(channelID) }
+            return .object(json)
         }
     }
 }

@@ -39,6 +39,8 @@ public final class APNSSimulator: Sendable {
         var goAwayAfterStreams: Int?
         var recorded: [RecordedPush] = []
         var acceptedCount = 0
+        /// Channels made through the management endpoints (`APNSSimulator+Channels`).
+        var channels = ChannelTable()
     }
 
     let state: Mutex<State>
@@ -153,6 +155,7 @@ public final class APNSSimulator: Sendable {
             state.acceptedCount = 0
             state.behaviours = Behaviour.builtIn(slowDelay: configuration.slowDelay)
             state.goAwayAfterStreams = nil
+            state.channels.behaviours.removeAll()
         }
     }
 

@@ -121,6 +121,13 @@ final class APNSSimulatorConnection {
     private func handle(_ request: HTTP2ServerSession.Request, in session: HTTP2ServerSession) throws {
         if let goAwayStreamID, request.streamID > goAwayStreamID { return }
         let now = simulator.configuration.now()
+        if let channelAnswer = simulator.channelAnswer(request, now: now, verifiedTokens: &verifiedTokens) {
+            let answer = Answer(status: channelAnswer.status, headers: channelAnswer.headers, body: channelAnswer.body,
+                                push: channelAnswer.broadcast)
+            try send(answer, streamID: request.streamID, in: session)
+            completedStreams += 1
+            return
+        }
         let verdict = simulator.requestCheck.check(request, now: now, verifiedTokens: &verifiedTokens)
         let apnsID = request.value("apns-id").flatMap { APNSSimulatorRequestCheck.isUUID($0) ? $0 : nil }
             ?? Self.makeAPNSID()

@@ -85,7 +85,7 @@ struct APNSSimulatorRequestCheck: Sendable {
         return .accepted(deviceToken: token)
     }
 
-    private func checkProviderToken(_ authorization: String?, now: Date,
+    func checkProviderToken(_ authorization: String?, now: Date,
                                     verifiedTokens: inout [String: APNSSimulatorProviderToken]) -> Verdict? {
         if acceptAnyToken { return nil }
         guard let authorization else { return .rejected(status: 403, reason: "MissingProviderToken") }

@@ -28,6 +28,8 @@ public struct DeliveryHarness: Sendable {
         let pointAtSimulator: (inout Configuration) -> Void = {
             $0.apnsProductionURL = simulator.endpoint
             $0.apnsDevelopmentURL = simulator.endpoint
+            $0.apnsChannelsProductionURL = simulator.endpoint
+            $0.apnsChannelsDevelopmentURL = simulator.endpoint
             configure(&$0)
         }
         let app = if let conninfo {
@@ -67,6 +69,7 @@ public struct DeliveryHarness: Sendable {
     public func shutdown() async {
         await engine.stop()
         await client.shutdown()
+        await app.services.channelAPNs.shutdown()
         simulator.stop()
     }
 }

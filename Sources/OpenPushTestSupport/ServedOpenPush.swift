@@ -40,6 +40,7 @@ public struct ServedOpenPush: Sendable {
         let server = try OpenPushProcess(["serve", "--no-migrate"], environment: [
             "OPENPUSH_DATABASE_URL": database.conninfo, "OPENPUSH_LISTEN": "127.0.0.1:0",
             "OPENPUSH_APNS_PRODUCTION_URL": endpoint, "OPENPUSH_APNS_DEVELOPMENT_URL": endpoint,
+            "OPENPUSH_APNS_CHANNELS_PRODUCTION_URL": endpoint, "OPENPUSH_APNS_CHANNELS_DEVELOPMENT_URL": endpoint,
             "OPENPUSH_WEBHOOKS_ALLOW_PRIVATE": "1",
         ])
         let port = try await server.waitForPort()

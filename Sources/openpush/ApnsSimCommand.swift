@@ -110,7 +110,9 @@ enum ApnsSimCommand {
             ? "  provider tokens: not checked (--accept-any-token)"
             : "  provider tokens: ES256, key ids \(options.keyFiles.keys.sorted().joined(separator: ", "))")
         lines.append("  token prefixes: dead → 410 Unregistered, bad0 → 400 BadDeviceToken, 5105 → slow, 4290 → 429, 5000 → 500, 5030 → 503")
+        lines.append("  broadcast channels: POST|GET|DELETE /1/apps/{bundle}/channels, GET /1/apps/{bundle}/all-channels, POST /4/broadcasts/apps/{bundle}")
         lines.append("control API on \(control): GET|DELETE /pushes, GET|POST /behaviours, DELETE /behaviours/{prefix}, POST /goaway, POST /reset")
+        lines.append("  channels: GET /channels, POST /channels/behaviours, DELETE /channels/behaviours/{channel_id}")
         lines.append("  try: curl \(control)/pushes")
         return lines.joined(separator: "\n")
     }

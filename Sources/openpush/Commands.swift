@@ -91,6 +91,9 @@ enum Commands {
         try control.start()
         configuration.apnsProductionURL = simulator.endpoint
         configuration.apnsDevelopmentURL = simulator.endpoint
+        // The simulator also answers Apple's channel management requests.
+        configuration.apnsChannelsProductionURL = simulator.endpoint
+        configuration.apnsChannelsDevelopmentURL = simulator.endpoint
         return (simulator, control)
     }
 

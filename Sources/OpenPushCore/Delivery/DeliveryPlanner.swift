@@ -190,6 +190,8 @@ public enum DeliveryPlanner {
             // Ended by the device, by a dead token or with its subscription; an `end` push
             // (`remote`) leaves the pushes before it to the timestamp rule.
             if let reason = context.activity(for: delivery)?.endedReason, reason != "remote" { return "ActivityEnded" }
+        case .channel:
+            break
         }
         return nil
     }

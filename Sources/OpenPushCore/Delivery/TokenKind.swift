@@ -6,6 +6,8 @@ public enum TokenKind: String, Sendable, Hashable, CaseIterable {
     case update
     case pushToStart = "push_to_start"
     case widget
+    /// A broadcast channel (iOS 18): one recipient, sent by `ChannelBroadcastDelivery`.
+    case channel
 }
 
 /// The APNs environment a device registered for: its pushes go to that endpoint only.

@@ -20,6 +20,9 @@ public struct Configuration: Sendable, Equatable {
     /// APNs endpoints: `https://` (TLS) or `http://` (h2c, for the local simulator only).
     public var apnsProductionURL = "https://api.push.apple.com"
     public var apnsDevelopmentURL = "https://api.sandbox.push.apple.com"
+    /// Apple's channel management hosts (broadcast Live Activities), apart from the push hosts.
+    public var apnsChannelsProductionURL = "https://api-manage-broadcast.push.apple.com:2196"
+    public var apnsChannelsDevelopmentURL = "https://api-manage-broadcast.sandbox.push.apple.com:2195"
     /// Extra CA certificates (PEM) to trust for APNs, e.g. the simulator's.
     public var apnsCAFile: String?
     /// Delivery jobs in flight at once in this process; 0 runs no workers (`serve` only
@@ -67,6 +70,8 @@ extension Configuration {
         ("OPENPUSH_RESOURCES_DIR", "directory holding migrations/ and openapi/ (default: found next to the binary or the working directory)"),
         ("OPENPUSH_APNS_PRODUCTION_URL", "APNs for production devices (default https://api.push.apple.com; http:// = h2c, simulator only)"),
         ("OPENPUSH_APNS_DEVELOPMENT_URL", "APNs for sandbox devices (default https://api.sandbox.push.apple.com)"),
+        ("OPENPUSH_APNS_CHANNELS_PRODUCTION_URL", "APNs channel management, production (default https://api-manage-broadcast.push.apple.com:2196)"),
+        ("OPENPUSH_APNS_CHANNELS_DEVELOPMENT_URL", "APNs channel management, sandbox (default https://api-manage-broadcast.sandbox.push.apple.com:2195)"),
         ("OPENPUSH_APNS_CA_FILE", "extra PEM CA certificates to trust for APNs (e.g. the simulator's)"),
         ("OPENPUSH_DELIVERY_LOOPS", "delivery jobs in flight per process, 0-16 (default 4; 0 = no workers in serve)"),
         ("OPENPUSH_DELIVERY_APP_JOBS", "jobs of one app in flight across all processes, 1-1024 (default 3)"),
@@ -125,7 +130,9 @@ extension Configuration {
         }
         configuration.resourcesDirectory = value("OPENPUSH_RESOURCES_DIR")
         for (variable, keyPath) in [("OPENPUSH_APNS_PRODUCTION_URL", \Configuration.apnsProductionURL),
-                                    ("OPENPUSH_APNS_DEVELOPMENT_URL", \Configuration.apnsDevelopmentURL)] {
+                                    ("OPENPUSH_APNS_DEVELOPMENT_URL", \Configuration.apnsDevelopmentURL),
+                                    ("OPENPUSH_APNS_CHANNELS_PRODUCTION_URL", \Configuration.apnsChannelsProductionURL),
+                                    ("OPENPUSH_APNS_CHANNELS_DEVELOPMENT_URL", \Configuration.apnsChannelsDevelopmentURL)] {
             guard let url = value(variable) else { continue }
             guard url.hasPrefix("https://") || url.hasPrefix("http://"), url.count > "https://".count else {
                 throw ConfigurationError(variable: variable, problem: "must be an https:// or http:// URL, got \"\(url)\"")

@@ -118,6 +118,13 @@ public final class DeliveryEngine: Sendable {
                 }
                 // Work is flowing: let another loop help with the next job.
                 wake.signal()
+            case .broadcast(let job, let renewal):
+                do {
+                    try await broadcast(job, renewal: renewal)
+                } catch {
+                    logger.warning("broadcast job failed", ["error": String(describing: error)])
+                }
+                wake.signal()
             }
         }
     }
@@ -145,6 +152,8 @@ public final class DeliveryEngine: Sendable {
         case idle
         case handled(Int)
         case job(Prepared)
+        /// A channel broadcast's job (`ChannelBroadcastDelivery`), its lease being renewed.
+        case broadcast(DeliveryJob, Task<Void, Never>)
     }
 
     /// A leased job, its context loaded and its pushes planned; its lease is renewed from the claim on.
@@ -168,6 +177,9 @@ public final class DeliveryEngine: Sendable {
         case .job(let prepared):
             try await deliver(prepared)
             return prepared.job.recipients.count + prepared.expanded
+        case .broadcast(let job, let renewal):
+            try await broadcast(job, renewal: renewal)
+            return job.recipients.count
         }
     }
 
@@ -190,6 +202,7 @@ public final class DeliveryEngine: Sendable {
             return expanded > 0 ? .handled(expanded) : .idle
         }
         let renewal = Task { await self.renewLease(job.id) }
+        if job.tokenKind == .channel { return .broadcast(job, renewal) }
         let deliveries = job.deliveries
         let context: DeliveryContext
         do {
@@ -219,6 +232,13 @@ public final class DeliveryEngine: Sendable {
             throw error
         }
         return .job(Prepared(job: job, context: context, batch: batch, renewal: renewal, expanded: expanded))
+    }
+
+    private func broadcast(_ job: DeliveryJob, renewal: Task<Void, Never>) async throws {
+        defer { renewal.cancel() }
+        let credentials = self.credentials
+        try await ChannelBroadcastDelivery(services: services, client: client, credential: { credentials.credential(for: $0) },
+                                           worker: worker, policy: settings.retryPolicy, logger: logger).deliver(job)
     }
 
     private func deliver(_ prepared: Prepared) async throws {

@@ -27,6 +27,8 @@ enum TokenDeath {
                     subscriptionID: ended.subscriptionID, tokenKind: TokenKind.update.rawValue, reason: reason,
                     activityID: ended.activityID))], in: connection)
             }
+        case .channel:
+            return  // a channel has no token to die: its broadcasts record APNs' answer
         case .device, .widget:
             let rows = try connection.query("""
                 UPDATE subscriptions SET token_invalid_at = to_timestamp(\(now))

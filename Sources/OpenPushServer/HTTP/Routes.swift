@@ -11,6 +11,7 @@ enum Routes {
         LiveActivityRoutes.register(on: &router)
         OpenedRoutes.register(on: &router)
         LiveActivitySendRoutes.register(on: &router)
+        ChannelRoutes.register(on: &router)
         NotificationViewRoutes.register(on: &router)
         NotificationDeliveriesRoutes.register(on: &router)
         NotificationRoutes.register(on: &router)

@@ -47,11 +47,7 @@ extension ServerBootstrap {
     /// The APNs client for the configured endpoints, and the delivery engine over it.
     public static func makeDeliveryEngine(_ services: Services, logger: Logger) throws -> (DeliveryEngine, APNSClient) {
         let configuration = services.configuration
-        let client = try APNSClient(
-            configuration: APNSClientConfiguration(productionURL: configuration.apnsProductionURL,
-                                                   sandboxURL: configuration.apnsDevelopmentURL,
-                                                   caFile: configuration.apnsCAFile),
-            logger: logger.with("component", "apns"))
+        let client = try APNSClient(configuration: configuration.apnsClientConfiguration, logger: logger.with("component", "apns"))
         var settings = DeliveryEngine.Settings()
         settings.loops = max(1, configuration.deliveryLoops)
         settings.appJobsInFlight = configuration.deliveryAppJobs

@@ -13,6 +13,8 @@ public struct Services: Sendable {
     public var openAPIDocument: [UInt8]
     /// The wall clock; tests pass a fixed one.
     public var now: @Sendable () -> Double
+    /// Channel management at APNs for the channel routes (its client is made on first use).
+    public var channelAPNs = ChannelAPNs()
 
     public init(configuration: Configuration, database: PostgresPool, databaseConninfo: String, migrations: [Migration],
                 metrics: Metrics, openAPIDocument: [UInt8], now: @escaping @Sendable () -> Double) {

@@ -14,7 +14,7 @@ enum PushIntervals {
         switch job.tokenKind {
         case .update: return message.send?.event == .update && message.pushTimestamp != nil
         case .widget: return true
-        case .device, .pushToStart: return false
+        case .device, .pushToStart, .channel: return false
         }
     }
 
@@ -41,7 +41,7 @@ enum PushIntervals {
             let interval: Int = try row.decode("widgets")
             guard interval > 0 else { return [:] }
             return try throttle(job, candidates, interval: interval, now: now, in: connection)
-        case .device, .pushToStart:
+        case .device, .pushToStart, .channel:
             return [:]
         }
     }

@@ -121,6 +121,7 @@ public enum MessageView {
             suppressed[try row.decode("error_reason", as: String.self)] = .int(Int64(try row.decode("n", as: Int.self)))
         }
         view["suppressed"] = .object(suppressed)
+        try ChannelBroadcastView.apply(to: &view, messageID: messageID, in: connection)
         return .object(view)
     }
 }

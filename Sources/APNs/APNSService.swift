@@ -1,0 +1,12 @@
+/// Which of Apple's hosts a request goes to: the push hosts (device pushes and channel
+/// broadcasts) or the channel management hosts, which Apple runs apart, on their own ports.
+public enum APNSService: String, Sendable, Hashable, CaseIterable {
+    case push
+    case channels
+}
+
+/// One endpoint of the client: an environment's push or channel management host.
+struct APNSRoute: Hashable, Sendable {
+    var environment: APNSEnvironment
+    var service: APNSService
+}

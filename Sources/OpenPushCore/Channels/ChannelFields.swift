@@ -1,0 +1,49 @@
+/// A validated `POST /apps/{app_id}/live_activities/channels` body.
+public struct ChannelFields: Sendable, Equatable {
+    public var name: String
+    public var storagePolicy: ChannelStoragePolicy
+    public var environment: DeviceEnvironment
+
+    public init(name: String, storagePolicy: ChannelStoragePolicy, environment: DeviceEnvironment) {
+        self.name = name
+        self.storagePolicy = storagePolicy
+        self.environment = environment
+    }
+
+    public static let maxNameLength = 128
+
+    /// Every problem, in field order, then unknown fields.
+    public static func parse(_ body: JSONObject) -> Result<ChannelFields, APIError> {
+        var reader = FieldReader(body)
+        var name: String?
+        switch reader.value("name") {
+        case .string(let text)? where !text.allSatisfy(\.isWhitespace) && text.count <= maxNameLength:
+            name = text
+        default:
+            reader.problem("name is required: a non-blank string of at most \(maxNameLength) characters")
+        }
+        var policy: ChannelStoragePolicy?
+        switch reader.value("message_storage_policy") {
+        case nil: policy = .noMessageStored
+        case .int(let value)?: policy = ChannelStoragePolicy(rawValue: Int(value))
+        default: break
+        }
+        if policy == nil, reader.object.isPresent("message_storage_policy") {
+            reader.problem("message_storage_policy must be 0 (no message stored) or 1 (the most recent message stored)")
+        }
+        var environment: DeviceEnvironment?
+        switch reader.value("environment") {
+        case nil: environment = .production
+        case .string(let text)?: environment = DeviceEnvironment(rawValue: text)
+        default: break
+        }
+        if environment == nil, reader.object.isPresent("environment") {
+            reader.problem(#"environment must be "sandbox" or "production""#)
+        }
+        reader.rejectUnknownFields()
+        guard reader.problems.isEmpty, let name, let policy, let environment else {
+            return .failure(APIError(status: 400, messages: reader.problems))
+        }
+        return .success(ChannelFields(name: name, storagePolicy: policy, environment: environment))
+    }
+}

@@ -1,0 +1,82 @@
+public import APNs
+import Crypto
+import Foundation
+import OpenPushCore
+import Postgres
+import Synchronization
+
+/// The APNs side of channels for the HTTP routes: one APNs client for the process (made on
+/// first use from the configuration, on one event loop: management requests are rare), and an
+/// app's credential and bundle id read from its row.
+public final class ChannelAPNs: Sendable {
+    private let client = Mutex<APNSClient?>(nil)
+
+    public init() {}
+
+    func client(_ configuration: Configuration) throws -> APNSClient {
+        try client.withLock { client in
+            if let client { return client }
+            var settings = configuration.apnsClientConfiguration
+            settings.eventLoops = 1
+            settings.connectionsPerKey = 1
+            let made = try APNSClient(configuration: settings)
+            client = made
+            return made
+        }
+    }
+
+    /// Ends the client's thread, if one was made.
+    public func shutdown() async {
+        guard let client = client.withLock({ $0 }) else { return }
+        await client.shutdown()
+    }
+
+    struct AppCredential {
+        var bundleID: String
+        var credential: APNSCredential
+    }
+
+    /// The app's bundle id and `.p8` credential, or a `400` saying what is missing.
+    static func credential(appID: String, in database: PostgresPool) async throws -> AppCredential {
+        let row = try await database.query("""
+            SELECT apns_bundle_id, apns_p8, apns_key_id, apns_team_id FROM apps WHERE id = \(appID)
+            """).first
+        guard let row, let bundleID: String = try row.decode("apns_bundle_id"), !bundleID.isEmpty,
+              let p8: String = try row.decode("apns_p8"), let keyID: String = try row.decode("apns_key_id"),
+              let teamID: String = try row.decode("apns_team_id"), let key = try? P256SigningKey(pem: p8)
+        else { throw APIError.badRequest(ChannelMessages.noCredentials) }
+        return AppCredential(bundleID: bundleID, credential: APNSCredential(keyID: keyID, teamID: teamID, signingKey: key))
+    }
+
+    static func environment(_ environment: DeviceEnvironment) -> APNSEnvironment {
+        switch environment {
+        case .production: .production
+        case .sandbox: .sandbox
+        }
+    }
+
+    static func requestID() -> String { UUID().uuidString.lowercased() }
+}
+
+extension Configuration {
+    /// The APNs client settings of this configuration: push and channel management hosts, CA file.
+    public var apnsClientConfiguration: APNSClientConfiguration {
+        var settings = APNSClientConfiguration(productionURL: apnsProductionURL, sandboxURL: apnsDevelopmentURL, caFile: apnsCAFile)
+        settings.channelsProductionURL = apnsChannelsProductionURL
+        settings.channelsSandboxURL = apnsChannelsDevelopmentURL
+        return settings
+    }
+}
+
+/// The channel routes' messages.
+enum ChannelMessages {
+    static let noCredentials = "the app has no APNs credentials (bundle id and .p8 key) to manage channels with"
+    static func unknownChannel(_ id: String) -> String { "unknown channel '\(id)'" }
+    static func nameTaken(_ name: String) -> String { "a channel named '\(name)' already exists in this app" }
+    static func apnsRefused(_ status: Int, _ reason: String?) -> String {
+        "APNs refused the channel request: \(status) \(reason ?? "(no reason)")"
+    }
+    static func apnsUnreachable(_ detail: String) -> String { "APNs could not be reached for the channel request: \(detail)" }
+    static let nameQuery = "name is required: the channel's name"
+    static func unknownChannelName(_ name: String) -> String { "no channel named '\(name)'" }
+}
