@@ -93,7 +93,8 @@ import OpenPushTestSupport
         let app = try await TestApp.make()
         for path in Self.pages.keys {
             let text = await app.request(.get, path).text
-            for marker in ["http://", "https://", "src=\"//", "href=\"//", "@import", "url("] {
+            for marker in ["src=\"http", "href=\"http", "src=\"//", "href=\"//", "@import", "url(", "fetch(\"http",
+                           "fetch('http", "googleapis", "cdn"] {
                 #expect(!text.contains(marker), "\(path) contains \(marker)")
             }
         }
