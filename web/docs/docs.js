@@ -223,11 +223,24 @@
     }
     const schema = deref(media && media.schema) || {};
     const properties = schema.properties || {};
-    const quoted = description.match(/`([^`]+)`/);
-    const message = quoted ? quoted[1] : description.replace(/\.$/, "");
+    const message = quotedMessage(description);
     if (properties.detail && !properties.errors) return { body: { detail: message }, derived: true };
     if (properties.errors || shape === "errors") return { body: { errors: [message] }, derived: true };
     return { body: { detail: message }, derived: true };
+  }
+
+  /**
+   * The message an error description quotes: the first backticked snippet that reads like a
+   * sentence (a field name, a header or a JSON fragment does not), else the description's
+   * first sentence. The NUL-character note most 400s carry is used only when nothing else is.
+   */
+  function quotedMessage(description) {
+    const snippets = [...description.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
+    const readable = snippets.filter((text) => /\s/.test(text) && !/^[{[]/.test(text) && !/^[A-Za-z-]+: /.test(text));
+    const preferred = readable.find((text) => !/must not contain NUL/.test(text));
+    if (preferred) return preferred;
+    const plain = description.replace(/`/g, "").split(/(?<=[.:;])\s/)[0].replace(/[.:;]$/, "").trim();
+    return plain || readable[0] || "error";
   }
 
   function requestMedia(operation) {
