@@ -44,7 +44,9 @@ public final class Browser: Sendable {
     }
 
     /// Fails (never skips) when Chromium or its driver is missing, naming what installs them.
-    public static func start(test: String, width: Int = 1280, height: Int = 900) async throws -> Browser {
+    public static func start(test: String, width: Int = 1280, height: Int = 900,
+                             chromium chromiumPath: String = chromiumPath,
+                             chromedriver chromedriverPath: String = chromedriverPath) async throws -> Browser {
         for path in [chromiumPath, chromedriverPath] where !FileManager.default.isExecutableFile(atPath: path) {
             throw BrowserError.notInstalled(path)
         }

@@ -70,6 +70,9 @@ import OpenPushTestSupport
             let families = try await browser.execute("return [...document.querySelectorAll('section.family')].map(s => s.dataset.family)")
             #expect(families == ["operations", "rest", "send", "native"])
             try await browser.screenshot("desktop")
+            // Measured, not asserted: from navigation start to the rendered reference.
+            let rendered = try await browser.execute("return Number(document.body.dataset.renderedMs)")
+            print("docs: rendered \(documented.count) operations \(rendered.doubleValue.map { Int($0) } ?? -1) ms after navigation start")
 
             // One operation in full: its documented 409 example, every error status with a body,
             // its auth and a curl example with the REST key header and a JSON body.
@@ -221,6 +224,9 @@ import OpenPushTestSupport
             let after = try await browser.execute("return document.documentElement.scrollWidth <= window.innerWidth")
             #expect(after == true, "an open operation makes the page scroll sideways")
             try await browser.screenshot("phone-operation")
+            try await browser.execute("document.querySelector(arguments[0]).scrollIntoView()",
+                                      [.string("#\(try #require(try await operation.attribute("id"))) .response.error")])
+            try await browser.screenshot("phone-errors")
             #expect(try await browser.consoleErrors().isEmpty)
         }
     }

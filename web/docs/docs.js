@@ -348,6 +348,8 @@
 
     openFromHash();
     window.addEventListener("hashchange", openFromHash);
+    // When the reference was on screen, for the tests' measurement (ms since navigation start).
+    document.body.setAttribute("data-rendered-ms", String(Math.round(performance.now())));
     document.body.setAttribute("data-ready", "true");
   }
 
@@ -590,6 +592,9 @@
     }
     for (const group of document.querySelectorAll("section.tag, section.family")) {
       group.hidden = !group.querySelector("details.op:not([hidden])");
+    }
+    for (const item of document.querySelectorAll(".toc > li[data-family]")) {
+      item.hidden = document.getElementById("family-" + item.getAttribute("data-family")).hidden;
     }
     for (const link of document.querySelectorAll("[data-tag-link]")) {
       const target = document.getElementById(link.getAttribute("data-tag-link"));
