@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import OpenPushCore
 import OpenPushTestSupport
+import Subprocess
 
 /// `/docs` in headless Chromium against `openpush serve`: the page lists every operation of the
 /// served `/openapi.json`, shows each error with an example body and a curl example, filters as
@@ -141,6 +142,7 @@ import OpenPushTestSupport
             #expect(bySegment.contains("GET /apps/{app_id}/segments"))
             #expect(bySegment.contains("DELETE /apps/{app_id}/segments/{segment_id}"))
             #expect(!bySegment.contains("GET /health"))
+            #expect(try await browser.find(".toc > li[data-family='native']")?.isDisplayed() == false)
             #expect(bySegment.count < documented.count)
             try await browser.waitFor("#match-count", text: "\(bySegment.count) of \(documented.count) operations")
             try await browser.screenshot("search")
@@ -198,6 +200,15 @@ import OpenPushTestSupport
             try await browser.waitFor("#\(appID) .result .response-status", text: "200 ", timeout: .seconds(15))
             let shown = try JSONValue.parse(try await browser.waitFor("#\(appID) .result pre.response-body").text())
             #expect(shown.objectValue?["id"]?.stringValue == served.created.app.id)
+
+            // The page's curl example runs as printed once its variables are set.
+            let curl = try await browser.waitFor("#\(appID) pre.curl").text()
+            #expect(curl.contains("$APP_ID") && curl.contains("$ORG_KEY"), "\(curl)")
+            let run = try await Subprocess.run("/bin/bash", ["-c", curl + " -s -S -o /dev/null -w '%{http_code}'"], environment: [
+                "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+                "APP_ID": served.created.app.id, "ORG_KEY": Self.orgKey,
+            ])
+            #expect(run.status == 0 && run.text == "200", "\(curl) → \(run.text)")
 
             // Forgetting the keys empties the fields and the tab's storage.
             try await browser.waitFor("#forget-keys").click()
