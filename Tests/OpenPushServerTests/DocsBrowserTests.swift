@@ -210,6 +210,20 @@ import Subprocess
             ])
             #expect(run.status == 0 && run.text == "200", "\(curl) → \(run.text)")
 
+            // A native route: the SDK key goes in X-OP-SDK-Key, and the body the page built from
+            // the schema registers a device.
+            try await browser.waitFor("#key-sdk").type(served.created.sdkKey)
+            try await browser.screenshot("keys")
+            let register = try await Self.open(browser, "POST", "/v1/apps/{app_id}/subscriptions")
+            let registerID = try #require(try await register.attribute("id"))
+            try await browser.waitFor("#\(registerID) input[data-name='app_id']").type(served.created.app.id)
+            try await browser.waitFor("#\(registerID) button.send").click()
+            try await browser.waitFor("#\(registerID) .result .response-status", text: "201 ", timeout: .seconds(15))
+            let registered = try JSONValue.parse(try await browser.waitFor("#\(registerID) .result pre.response-body").text())
+            #expect(registered.objectValue?["created"] == true, "\(registered)")
+            try await browser.execute("document.querySelector(arguments[0]).scrollIntoView()", [.string("#\(registerID) .try")])
+            try await browser.screenshot("try-it-native")
+
             // Forgetting the keys empties the fields and the tab's storage.
             try await browser.waitFor("#forget-keys").click()
             #expect(try await browser.execute("return sessionStorage.length") == 0)

@@ -188,7 +188,9 @@
         if (schema.format === "date-time") return "2026-01-05T09:30:00Z";
         if (schema.format === "uuid") return "1f0c2a5e-8d3b-4c6f-9a7e-2b4d6f8a0c1e";
         if (schema.format === "uri" || schema.format === "url") return "https://example.com/hook";
-        return "string";
+        // Hex fields (device tokens) get 32 bytes of hex, which their patterns accept.
+        if (schema.pattern && /0-9a-f/i.test(schema.pattern)) return "a1b2c3d4e5f60718".repeat(4);
+        return schema.minLength > 6 ? "x".repeat(schema.minLength) : "string";
       default: return {};
     }
   }
