@@ -157,6 +157,12 @@ import Subprocess
             try await browser.execute("arguments[0].dispatchEvent(new Event('input'))", [search.json])
             #expect(Set(try await Self.visibleOperations(browser)) == documented)
 
+            // Each operation is a link target that opens it.
+            let ids = try await browser.execute("return [...document.querySelectorAll('details.op')].map(d => d.id)")
+            #expect(Set(ids.arrayValue ?? []).count == documented.count)
+            try await browser.navigate(to: served.baseURL + "/docs#op-get-apps-app-id")
+            try await browser.waitFor("details.op[open][data-method='GET'][data-path='/apps/{app_id}'] .op-body")
+
             let consoleErrors = try await browser.consoleErrors()
             #expect(consoleErrors.isEmpty, "\(consoleErrors)")
         }

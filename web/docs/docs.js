@@ -127,10 +127,13 @@
         const family = familyOf(path);
         const parameters = shared.concat((operation.parameters || []).map(deref));
         const tag = (operation.tags && operation.tags[0]) || family;
+        // Ids are links (#op-post-notifications); two paths that slug alike get a suffix.
+        let id = "op-" + method + "-" + path.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "");
+        while (operations.some((other) => other.id === id)) id += "-x";
         operations.push({
           method, path, operation, family, tag, parameters,
           auth: authOf(operation, path, family),
-          id: "op-" + method + "-" + path.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, ""),
+          id,
           haystack: [method, path, operation.summary, operation.description, operation.operationId, tag]
             .join(" ").toLowerCase(),
         });
