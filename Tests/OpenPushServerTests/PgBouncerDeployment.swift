@@ -131,6 +131,20 @@ final class PgBouncerDeployment: Sendable {
         return Set((1...count).map { prefix + String(repeating: "0", count: 62 - String($0, radix: 16).count) + String($0, radix: 16) })
     }
 
+    /// One device with external id `u-0` holding a push-to-start token for `activityType`.
+    func insertStartableDevice(activityType: String) async throws {
+        try await direct.transaction { [appID = created.app.id] connection in
+            try connection.query("""
+                INSERT INTO subscriptions (id, app_id, token, external_id, first_session_at, last_session_at)
+                VALUES ('sub_start', \(appID), \(String(repeating: "c3", count: 32)), 'u-0', now(), now())
+                """)
+            try connection.query("""
+                INSERT INTO push_to_start_tokens (id, app_id, subscription_id, activity_type, token)
+                VALUES ('pts_start', \(appID), 'sub_start', \(activityType), \(String(repeating: "c4", count: 32)))
+                """)
+        }
+    }
+
     /// What the simulator accepted, as device token → the `apns-id`s it arrived with.
     func acceptedPushes() async throws -> [String: [String]] {
         let response = try await Curl.run([controlURL + "/pushes"])
@@ -155,6 +169,29 @@ final class PgBouncerDeployment: Sendable {
             SELECT (SELECT count(*) FROM delivery_jobs WHERE app_id = \(created.app.id))::int
                  + (SELECT count(*) FROM messages WHERE app_id = \(created.app.id) AND expansion = 'pending')::int AS n
             """).firstRow().decode("n")
+    }
+
+    /// Throws unless every one of pgbouncer's server connections holds PostgreSQL's defaults for
+    /// what OpenPush sets (timeouts, float digits): what a process sets must end with its
+    /// transaction, or it leaks into whichever client runs on that server connection next.
+    /// Holds `serverConnections` transactions at once so that each runs on another one; the
+    /// scripts run as they are (no per-statement settings in front of them).
+    func serverConnectionsHoldTheDefaults(serverConnections: Int = 4) async throws {
+        let conninfo = try bouncer.conninfo(through: database.conninfo)
+        let connections = try (0..<serverConnections).map { _ in try PostgresConnection.connect(conninfo, scope: .transaction) }
+        for connection in connections { try connection.execute(script: "BEGIN") }
+        for connection in connections {
+            try connection.execute(script: """
+                DO $$ BEGIN
+                  IF current_setting('statement_timeout') <> '0' OR current_setting('lock_timeout') <> '0'
+                     OR current_setting('extra_float_digits') <> '1' THEN
+                    RAISE EXCEPTION 'a server connection keeps statement_timeout %, lock_timeout %, extra_float_digits %',
+                      current_setting('statement_timeout'), current_setting('lock_timeout'), current_setting('extra_float_digits');
+                  END IF;
+                END $$
+                """)
+        }
+        for connection in connections { try connection.execute(script: "COMMIT") }
     }
 
     /// Polls `condition` every 200 ms until it holds or `timeout` passes.
