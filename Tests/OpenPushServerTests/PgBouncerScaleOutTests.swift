@@ -137,6 +137,23 @@ import Postgres
         #expect(try records.decode("accepted", as: Int.self) == count)
     }
 
+    /// The workers LISTEN on the direct URL: through pgbouncer in transaction mode a LISTEN
+    /// lands on a server connection that is handed to other clients, and its NOTIFYs are lost.
+    /// An idle loop sleeps up to 30 s without one, so a push within 10 s was woken by the NOTIFY.
+    @Test func aSendWakesAnIdleWorkerThroughItsDirectListen() async throws {
+        let deployment = try await PgBouncerDeployment.start(servers: 1, workers: 1)
+        defer { Task { await deployment.shutdown() } }
+        try await deployment.insertStartableDevice(activityType: Self.type)
+        // Past the loops' first look at the empty queue: they sleep now.
+        try await Task.sleep(for: .seconds(1))
+        let path = "/apps/\(deployment.created.app.id)/activities/activity/\(Self.type)"
+        let sent = ContinuousClock.now
+        let response = try await deployment.request(0, "POST", path, json: Self.startBody(), headers: deployment.restKeyHeader)
+        #expect(response.status == 201, "\(response.text)")
+        let arrived = try await PgBouncerDeployment.waitUntil(.seconds(10)) { try await deployment.acceptedCount() == 1 }
+        #expect(arrived, "no push \(ContinuousClock.now - sent) after the send\n\(deployment.logs)")
+    }
+
     @Test func readyFailsWhileItsPgBouncerIsGoneAndRecoversWhenItReturns() async throws {
         let deployment = try await PgBouncerDeployment.start(servers: 1, workers: 0)
         defer { Task { await deployment.shutdown() } }
