@@ -5,6 +5,8 @@ BENCH_PACKAGES := wrk nghttp2-client python3
 # OneSignal's Python client for the compatibility suite, in a virtual environment of Debian's
 # python3 (not whatever `python3` comes first on PATH), pinned by Tests/compat/requirements.txt.
 COMPAT_PACKAGES := python3 python3-venv
+# PgBouncerScaleOutTests runs Debian's pgbouncer (/usr/sbin/pgbouncer) in transaction pooling.
+SCALE_PACKAGES := pgbouncer
 COMPAT_VENV := .build/compat-venv
 COMPAT_REQUIREMENTS := Tests/compat/requirements.txt
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -18,8 +20,9 @@ run: deps release
 # suite (100,000-device sends against a small pool) run after the rest, so their load does not
 # crowd the timing of the parallel tests on a small machine; so do the suites that check timing
 # rules (push intervals, webhook timeouts), which a thousand tests at once would starve.
-AFTER_SUITES := OneSignalPythonClientTests|SendIsolationTests|PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests
+AFTER_SUITES := OneSignalPythonClientTests|SendIsolationTests|PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests|PgBouncerScaleOutTests
 test: deps compat-venv
+	@$(call install-missing,$(SCALE_PACKAGES))
 	swift build --build-tests
 	swift test --skip-build --skip "$(AFTER_SUITES)"
 	swift test --skip-build --filter "$(AFTER_SUITES)"
