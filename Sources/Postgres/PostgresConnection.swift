@@ -187,7 +187,8 @@ public final class PostgresConnection {
     }
 
     /// Runs a script of several statements in one simple query (migrations). Returns nothing:
-    /// only the last statement's result is kept, as with `PQexec`.
+    /// only the last statement's result is kept, as with `PQexec`. Runs as written: with
+    /// settings per transaction, a script outside `begin()` gets none of them.
     public func execute(script: String) throws {
         let handle = try requireHandle()
         guard PQsendQuery(handle, script) == 1 else { throw sendFailure(handle) }
