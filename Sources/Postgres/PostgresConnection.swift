@@ -50,11 +50,23 @@ public final class PostgresConnection {
         connection.replyTimeout = timeouts.replyTimeout
         // Pin the output formats the decoders expect, whatever the server's defaults are.
         let operatorOptions = (try? conninfoValues(conninfo))?.first { $0.key == "options" }?.value
-        let settings = PostgresSessionSettings(
-            settings: PostgresSessionSettings.formats + timeouts.settings(operatorOptions: operatorOptions))
+        let timeoutSettings = timeouts.settings(operatorOptions: operatorOptions)
         switch scope {
-        case .session: try connection.execute(script: settings.sessionScript)
-        case .transaction: connection.transactionSettings = settings
+        case .session:
+            let settings = PostgresSessionSettings(settings: PostgresSessionSettings.formats + timeoutSettings)
+            try connection.execute(script: settings.sessionScript)
+        case .transaction:
+            // The server's own values, read before any setting is in place (nothing to prefix yet).
+            let names = PostgresSessionSettings.formats.map(\.name)
+            let row = try connection.query(PostgresQuery(unsafeSQL: "SELECT " + names.enumerated().map {
+                "current_setting(\(PostgresSessionSettings.literal($0.element))) AS s\($0.offset)"
+            }.joined(separator: ", "))).first
+            var current: [String: String] = [:]
+            for (index, name) in names.enumerated() {
+                current[name] = try row?.decode("s\(index)", as: String?.self)
+            }
+            let settings = PostgresSessionSettings.perTransaction(current: current, timeouts: timeoutSettings)
+            connection.transactionSettings = settings.settings.isEmpty ? nil : settings
         }
         return connection
     }

@@ -15,7 +15,8 @@ public enum PostgresSettingsScope: Sendable, Equatable {
     case session
     /// Nothing set on the session; every transaction sets them for itself: `SET LOCAL` in the
     /// same simple query as `BEGIN`, and `set_config(…, true)` pipelined before a statement
-    /// that runs outside a transaction. The same round trips as without settings.
+    /// that runs outside a transaction. The same round trips as without settings; only the
+    /// timeouts, and any format the server's defaults do not already give, are set.
     case transaction
 }
 
@@ -28,6 +29,25 @@ struct PostgresSessionSettings: Sendable, Equatable {
     ]
 
     var settings: [(name: String, value: String)]
+
+    /// What a connection in `PostgresSettingsScope.transaction` sets in every transaction: the
+    /// timeouts, and only those output formats that the server's own values (`current`, read
+    /// once at connect) do not already give. Every `SET LOCAL` costs the server time in every
+    /// transaction, and the defaults give the formats almost always: `DateStyle` starting with
+    /// ISO, `TimeZone` UTC, `bytea_output` hex, and `extra_float_digits` ≥ 1, which since
+    /// PostgreSQL 12 means the shortest exact output (3 only forces more digits of the same value).
+    static func perTransaction(current: [String: String], timeouts: [(name: String, value: String)]) -> Self {
+        func given(_ name: String) -> Bool {
+            guard let value = current[name] else { return false }
+            switch name {
+            case "DateStyle": return value.hasPrefix("ISO")
+            case "TimeZone": return value == "UTC" || value == "Etc/UTC"
+            case "extra_float_digits": return (Int(value) ?? 0) >= 1
+            default: return formats.first { $0.name == name }?.value == value
+            }
+        }
+        return Self(settings: formats.filter { !given($0.name) } + timeouts)
+    }
 
     static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.settings.map(\.name) == rhs.settings.map(\.name) && lhs.settings.map(\.value) == rhs.settings.map(\.value)
