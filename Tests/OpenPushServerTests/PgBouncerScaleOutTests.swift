@@ -115,6 +115,14 @@ import Postgres
         let messageID = try await notifyEveryone(deployment)
         let started = try await PgBouncerDeployment.waitUntil(.seconds(120)) { try await deployment.acceptedCount() >= 500 }
         try #require(started, "no pushes arrived\n\(deployment.logs)")
+        // Both workers hold leased jobs, so the one killed dies with jobs in flight.
+        let bothBusy = try await PgBouncerDeployment.waitUntil(.seconds(60)) {
+            try await deployment.direct.query("""
+                SELECT count(DISTINCT leased_by)::int AS n FROM delivery_jobs
+                WHERE app_id = \(deployment.created.app.id) AND leased_until > now()
+                """).firstRow().decode("n", as: Int.self) >= 2
+        }
+        try #require(bothBusy, "the two workers never held jobs at once\n\(deployment.logs)")
         deployment.workers[0].signal(SIGKILL)
         _ = try? await deployment.workers[0].waitForExit(timeout: .seconds(10))
         #expect(try await deployment.acceptedCount() < count, "the fan-out was over before the kill; the test proves nothing")
