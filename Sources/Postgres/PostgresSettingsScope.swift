@@ -16,7 +16,9 @@ public enum PostgresSettingsScope: Sendable, Equatable {
     /// Nothing set on the session; every transaction sets them for itself: `SET LOCAL` in the
     /// same simple query as `BEGIN`, and `set_config(…, true)` pipelined before a statement
     /// that runs outside a transaction. The same round trips as without settings; only the
-    /// timeouts, and any format the server's defaults do not already give, are set.
+    /// timeouts, and any format the server's defaults do not already give, are set. A lone
+    /// statement then runs in a two-statement pipeline, so what refuses a transaction block
+    /// (`VACUUM`, `CREATE DATABASE`) belongs on a session-scoped (direct) connection.
     case transaction
 }
 
