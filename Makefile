@@ -7,6 +7,8 @@ BENCH_PACKAGES := wrk nghttp2-client python3
 COMPAT_PACKAGES := python3 python3-venv
 # Headless Chromium and its WebDriver for the browser suites (only `make test` needs them).
 BROWSER_PACKAGES := chromium chromium-driver
+# PgBouncerScaleOutTests runs Debian's pgbouncer (/usr/sbin/pgbouncer) in transaction pooling.
+SCALE_PACKAGES := pgbouncer
 COMPAT_VENV := .build/compat-venv
 COMPAT_REQUIREMENTS := Tests/compat/requirements.txt
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -21,8 +23,9 @@ run: deps release
 # crowd the timing of the parallel tests on a small machine; so do the suites that check timing
 # rules (push intervals, webhook timeouts), which a thousand tests at once would starve.
 # The browser suites (chromedriver and Chromium per test) run after the rest too.
-AFTER_SUITES := OneSignalPythonClientTests|SendIsolationTests|PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests|BrowserHarnessTests|DocsBrowserTests
+AFTER_SUITES := OneSignalPythonClientTests|SendIsolationTests|PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests|BrowserHarnessTests|DocsBrowserTests|PgBouncerScaleOutTests
 test: deps compat-venv browser-deps
+	@$(call install-missing,$(SCALE_PACKAGES))
 	swift build --build-tests
 	swift test --skip-build --skip "$(AFTER_SUITES)"
 	swift test --skip-build --filter "$(AFTER_SUITES)"

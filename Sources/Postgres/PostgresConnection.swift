@@ -10,6 +10,9 @@ public final class PostgresConnection {
     private var handle: OpaquePointer?
     /// How long to wait for any reply before closing the connection as dead; nil waits forever.
     private var replyTimeout: Duration?
+    /// In `PostgresSettingsScope.transaction`, what each transaction sets for itself; nil when
+    /// the session holds the settings.
+    private var transactionSettings: PostgresSessionSettings?
 
     private init(handle: OpaquePointer) {
         self.handle = handle
@@ -21,8 +24,11 @@ public final class PostgresConnection {
 
     /// Connects (blocking), with the TCP bounds of `timeouts` (`connect_timeout=2`, keepalives,
     /// `tcp_user_timeout`) unless `conninfo` sets its own, so an unreachable server fails fast
-    /// instead of hanging. Accepts `key=value` strings and URIs.
-    public static func connect(_ conninfo: String, timeouts: PostgresTimeouts = PostgresTimeouts()) throws -> PostgresConnection {
+    /// instead of hanging. Accepts `key=value` strings and URIs. `scope` says where the output
+    /// formats and timeouts are set: on the session, or in every transaction (behind a
+    /// transaction pooler, see `PostgresSettingsScope`).
+    public static func connect(_ conninfo: String, timeouts: PostgresTimeouts = PostgresTimeouts(),
+                               scope: PostgresSettingsScope = .session) throws -> PostgresConnection {
         // Later keywords win; `dbname` is expanded from `conninfo`, so it overrides our defaults.
         let defaults = timeouts.connectionKeywords + [("client_encoding", "UTF8")]
         let handle = withCStrings(defaults.map(\.0) + ["dbname"]) { keywords in
@@ -44,16 +50,47 @@ public final class PostgresConnection {
         connection.replyTimeout = timeouts.replyTimeout
         // Pin the output formats the decoders expect, whatever the server's defaults are.
         let operatorOptions = (try? conninfoValues(conninfo))?.first { $0.key == "options" }?.value
-        let settings = ["SET DateStyle TO ISO", "SET TimeZone TO 'UTC'", "SET bytea_output TO hex", "SET extra_float_digits TO 3"]
-            + timeouts.sessionSettings(operatorOptions: operatorOptions)
-        try connection.execute(script: settings.joined(separator: "; "))
+        let timeoutSettings = timeouts.settings(operatorOptions: operatorOptions)
+        switch scope {
+        case .session:
+            let settings = PostgresSessionSettings(settings: PostgresSessionSettings.formats + timeoutSettings)
+            try connection.execute(script: settings.sessionScript)
+        case .transaction:
+            // The server's own values, read before any setting is in place (nothing to prefix yet).
+            let names = PostgresSessionSettings.formats.map(\.name)
+            let row = try connection.query(PostgresQuery(unsafeSQL: "SELECT " + names.enumerated().map {
+                "current_setting(\(PostgresSessionSettings.literal($0.element))) AS s\($0.offset)"
+            }.joined(separator: ", "))).first
+            var current: [String: String] = [:]
+            for (index, name) in names.enumerated() {
+                current[name] = try row?.decode("s\(index)", as: String?.self)
+            }
+            let settings = PostgresSessionSettings.perTransaction(current: current, timeouts: timeoutSettings)
+            connection.transactionSettings = settings.settings.isEmpty ? nil : settings
+        }
         return connection
+    }
+
+    /// Starts a transaction: `BEGIN`, plus `SET LOCAL` of the connection's settings in the same
+    /// simple query when they are set per transaction.
+    public func begin() throws {
+        try execute(script: transactionSettings?.beginScript ?? "BEGIN")
+    }
+
+    /// True outside any transaction, where a statement is a transaction of its own.
+    private var isIdle: Bool {
+        handle.map { PQtransactionStatus($0) == PQTRANS_IDLE } ?? false
     }
 
     /// Runs one statement (`PQsendQueryParams`): parameters and results in text format. Waits
     /// for the reply no longer than the connection's reply deadline.
+    /// Outside a transaction, with settings per transaction, the settings go first in the same
+    /// pipeline (one round trip, one implicit transaction).
     @discardableResult
     public func query(_ query: PostgresQuery) throws -> PostgresRows {
+        if let settings = transactionSettings, isIdle {
+            return try runPipeline([settings.statementPrefix, query])[1]
+        }
         let handle = try requireHandle()
         let values: [UnsafeMutablePointer<CChar>?] = query.binds.map { bind in bind.text.map { strdup($0) } }
         defer { values.forEach { free($0) } }
@@ -68,6 +105,13 @@ public final class PostgresConnection {
     /// order. Outside a transaction they run as one implicit transaction; the first statement
     /// that fails aborts the rest, and its error is thrown once every reply has been read.
     public func pipeline(_ queries: [PostgresQuery]) throws -> [PostgresRows] {
+        if let settings = transactionSettings, isIdle, !queries.isEmpty {
+            return Array(try runPipeline([settings.statementPrefix] + queries).dropFirst())
+        }
+        return try runPipeline(queries)
+    }
+
+    private func runPipeline(_ queries: [PostgresQuery]) throws -> [PostgresRows] {
         let handle = try requireHandle()
         guard PQenterPipelineMode(handle) == 1 else { throw sendFailure(handle) }
         for query in queries {
@@ -155,7 +199,8 @@ public final class PostgresConnection {
     }
 
     /// Runs a script of several statements in one simple query (migrations). Returns nothing:
-    /// only the last statement's result is kept, as with `PQexec`.
+    /// only the last statement's result is kept, as with `PQexec`. Runs as written: with
+    /// settings per transaction, a script outside `begin()` gets none of them.
     public func execute(script: String) throws {
         let handle = try requireHandle()
         guard PQsendQuery(handle, script) == 1 else { throw sendFailure(handle) }

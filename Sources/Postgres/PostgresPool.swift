@@ -8,6 +8,7 @@ public final class PostgresPool: Sendable {
 
     private let conninfo: String
     private let timeouts: PostgresTimeouts
+    private let settingsScope: PostgresSettingsScope
     private let acquireTimeout: Duration
     private let queues: [DispatchQueue]
     private let state: Locked<State>
@@ -15,11 +16,14 @@ public final class PostgresPool: Sendable {
 
     /// `timeouts` bound every connection the pool opens (see `PostgresTimeouts`); a connection
     /// whose reply is overdue is closed and its caller gets a connection failure.
+    /// `settingsScope` is `.transaction` when `conninfo` leads to a transaction pooler (PgBouncer
+    /// `pool_mode = transaction`): no connection then keeps any setting on its session.
     public init(conninfo: String, size: Int, acquireTimeout: Duration = .seconds(5),
-                timeouts: PostgresTimeouts = PostgresTimeouts()) {
+                timeouts: PostgresTimeouts = PostgresTimeouts(), settingsScope: PostgresSettingsScope = .session) {
         precondition(size > 0, "a pool needs at least one connection")
         self.conninfo = conninfo
         self.timeouts = timeouts
+        self.settingsScope = settingsScope
         self.acquireTimeout = acquireTimeout
         self.queues = (0..<size).map { DispatchQueue(label: "openpush.postgres.pool.slot\($0)") }
         self.state = Locked(State(size: size))
@@ -48,7 +52,7 @@ public final class PostgresPool: Sendable {
     /// `BEGIN`; body; `COMMIT` — `ROLLBACK` when body (or `COMMIT`) throws, then rethrows.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         try await withConnection { connection in
-            try connection.query("BEGIN")
+            try connection.begin()
             do {
                 let value = try body(connection)
                 try connection.query("COMMIT")
@@ -139,7 +143,7 @@ public final class PostgresPool: Sendable {
                 connection = idle
             } else {
                 lease.connection?.connection.close()
-                connection = try PostgresConnection.connect(conninfo, timeouts: timeouts)
+                connection = try PostgresConnection.connect(conninfo, timeouts: timeouts, scope: settingsScope)
             }
         } catch {
             release(slot: lease.slot, connection: nil)

@@ -48,12 +48,17 @@ public struct PostgresTimeouts: Sendable, Equatable {
     /// `SET` statements for the session settings `operatorOptions` (the conninfo's `options`,
     /// e.g. `-c statement_timeout=0`) does not already set.
     func sessionSettings(operatorOptions: String?) -> [String] {
+        settings(operatorOptions: operatorOptions).map { "SET \($0.name) TO \($0.value)" }
+    }
+
+    /// The timeouts `operatorOptions` does not already set, as setting names and values (ms).
+    func settings(operatorOptions: String?) -> [(name: String, value: String)] {
         guard let statement else { return [] }
-        let milliseconds = Self.milliseconds(statement)
+        let milliseconds = String(Self.milliseconds(statement))
         let chosen = Self.settingNames(inOptions: operatorOptions ?? "")
         return ["statement_timeout", "lock_timeout"]
             .filter { !chosen.contains($0) }
-            .map { "SET \($0) TO \(milliseconds)" }
+            .map { ($0, milliseconds) }
     }
 
     /// The settings named in a libpq `options` value: `-c name=value`, `-cname=value` or `--name=value`.

@@ -1,5 +1,6 @@
 import Testing
 import OpenPushCore
+import Postgres
 @testable import OpenPushServer
 
 @Suite struct ConfigurationTests {
@@ -50,6 +51,25 @@ import OpenPushCore
         #expect(configuration.maxBodyBytes == 2048)
     }
 
+    /// With a direct URL of its own the main one is taken for a transaction pooler: the pool
+    /// keeps nothing on its sessions, and LISTEN, migrations and partition upkeep go direct.
+    @Test func theDirectURLDefaultsToTheMainOneAndSplitsTheEndpoints() throws {
+        let single = try Configuration.fromEnvironment(["OPENPUSH_DATABASE_URL": "postgresql://u@db/openpush"])
+        #expect(single.databaseDirectURL == nil)
+        let one = DatabaseEndpoints(configuration: single, databaseURL: "postgresql://u@db/openpush")
+        #expect(one.direct == "postgresql://u@db/openpush")
+        #expect(one.pooledSettingsScope == .session)
+        let split = try Configuration.fromEnvironment(["OPENPUSH_DATABASE_URL": "postgresql://u@bouncer:6432/openpush",
+                                                       "OPENPUSH_DATABASE_DIRECT_URL": "host=db port=5432 dbname=openpush"])
+        #expect(split.databaseDirectURL == "host=db port=5432 dbname=openpush")
+        let two = DatabaseEndpoints(configuration: split, databaseURL: "postgresql://u@bouncer:6432/openpush")
+        #expect(two.pooled == "postgresql://u@bouncer:6432/openpush")
+        #expect(two.direct == "host=db port=5432 dbname=openpush")
+        #expect(two.pooledSettingsScope == .transaction)
+        let services = try ServerBootstrap.makeServices(configuration: split, databaseURL: "postgresql://u@bouncer:6432/openpush")
+        #expect(services.databaseConninfo == "host=db port=5432 dbname=openpush")
+    }
+
     @Test func deliveryRetentionDefaultsTo30DaysAndIsRead() throws {
         #expect(try Configuration.fromEnvironment([:]).deliveryRetentionDays == 30)
         #expect(try Configuration.fromEnvironment(["OPENPUSH_DELIVERY_RETENTION_DAYS": "7"]).deliveryRetentionDays == 7)
@@ -73,6 +93,7 @@ import OpenPushCore
         ("OPENPUSH_LOG_LEVEL", "loud"),
         ("OPENPUSH_ORG_API_KEY", "short"),
         ("OPENPUSH_DATABASE_URL", "mysql://x"),
+        ("OPENPUSH_DATABASE_DIRECT_URL", "mysql://x"),
         ("OPENPUSH_HTTP_THREADS", "-1"),
         ("OPENPUSH_MAX_BODY_BYTES", "1"),
         ("OPENPUSH_DB_STATEMENT_TIMEOUT_MS", "-5"),
@@ -94,7 +115,7 @@ import OpenPushCore
 
     @Test func everyVariableIsDocumented() {
         let names = Set(Configuration.documentation.map(\.name))
-        for required in ["OPENPUSH_DATABASE_URL", "OPENPUSH_LISTEN", "OPENPUSH_ORG_API_KEY", "OPENPUSH_DB_POOL_SIZE", "OPENPUSH_LOG_LEVEL",
+        for required in ["OPENPUSH_DATABASE_URL", "OPENPUSH_DATABASE_DIRECT_URL", "OPENPUSH_LISTEN", "OPENPUSH_ORG_API_KEY", "OPENPUSH_DB_POOL_SIZE", "OPENPUSH_LOG_LEVEL",
                          "OPENPUSH_DB_STATEMENT_TIMEOUT_MS", "OPENPUSH_DELIVERY_RETENTION_DAYS"] {
             #expect(names.contains(required))
         }

@@ -4,6 +4,9 @@ public import Postgres
 /// Everything `openpush` reads from its environment, validated once at start.
 public struct Configuration: Sendable, Equatable {
     public var databaseURL: String?
+    /// A direct connection to PostgreSQL for what needs a session of its own (LISTEN, migrations,
+    /// partition maintenance) when `databaseURL` leads through a transaction pooler; nil = `databaseURL`.
+    public var databaseDirectURL: String?
     public var listenHost: String = "127.0.0.1"
     public var listenPort: UInt16 = 8080
     /// The organization key that guards `/apps`; with none set, those routes refuse every caller.
@@ -60,6 +63,7 @@ extension Configuration {
     /// The variables `openpush` reads, with their meaning, for `--help` and the README.
     public static let documentation: [(name: String, meaning: String)] = [
         ("OPENPUSH_DATABASE_URL", "PostgreSQL URL or conninfo (required by serve, worker and migrate; dev embeds its own)"),
+        ("OPENPUSH_DATABASE_DIRECT_URL", "direct PostgreSQL URL for LISTEN, migrations and partition upkeep when OPENPUSH_DATABASE_URL goes through PgBouncer in transaction mode (default: OPENPUSH_DATABASE_URL)"),
         ("OPENPUSH_LISTEN", "host:port to listen on (default 127.0.0.1:8080; [::1]:8080 for IPv6)"),
         ("OPENPUSH_ORG_API_KEY", "organization key for the /apps routes (at least 16 characters)"),
         ("OPENPUSH_DB_POOL_SIZE", "PostgreSQL connections per process, 1-500 (default 10)"),
@@ -87,12 +91,13 @@ extension Configuration {
             guard let raw = environment[name]?.trimmingWhitespace, !raw.isEmpty else { return nil }
             return raw
         }
-        if let url = value("OPENPUSH_DATABASE_URL") {
+        for (variable, keyPath) in [("OPENPUSH_DATABASE_URL", \Configuration.databaseURL),
+                                    ("OPENPUSH_DATABASE_DIRECT_URL", \Configuration.databaseDirectURL)] {
+            guard let url = value(variable) else { continue }
             guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") || url.contains("=") else {
-                throw ConfigurationError(variable: "OPENPUSH_DATABASE_URL",
-                                         problem: "must be a postgresql:// URL or a libpq conninfo string")
+                throw ConfigurationError(variable: variable, problem: "must be a postgresql:// URL or a libpq conninfo string")
             }
-            configuration.databaseURL = url
+            configuration[keyPath: keyPath] = url
         }
         if let listen = value("OPENPUSH_LISTEN") {
             guard let (host, port) = parseListenAddress(listen) else {

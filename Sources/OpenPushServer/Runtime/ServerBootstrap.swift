@@ -15,15 +15,26 @@ public enum ServerBootstrap {
         let migrations = try Migrator.load(directory: resources + "/migrations")
         let document = try OpenAPIDocument.load(directory: resources + "/openapi")
         let webAssets = try WebAssets.load(directory: resources + "/web")
-        let pool = PostgresPool(conninfo: databaseURL, size: configuration.databasePoolSize,
-                                timeouts: configuration.databaseTimeouts)
-        return Services(configuration: configuration, database: pool, databaseConninfo: databaseURL, migrations: migrations,
+        let endpoints = DatabaseEndpoints(configuration: configuration, databaseURL: databaseURL)
+        let pool = PostgresPool(conninfo: endpoints.pooled, size: configuration.databasePoolSize,
+                                timeouts: configuration.databaseTimeouts, settingsScope: endpoints.pooledSettingsScope)
+        return Services(configuration: configuration, database: pool, databaseConninfo: endpoints.direct, migrations: migrations,
                         metrics: Metrics(), openAPIDocument: document.serializedBytes, webAssets: webAssets, now: now)
     }
 
     /// Applies pending migrations under the advisory lock; safe with many processes starting at once.
+    /// On a connection of its own to the direct URL: a migration may hold locks and run for
+    /// minutes, which a transaction pooler's timeouts and pool are not for.
     public static func migrate(_ services: Services, logger: Logger) async throws {
-        let applied = try await Migrator(pool: services.database).apply(services.migrations)
+        let direct = PostgresPool(conninfo: services.databaseConninfo, size: 1)
+        let applied: [Int]
+        do {
+            applied = try await Migrator(pool: direct).apply(services.migrations)
+            await direct.close()
+        } catch {
+            await direct.close()
+            throw error
+        }
         if applied.isEmpty {
             logger.info("migrations up to date", ["migrations.count": String(services.migrations.count)])
         } else {

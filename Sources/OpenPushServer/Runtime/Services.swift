@@ -5,8 +5,9 @@ public import Postgres
 public struct Services: Sendable {
     public var configuration: Configuration
     public var database: PostgresPool
-    /// The conninfo `database` connects with: `OPENPUSH_DATABASE_URL`, or the embedded cluster's
-    /// under `openpush dev`. Connections outside the pool (the workers' LISTEN) use it too.
+    /// The direct conninfo, for connections outside the pool that need a session of their own
+    /// (the workers' LISTEN, migrations, partition upkeep): `OPENPUSH_DATABASE_DIRECT_URL`, else
+    /// the pool's (`OPENPUSH_DATABASE_URL`, or the embedded cluster's under `openpush dev`).
     public var databaseConninfo: String
     public var migrations: [Migration]
     public var metrics: Metrics
