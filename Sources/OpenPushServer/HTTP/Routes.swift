@@ -18,5 +18,6 @@ enum Routes {
         TenantsRoutes.register(on: &router)
         WebhookRoutes.register(on: &router)
         EventFeedRoutes.register(on: &router)
+        StatsRoutes.register(on: &router)
     }
 }
