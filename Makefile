@@ -5,11 +5,13 @@ BENCH_PACKAGES := wrk nghttp2-client python3
 # OneSignal's Python client for the compatibility suite, in a virtual environment of Debian's
 # python3 (not whatever `python3` comes first on PATH), pinned by Tests/compat/requirements.txt.
 COMPAT_PACKAGES := python3 python3-venv
+# Headless Chromium and its WebDriver for the browser suites (only `make test` needs them).
+BROWSER_PACKAGES := chromium chromium-driver
 COMPAT_VENV := .build/compat-venv
 COMPAT_REQUIREMENTS := Tests/compat/requirements.txt
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps compat-venv bench clean
+.PHONY: run test build release deps compat-venv browser-deps bench clean
 
 run: deps release
 	.build/release/openpush dev
@@ -18,8 +20,9 @@ run: deps release
 # suite (100,000-device sends against a small pool) run after the rest, so their load does not
 # crowd the timing of the parallel tests on a small machine; so do the suites that check timing
 # rules (push intervals, webhook timeouts), which a thousand tests at once would starve.
-AFTER_SUITES := OneSignalPythonClientTests|SendIsolationTests|PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests
-test: deps compat-venv
+# The browser suites (chromedriver and Chromium per test) run after the rest too.
+AFTER_SUITES := OneSignalPythonClientTests|SendIsolationTests|PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests|BrowserHarnessTests|DocsBrowserTests
+test: deps compat-venv browser-deps
 	swift build --build-tests
 	swift test --skip-build --skip "$(AFTER_SUITES)"
 	swift test --skip-build --filter "$(AFTER_SUITES)"
@@ -50,6 +53,9 @@ install-missing = if ! dpkg -s $(1) >/dev/null 2>&1; then \
 
 deps:
 	@$(call install-missing,$(DEBIAN_PACKAGES))
+
+browser-deps:
+	@$(call install-missing,$(BROWSER_PACKAGES))
 
 # Created when missing and again when the pins change; otherwise nothing is downloaded.
 compat-venv: $(COMPAT_VENV)/.installed

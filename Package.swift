@@ -56,7 +56,7 @@ let package = Package(
         // Shared test harness: temporary PostgreSQL, in-process requests, manual clock.
         .target(
             name: "OpenPushTestSupport",
-            dependencies: ["OpenPushServer", "Postgres", "HTTPServer", "OpenPushCore", "Subprocess", "APNs", "Crypto"],
+            dependencies: ["OpenPushServer", "Postgres", "HTTPServer", "OpenPushCore", "Subprocess", "APNs", "Crypto", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
 

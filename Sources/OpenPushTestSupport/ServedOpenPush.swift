@@ -21,7 +21,9 @@ public struct ServedOpenPush: Sendable {
     public static let keyID = "KEYID00001"
     public static let bundleID = "com.example.compat"
 
-    public static func start() async throws -> ServedOpenPush {
+    /// `environment` adds to (or overrides) what `openpush serve` is given, e.g. an
+    /// `OPENPUSH_ORG_API_KEY` for the organization routes.
+    public static func start(environment: [String: String] = [:]) async throws -> ServedOpenPush {
         let database = try await TestDatabase.create()
         let pem = try P256SigningKey.generatePEM()
         let pool = database.makePool(size: 1)
@@ -41,7 +43,7 @@ public struct ServedOpenPush: Sendable {
             "OPENPUSH_DATABASE_URL": database.conninfo, "OPENPUSH_LISTEN": "127.0.0.1:0",
             "OPENPUSH_APNS_PRODUCTION_URL": endpoint, "OPENPUSH_APNS_DEVELOPMENT_URL": endpoint,
             "OPENPUSH_WEBHOOKS_ALLOW_PRIVATE": "1",
-        ])
+        ].merging(environment) { $1 })
         let port = try await server.waitForPort()
         return ServedOpenPush(created: created, baseURL: "http://127.0.0.1:\(port)", controlURL: control, server: server,
                               simulator: simulator, directory: directory)

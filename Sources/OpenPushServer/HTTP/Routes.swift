@@ -4,6 +4,7 @@ import HTTPServer
 enum Routes {
     static func registerAll(on router: inout Router<RouteHandler>) {
         OperationsRoutes.register(on: &router)
+        DocsRoutes.register(on: &router)
         AppsRoutes.register(on: &router)
         SubscriptionRoutes.register(on: &router)
         UserRoutes.register(on: &router)

@@ -14,10 +14,11 @@ public enum ServerBootstrap {
         let resources = try ResourceLocator.resourcesDirectory(configured: configuration.resourcesDirectory)
         let migrations = try Migrator.load(directory: resources + "/migrations")
         let document = try OpenAPIDocument.load(directory: resources + "/openapi")
+        let webAssets = try WebAssets.load(directory: resources + "/web")
         let pool = PostgresPool(conninfo: databaseURL, size: configuration.databasePoolSize,
                                 timeouts: configuration.databaseTimeouts)
         return Services(configuration: configuration, database: pool, databaseConninfo: databaseURL, migrations: migrations,
-                        metrics: Metrics(), openAPIDocument: document.serializedBytes, now: now)
+                        metrics: Metrics(), openAPIDocument: document.serializedBytes, webAssets: webAssets, now: now)
     }
 
     /// Applies pending migrations under the advisory lock; safe with many processes starting at once.

@@ -11,17 +11,21 @@ public struct Services: Sendable {
     public var migrations: [Migration]
     public var metrics: Metrics
     public var openAPIDocument: [UInt8]
+    /// The files of `web/` (the `/docs` page and others), read once at start.
+    public var webAssets: WebAssets
     /// The wall clock; tests pass a fixed one.
     public var now: @Sendable () -> Double
 
     public init(configuration: Configuration, database: PostgresPool, databaseConninfo: String, migrations: [Migration],
-                metrics: Metrics, openAPIDocument: [UInt8], now: @escaping @Sendable () -> Double) {
+                metrics: Metrics, openAPIDocument: [UInt8], webAssets: WebAssets = WebAssets(),
+                now: @escaping @Sendable () -> Double) {
         self.configuration = configuration
         self.database = database
         self.databaseConninfo = databaseConninfo
         self.migrations = migrations
         self.metrics = metrics
         self.openAPIDocument = openAPIDocument
+        self.webAssets = webAssets
         self.now = now
     }
 }

@@ -1,0 +1,111 @@
+import Crypto
+import Foundation
+public import HTTPServer
+
+/// The static files under the resources directory's `web/` (`web/docs/`, `web/console/`), read
+/// once at start and served from memory. Only a file loaded here can ever be answered, so no
+/// request path reaches the file system: `..`, encoded slashes and symlinks added later are
+/// simply unknown names.
+public struct WebAssets: Sendable {
+    public struct Asset: Sendable {
+        public var body: [UInt8]
+        public var contentType: String
+        /// A strong validator: the start of the content's SHA-256, quoted.
+        public var etag: String
+    }
+
+    /// Keyed by the path under `web/`, e.g. `docs/index.html`.
+    private var assets: [String: Asset]
+
+    /// Only 'self': no inline script or style, no other origin, not framed. The pages keep
+    /// their JavaScript and CSS in files so this can stay this strict.
+    public static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        + "font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    /// Revalidated on every use (the ETag makes that a 304), so a new release is never hidden
+    /// behind a stale cached copy.
+    public static let cacheControl = "no-cache"
+
+    public init(assets: [String: Asset] = [:]) {
+        self.assets = assets
+    }
+
+    /// Reads every regular file under `directory` (one level of folders deep is all the pages
+    /// need, but any depth loads). A missing directory is no assets at all.
+    public static func load(directory: String) throws -> WebAssets {
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard manager.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return WebAssets()
+        }
+        var assets: [String: Asset] = [:]
+        for relative in try manager.subpathsOfDirectory(atPath: directory).sorted() {
+            let path = directory + "/" + relative
+            guard manager.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            let name = relative.split(separator: "/").last.map(String.init) ?? relative
+            // Editor backups and dot files are not part of a page.
+            if name.hasPrefix(".") || name.hasSuffix("~") { continue }
+            let body = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            assets[relative] = Asset(body: body, contentType: contentType(forName: name),
+                                     etag: "\"" + SHA256.hash(body).prefix(16).hexString + "\"")
+        }
+        return WebAssets(assets: assets)
+    }
+
+    public func asset(_ path: String) -> Asset? {
+        assets[path]
+    }
+
+    /// Every loaded path, sorted (for tests and logs).
+    public var paths: [String] { assets.keys.sorted() }
+
+    public static func contentType(forName name: String) -> String {
+        let suffix = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        switch suffix {
+        case "html", "htm": return "text/html; charset=utf-8"
+        case "css": return "text/css; charset=utf-8"
+        case "js", "mjs": return "text/javascript; charset=utf-8"
+        case "json", "map": return "application/json"
+        case "svg": return "image/svg+xml"
+        case "png": return "image/png"
+        case "ico": return "image/x-icon"
+        case "txt": return "text/plain; charset=utf-8"
+        case "woff2": return "font/woff2"
+        default: return "application/octet-stream"
+        }
+    }
+
+    /// The asset at `path` for `request`: `200` with it, `304` when the client's
+    /// `If-None-Match` already names its ETag, or `nil` when no such asset was loaded.
+    public func response(for path: String, request: HTTPRequest) -> HTTPResponse? {
+        guard let asset = assets[path] else { return nil }
+        var response: HTTPResponse
+        if Self.matches(ifNoneMatch: request.headers["If-None-Match"], etag: asset.etag) {
+            response = HTTPResponse(status: 304)
+        } else {
+            response = HTTPResponse(status: 200, body: asset.body)
+            response.headers.add(name: "Content-Type", value: asset.contentType)
+        }
+        response.headers.add(name: "ETag", value: asset.etag)
+        response.headers.add(name: "Cache-Control", value: Self.cacheControl)
+        response.headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        response.headers.add(name: "Content-Security-Policy", value: Self.contentSecurityPolicy)
+        response.headers.add(name: "Referrer-Policy", value: "no-referrer")
+        return response
+    }
+
+    /// RFC 9110 §13.1.2: `*`, or a comma-separated list of tags compared weakly (a `W/`
+    /// prefix on either side does not matter for `If-None-Match`).
+    static func matches(ifNoneMatch header: String?, etag: String) -> Bool {
+        guard let header else { return false }
+        let wanted = etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
+        for candidate in header.split(separator: ",") {
+            var tag = candidate.trimmingCharacters(in: .whitespaces)
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            if tag == wanted { return true }
+        }
+        return false
+    }
+}
