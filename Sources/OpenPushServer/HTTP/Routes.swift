@@ -5,6 +5,7 @@ enum Routes {
     static func registerAll(on router: inout Router<RouteHandler>) {
         OperationsRoutes.register(on: &router)
         DocsRoutes.register(on: &router)
+        ConsoleRoutes.register(on: &router)
         AppsRoutes.register(on: &router)
         SubscriptionRoutes.register(on: &router)
         UserRoutes.register(on: &router)
