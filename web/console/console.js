@@ -441,7 +441,7 @@
       }
     });
     if (!API.orgKey()) return;
-    view.replaceChildren.apply(view, [].concat(content || h("p", { class: "muted" }, "This page could not be loaded.")));
+    view.replaceChildren.apply(view, [].concat(content || h("p", { class: "muted" }, "This page could not be loaded.")).flat(Infinity));
     view.dataset.ready = page;
   }
 
