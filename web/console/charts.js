@@ -19,8 +19,8 @@
 
   function format(value) {
     if (value >= 1000) return (value / 1000).toFixed(value >= 10000 ? 0 : 1) + "k";
-    if (value > 0 && value < 10 && Math.round(value) !== value) return value.toFixed(1);
-    return String(Math.round(value));
+    if (Math.round(value) !== value) return String(Number(value.toPrecision(2)));
+    return String(value);
   }
 
   // series: [{name, className, points: [[x, y], …]}]; x in seconds (unix), y ≥ 0.
@@ -42,7 +42,7 @@
       svg.appendChild(el("line", { x1: left, x2: width - right, y1: sy(y), y2: sy(y), class: "grid" }));
       svg.appendChild(el("text", { x: left - 6, y: sy(y) + 4, class: "axis", "text-anchor": "end" }, format(y)));
     }
-    const ticks = 5;
+    const ticks = width < 500 ? 3 : 5;
     for (let i = 0; i <= ticks; i++) {
       const x = xMin + (xMax - xMin) * i / ticks;
       const date = new Date(x * 1000);
@@ -51,7 +51,9 @@
     }
     for (const s of series) {
       if (!s.points.length) continue;
-      const d = s.points.map(function (p, i) { return (i ? "L" : "M") + sx(p[0]).toFixed(1) + " " + sy(p[1]).toFixed(1); }).join(" ");
+      // One sample so far: a flat line up to it, so it shows.
+      const points = s.points.length === 1 ? [[xMin, s.points[0][1]], s.points[0]] : s.points;
+      const d = points.map(function (p, i) { return (i ? "L" : "M") + sx(p[0]).toFixed(1) + " " + sy(p[1]).toFixed(1); }).join(" ");
       const total = s.points.reduce(function (sum, p) { return sum + p[1]; }, 0);
       const last = s.points[s.points.length - 1][1];
       svg.appendChild(el("path", { d: d, class: "series " + (s.className || ""), "data-series": s.name,

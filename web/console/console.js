@@ -350,7 +350,7 @@
         for (const key of ["queue", "connections"]) {
           while (history[key].length && history[key][0][0] < now - 900) history[key].shift();
         }
-        const range = { xMin: Math.min(history.queue[0][0], now - 60), xMax: now, seconds: true };
+        const range = { xMin: Math.min(history.queue[0][0], now - 60), xMax: now, seconds: true, width: 360, height: 160 };
         Charts.line(queue, [{ name: "queue depth", className: "queue", points: history.queue }], Object.assign({ label: "queue depth" }, range));
         Charts.line(connections, [{ name: "APNs connections", className: "connections", points: history.connections }], Object.assign({ label: "APNs connections" }, range));
         updated.textContent = "Updated " + new Date().toISOString().slice(11, 19) + " UTC · last 15 minutes: "
