@@ -175,6 +175,7 @@ import OpenPushTestSupport
             #expect(try await error.text().contains("refused"))
             #expect(try await browser.waitFor("#sign-in").isDisplayed())
             #expect(try await browser.waitFor("#view").isDisplayed() == false)
+            #expect(try await browser.waitFor("#nav").isDisplayed() == false)
             #expect(try await browser.execute("return sessionStorage.getItem('openpush.console.org_key');") == .null)
             try await browser.screenshot("sign-in")
             // The only entry is the refused request itself (a 401), no script error.
