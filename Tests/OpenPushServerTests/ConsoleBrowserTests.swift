@@ -84,7 +84,13 @@ import OpenPushTestSupport
             try await browser.waitFor("#new-key-id").type("KEYID00001")
             try await browser.waitFor("#new-team-id").type("TEAM000001")
             try await browser.waitFor("#create-app button").click()
-            try await browser.waitFor("#shown-once", text: "shown once")
+            do {
+                try await browser.waitFor("#shown-once", text: "shown once", timeout: .seconds(30))
+            } catch {
+                // Say what the page showed instead (an error box, most likely).
+                Issue.record("the page: \(try await browser.execute("return document.body.innerText;"))")
+                throw error
+            }
             let restKey = try await browser.waitFor("#shown-once code[data-name='REST API key']").text()
             #expect(restKey.hasPrefix("rest_"))
             let row = try await browser.waitFor("#apps tr[data-app]", text: "Browser app")

@@ -418,7 +418,10 @@
   }
 
   // ---- Router
+  // Each render has a number: a slower earlier one never replaces what a later one showed.
+  let renders = 0;
   async function render() {
+    const generation = ++renders;
     stopPage();
     stopPage = function () {};
     const signedIn = !!API.orgKey();
@@ -440,7 +443,7 @@
         default: return [h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/apps" }, "Apps"))];
       }
     });
-    if (!API.orgKey()) return;
+    if (!API.orgKey() || generation !== renders) return;
     view.replaceChildren.apply(view, [].concat(content || h("p", { class: "muted" }, "This page could not be loaded.")).flat(Infinity));
     view.dataset.ready = page;
   }
@@ -451,8 +454,9 @@
     guarded(async function () {
       await API.signIn(input.value.trim());
       input.value = "";
-      if (!location.hash) location.hash = "#/apps";
-      await render();
+      // A new hash renders through hashchange; the same hash needs a render of its own.
+      if (!location.hash || location.hash === "#") location.hash = "#/apps";
+      else await render();
     });
   });
   document.getElementById("sign-out").addEventListener("click", function () {
