@@ -44,7 +44,9 @@ public final class Browser: Sendable {
     }
 
     /// Fails (never skips) when Chromium or its driver is missing, naming what installs them.
-    public static func start(test: String, width: Int = 1280, height: Int = 900) async throws -> Browser {
+    public static func start(test: String, width: Int = 1280, height: Int = 900,
+                             chromium chromiumPath: String = chromiumPath,
+                             chromedriver chromedriverPath: String = chromedriverPath) async throws -> Browser {
         for path in [chromiumPath, chromedriverPath] where !FileManager.default.isExecutableFile(atPath: path) {
             throw BrowserError.notInstalled(path)
         }
@@ -198,7 +200,7 @@ public final class Browser: Sendable {
 
     /// Polls until `script` (a function body) returns `true`.
     public func waitUntil(_ script: String, _ arguments: [JSONValue] = [], timeout: Duration = .seconds(10),
-                          _ what: String) async throws {
+                          describing what: String) async throws {
         let deadline = ContinuousClock.now + timeout
         while try await execute(script, arguments) != .bool(true) {
             guard ContinuousClock.now < deadline else { throw BrowserError("after \(timeout): \(what)") }
@@ -208,6 +210,7 @@ public final class Browser: Sendable {
 
     /// Runs `script` as the body of a function in the page (`arguments[0]`, … are
     /// `arguments`) and returns what it returns, as JSON; elements come back as references.
+    @discardableResult
     public func execute(_ script: String, _ arguments: [JSONValue] = []) async throws -> JSONValue {
         try await command("POST", "execute/sync", ["script": .string(script), "args": .array(arguments)])
     }

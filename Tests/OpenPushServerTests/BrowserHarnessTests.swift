@@ -60,4 +60,14 @@ import OpenPushTestSupport
         #expect(screenshot.hasSuffix("/.build/browser-artifacts/harness-page.png"))
         await server.shutdown()
     }
+
+    /// A machine without Chromium fails the test, saying what installs it, rather than skipping.
+    @Test func aMissingBrowserFailsNamingMakeTest() async throws {
+        let error = await #expect(throws: BrowserError.self) {
+            _ = try await Browser.start(test: "missing", chromium: "/nonexistent/chromium")
+        }
+        #expect(error?.description.contains("/nonexistent/chromium") == true)
+        #expect(error?.description.contains("make test") == true)
+        #expect(error?.description.contains("chromium-driver") == true)
+    }
 }

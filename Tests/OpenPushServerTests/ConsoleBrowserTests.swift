@@ -74,7 +74,7 @@ import OpenPushTestSupport
         try await Browser.with(test: "console", width: 1280, height: 1300) { browser in
             try await Self.signIn(browser, served, key: Self.orgKey)
             try await browser.waitFor("#apps")
-            try await browser.waitUntil("return document.getElementById('view').dataset.ready === 'apps';", [], "the apps page")
+            try await browser.waitUntil("return document.getElementById('view').dataset.ready === 'apps';", [], describing: "the apps page")
             #expect(try await browser.find("#error")?.isDisplayed() == false)
 
             // Create an app with a .p8 file.
@@ -116,7 +116,7 @@ import OpenPushTestSupport
             try await browser.waitFor("article.message")
             try await browser.waitUntil(
                 "const r = document.querySelector('article.message rect[data-step=accepted]'); return !!r && r.getAttribute('data-value') === '1';",
-                [], "the funnel shows the accepted push")
+                [], describing: "the funnel shows the accepted push")
             #expect(try await Self.number(browser, "article.message rect[data-step=audience]", "data-value") == 1)
             #expect(try await Self.number(browser, "article.message rect[data-step=accepted]", "width") > 0)
             try await browser.screenshot("messages")
@@ -129,7 +129,7 @@ import OpenPushTestSupport
             try await browser.navigate(to: served.baseURL + "/console#/live")
             try await browser.waitUntil(
                 "const p = document.querySelector('#chart-throughput path[data-series=\"accepted/s\"]'); return !!p && Number(p.getAttribute('data-max')) > 0;",
-                [], "the live chart shows the accepted push")
+                [], describing: "the live chart shows the accepted push")
             try await browser.waitFor("#chart-queue path[data-series='queue depth']")
             try await browser.waitFor("#chart-connections path[data-series='APNs connections']")
             #expect(try await Self.number(browser, "#chart-connections path", "data-last") >= 1)
