@@ -23,7 +23,7 @@ run: deps release
 # crowd the timing of the parallel tests on a small machine; so do the suites that check timing
 # rules (push intervals, webhook timeouts), which a thousand tests at once would starve.
 # The browser suites (chromedriver and Chromium per test) run after the rest too.
-AFTER_SUITES := OneSignalPythonClientTests|SendIsolationTests|PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests|BrowserHarnessTests|DocsBrowserTests|PgBouncerScaleOutTests
+AFTER_SUITES := OneSignalPythonClientTests|SendIsolationTests|PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|PgBouncerScaleOutTests
 test: deps compat-venv browser-deps
 	@$(call install-missing,$(SCALE_PACKAGES))
 	swift build --build-tests

@@ -113,7 +113,9 @@ enum Commands {
         """ + (simulator.map { """
 
           APNs simulator: \($0.simulator.endpoint) — what it accepted: curl http://127.0.0.1:\($0.control.port)/pushes
-        """ } ?? "")
+        """ } ?? "") + "\n" + DevQuickstart(
+            baseURL: "http://\(host):\(port)", appID: demo.id, restKey: demo.restKey, sdkKey: demo.sdkKey,
+            simulatorControlURL: simulator.map { "http://127.0.0.1:\($0.control.port)" }).text
     }
 
     /// Serves until SIGINT or SIGTERM, then drains: stop accepting, finish in-flight requests,

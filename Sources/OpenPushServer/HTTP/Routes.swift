@@ -5,6 +5,7 @@ enum Routes {
     static func registerAll(on router: inout Router<RouteHandler>) {
         OperationsRoutes.register(on: &router)
         DocsRoutes.register(on: &router)
+        ConsoleRoutes.register(on: &router)
         AppsRoutes.register(on: &router)
         SubscriptionRoutes.register(on: &router)
         UserRoutes.register(on: &router)
@@ -20,5 +21,6 @@ enum Routes {
         TenantsRoutes.register(on: &router)
         WebhookRoutes.register(on: &router)
         EventFeedRoutes.register(on: &router)
+        StatsRoutes.register(on: &router)
     }
 }

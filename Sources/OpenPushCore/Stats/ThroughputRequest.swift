@@ -1,0 +1,87 @@
+/// The query of `GET /stats/throughput`: how far back (`window`) and how wide each bucket
+/// (`step`). Every bad parameter is named in one `400`.
+public struct ThroughputRequest: Sendable, Equatable {
+    public static let defaultWindow: Int64 = 15 * 60
+    public static let defaultStep: Int64 = 10
+    public static let maxWindow: Int64 = 24 * 3600
+    public static let maxBuckets: Int64 = 1000
+
+    public static let invalidWindow =
+        "window must be a whole number of seconds, minutes or hours (10s, 15m, 24h) from 1s to 24h"
+    public static let invalidStep =
+        "step must be a whole number of seconds, minutes or hours (1s, 10s, 5m) from 1s to the window"
+    public static let tooManyBuckets = "step is too small for the window: window / step must be at most \(maxBuckets) buckets"
+
+    /// Seconds.
+    public var window: Int64
+    /// Seconds.
+    public var step: Int64
+
+    public init(window: Int64 = defaultWindow, step: Int64 = defaultStep) {
+        self.window = window
+        self.step = step
+    }
+
+    public static func read(_ query: [String: String]) throws(APIError) -> ThroughputRequest {
+        var problems: [String] = []
+        var request = ThroughputRequest()
+        if let text = query["window"] {
+            if let seconds = StatsDuration.seconds(text), (1...maxWindow).contains(seconds) {
+                request.window = seconds
+            } else {
+                problems.append(invalidWindow)
+            }
+        }
+        if let text = query["step"] {
+            if let seconds = StatsDuration.seconds(text), seconds >= 1 {
+                request.step = seconds
+            } else {
+                problems.append(invalidStep)
+            }
+        }
+        // The two together, once each is valid alone.
+        if problems.isEmpty {
+            if request.step > request.window {
+                problems.append(invalidStep)
+            } else if StatsBuckets.count(window: request.window, step: request.step) > maxBuckets {
+                problems.append(tooManyBuckets)
+            }
+        }
+        if !problems.isEmpty { throw APIError(status: 400, messages: problems) }
+        return request
+    }
+
+    /// The buckets that cover the window ending now.
+    public func buckets(now: Double) -> StatsBuckets {
+        StatsBuckets(now: now, window: window, step: step)
+    }
+}
+
+/// The query of `GET /apps/{app_id}/stats`: how far back, 24 hours unless `window` says.
+public struct AppStatsRequest: Sendable, Equatable {
+    public static let defaultWindow: Int64 = 24 * 3600
+    public static let maxWindow: Int64 = 30 * 86400
+    public static let invalidWindow =
+        "window must be a whole number of seconds, minutes, hours or days (15m, 24h, 7d) from 1s to 30d"
+
+    /// Seconds.
+    public var window: Int64
+
+    public init(window: Int64 = defaultWindow) {
+        self.window = window
+    }
+
+    public static func read(_ query: [String: String]) throws(APIError) -> AppStatsRequest {
+        guard let text = query["window"] else { return AppStatsRequest() }
+        guard let seconds = StatsDuration.seconds(text), (1...maxWindow).contains(seconds) else {
+            throw APIError(status: 400, invalidWindow)
+        }
+        return AppStatsRequest(window: seconds)
+    }
+
+    /// `[now - window, now)`, in whole unix seconds (the start rounded down, the end up).
+    public func range(now: Double) -> (from: Int64, to: Int64) {
+        let end = StatsBuckets.ceiling(now)
+        return (end - window, end)
+    }
+}

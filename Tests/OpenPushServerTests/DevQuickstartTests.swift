@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import OpenPushCore
+import OpenPushTestSupport
+import Subprocess
+
+/// `openpush dev` prints a quickstart that works as printed: the test reads the three commands
+/// from the output of a spawned `openpush dev`, runs each with `/bin/sh`, and finds the push in
+/// the APNs simulator's record.
+@Suite struct DevQuickstartTests {
+    /// The line after the one holding `marker`, trimmed: where the banner prints each command.
+    static func command(after marker: String, in log: String) throws -> String {
+        let lines = log.components(separatedBy: "\n")
+        let index = try #require(lines.firstIndex { $0.contains(marker) }, "no '\(marker)' in:\n\(log)")
+        return try #require(lines.dropFirst(index + 1).first).trimmingCharacters(in: .whitespaces)
+    }
+
+    static func shell(_ command: String) async throws -> JSONValue {
+        let output = try await Subprocess.run("/bin/sh", ["-c", command])
+        #expect(output.status == 0, "\(command): \(output.text)")
+        return try JSONValue.parse(Array(output.text.utf8))
+    }
+
+    @Test func theThreePrintedCommandsDeliverAPushToTheSimulator() async throws {
+        let database = try await TestDatabase.create()
+        let directory = try TemporaryDirectory.make(prefix: "dev-quickstart")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let dev = try OpenPushProcess(["dev"], environment: [
+            "OPENPUSH_DATABASE_URL": database.conninfo, "OPENPUSH_LISTEN": "127.0.0.1:0",
+        ], workingDirectory: directory)
+        defer { dev.signal(SIGTERM) }
+        _ = try await dev.waitForLog("3. see what the APNs simulator accepted")
+        // The next line is printed with it; give the pipe a moment if it is not there yet.
+        _ = try await dev.waitForLog("/pushes?token=")
+        let log = dev.log
+        let console = try #require(log.components(separatedBy: "\n").first { $0.contains("console: ") })
+        #expect(console.contains("http://127.0.0.1:"))
+        #expect(console.contains("/console"))
+
+        let register = try Self.command(after: "1. register a device token", in: log)
+        let send = try Self.command(after: "2. send it a notification", in: log)
+        let list = try Self.command(after: "3. see what the APNs simulator accepted", in: log)
+
+        let registered = try await Self.shell(register)
+        #expect(registered.objectValue?["created"] == true, "\(registered)")
+        #expect(registered.objectValue?["id"]?.stringValue?.hasPrefix("sub_") == true)
+        let sent = try await Self.shell(send)
+        let messageID = try #require(sent.objectValue?["id"]?.stringValue, "\(sent)")
+        #expect(messageID.hasPrefix("msg_"))
+
+        // Delivery is asynchronous: the push reaches the simulator within moments.
+        let deadline = ContinuousClock.now + .seconds(20)
+        var pushes: [JSONValue] = []
+        while ContinuousClock.now < deadline {
+            pushes = try await Self.shell(list).objectValue?["pushes"]?.arrayValue ?? []
+            if !pushes.isEmpty { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let push = try #require(pushes.first?.objectValue, "the simulator recorded nothing:\n\(dev.log)")
+        #expect(pushes.count == 1)
+        #expect(push["token"]?.stringValue == DevQuickstart.deviceToken)
+        let alert = push["payload"]?.objectValue?["aps"]?.objectValue?["alert"]?.objectValue
+        #expect(alert?["title"] == "Hello")
+        #expect(alert?["body"] == "Your first push from OpenPush")
+
+        dev.signal(SIGTERM)
+        #expect(try await dev.waitForExit() == 0)
+    }
+}
