@@ -19,7 +19,7 @@ bench_start 0
 bench_seed_subscriptions "$total"
 
 bench_python TOTAL="$total" BINARY="$binary" CONNINFO="$conninfo" SIM_PORT="$sim_port" SIM_PID="$simulator" <<'PY'
-import glob, json, os, signal, subprocess, time
+import http.client, os, signal, subprocess, time
 import lib
 total, state = int(os.environ["TOTAL"]), os.environ["BENCH_STATE"]
 tick = os.sysconf("SC_CLK_TCK")
@@ -73,6 +73,7 @@ def notify(run):
             "headings": {"en": "OpenPush"}, "included_segments": ["Subscribed Users"]}
     status, answer = lib.call("POST", "/notifications", body, {"Authorization": f"Key {lib.demo['rest_key']}"})
     assert status == 200, (status, answer)
+    return answer["id"]
 
 server, sim = int(os.environ["SERVER_PID"]), int(os.environ["SIM_PID"])
 results = []
@@ -85,7 +86,7 @@ for run, workers in enumerate([1, 2], start=1):
     pg0, op0, sim0 = postgres_cpu(), cpu(openpush), cpu([sim])
     peak = []
     started = time.monotonic()
-    notify(run)
+    message = notify(run)
     first, last = lib.wait_accepted(total, started, others=lambda: already, on_first=lambda: peak.append(client_connections()))
     pg1, op1, sim1 = postgres_cpu(), cpu(openpush), cpu([sim])
     wal_bytes = int(float(sql(f"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '{wal}')")))
@@ -95,6 +96,24 @@ for run, workers in enumerate([1, 2], start=1):
     if run == 1: lib.save_payload(lib.control("/pushes?limit=1")["pushes"][0])
     results.append(dict(workers=workers, rate=total / (last - first), first=first, span=last, postgres=pg1 - pg0, openpush=op1 - op0,
                         simulator=sim1 - sim0, wal=wal_bytes, connections=connections))
+
+# Storage: the delivery records of both runs (every partition of `deliveries`) per push.
+stored = int(sql("SELECT pg_total_relation_size('deliveries') + coalesce(sum(pg_total_relation_size(inhrelid)), 0) "
+                 "FROM pg_inherits WHERE inhparent = 'deliveries'::regclass"))
+records = int(sql("SELECT count(*) FROM deliveries"))
+
+# A read route, for the read-replica step: GET /notifications/{id} on one keep-alive connection.
+reads = 2000
+api = http.client.HTTPConnection("127.0.0.1", int(os.environ["API_PORT"]))
+headers = {"Authorization": f"Key {lib.demo['rest_key']}"}
+pg0, op0, read_started = postgres_cpu(), cpu([server]), time.monotonic()
+for _ in range(reads):
+    api.request("GET", f"/notifications/{message}?app_id={lib.demo['id']}", headers=headers)
+    response = api.getresponse()
+    response.read()
+    assert response.status == 200, response.status
+read_rate = reads / (time.monotonic() - read_started)
+read_pg_ms, read_op_ms = (postgres_cpu() - pg0) * 1e6 / reads, (cpu([server]) - op0) * 1e6 / reads
 
 # The yardstick: h2load, same payload, same simulator, its own CPU from wait4.
 requests = 100000
@@ -110,11 +129,15 @@ h2load_rate = float(output.split(" req/s")[0].rsplit(",", 1)[1])
 h2load_ms = (usage.ru_utime + usage.ru_stime) * 1000 / requests * 1000
 h2load_sim_ms = (cpu([sim]) - simulator_before) * 1000 / requests * 1000
 max_connections = int(sql("SHOW max_connections"))
+settings = sql("SELECT string_agg(name || '=' || setting || coalesce(unit, ''), ' ' ORDER BY name) FROM pg_settings "
+               "WHERE name IN ('shared_buffers', 'fsync', 'synchronous_commit', 'wal_level', 'full_page_writes')")
+version = sql("SHOW server_version")
 
 print(f"== {os.cpu_count()} cores; {total:,} subscriptions per run; {os.environ.get('LOOPS', '4')} delivery loops and a pool of "
-      f"{os.environ.get('POOL', '8')} per worker; max_connections {max_connections}")
+      f"{os.environ.get('POOL', '8')} per worker")
+print(f"== PostgreSQL {version} (the embedded cluster of `openpush dev`, stock settings): max_connections={max_connections} {settings}")
 print(f"== h2load (-c 2 -m 100, {requests:,} requests, same payload and simulator): {h2load_rate:,.0f} req/s, "
-      f"its CPU {h2load_ms:.0f} ms per 1,000 requests (simulator {h2load_sim_ms:.0f} ms)")
+      f"its CPU {h2load_ms:.1f} ms per 1,000 requests (simulator {h2load_sim_ms:.1f} ms)")
 for r in results:
     per = lambda seconds: seconds * 1000 / total * 1000  # ms of CPU per 1,000 pushes
     print(f"== {r['workers']} worker(s) + 1 serve: {r['rate']:,.0f} pushes/s sustained (first accepted {r['first']:.2f} s, last {r['span']:.1f} s after the POST) "
@@ -124,4 +147,7 @@ for r in results:
           f"simulator {per(r['simulator']):.0f} ms")
     print(f"   WAL {r['wal'] / total:,.0f} bytes per push ({r['wal'] / 2**20:,.0f} MiB); "
           f"client connections open: {r['connections']}")
+print(f"== delivery records: {records:,} rows, {stored / 2**20:,.0f} MiB on disk with indexes = {stored / records:,.0f} bytes per push")
+print(f"== GET /notifications/{{id}} x {reads:,} on one connection: {read_rate:,.0f} requests/s; CPU per 1,000 requests: "
+      f"PostgreSQL {read_pg_ms:.0f} ms, OpenPush {read_op_ms:.0f} ms")
 PY
