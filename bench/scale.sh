@@ -8,7 +8,7 @@
 # OpenPush processes, the WAL written per push (pg_current_wal_lsn() before and after) and the
 # client connections open. h2load then sends the same payload to the same simulator; its rate
 # and its own CPU per 1,000 requests are the yardstick each figure is divided by.
-# Usage: [LOOPS=4] [POOL=8] bench/scale.sh [subscriptions]     (run `make bench`, which builds first)
+# Usage: [LOOPS=4] [POOL=8] [READS=20] bench/scale.sh [subscriptions]     (run `make bench`, which builds first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 total=${1:-200000}
@@ -96,14 +96,18 @@ for run, workers in enumerate([1, 2], start=1):
     if run == 1: lib.save_payload(lib.control("/pushes?limit=1")["pushes"][0])
     results.append(dict(workers=workers, rate=total / (last - first), first=first, span=last, postgres=pg1 - pg0, openpush=op1 - op0,
                         simulator=sim1 - sim0, wal=wal_bytes, connections=connections))
+    r = results[-1]
+    print(f"   run {run}, {workers} worker(s): {r['rate']:,.0f} pushes/s; CPU s: PostgreSQL {r['postgres']:.2f}, OpenPush {r['openpush']:.2f}, "
+          f"simulator {r['simulator']:.2f}; WAL {wal_bytes:,} bytes", flush=True)
 
 # Storage: the delivery records of both runs (every partition of `deliveries`) per push.
 stored = int(sql("SELECT pg_total_relation_size('deliveries') + coalesce(sum(pg_total_relation_size(inhrelid)), 0) "
                  "FROM pg_inherits WHERE inhparent = 'deliveries'::regclass"))
 records = int(sql("SELECT count(*) FROM deliveries"))
 
-# A read route, for the read-replica step: GET /notifications/{id} on one keep-alive connection.
-reads = 2000
+# A read route, for the read-replica step: GET /notifications/{id} of the last message (its counts
+# come from its delivery records) on one keep-alive connection.
+reads = int(os.environ.get("READS", "20"))
 api = http.client.HTTPConnection("127.0.0.1", int(os.environ["API_PORT"]))
 headers = {"Authorization": f"Key {lib.demo['rest_key']}"}
 pg0, op0, read_started = postgres_cpu(), cpu([server]), time.monotonic()
