@@ -3,11 +3,12 @@
 # into PostgreSQL; one notification to `Subscribed Users` through POST /notifications) delivered
 # by 1 and then by 2 `openpush worker` processes, beside one `openpush dev` with no delivery loops
 # that plays `serve` (it answers HTTP and hosts the embedded PostgreSQL). For each run it prints
-# pushes/s, and the CPU time (utime + stime from /proc/<pid>/stat) per 1,000 pushes spent in
+# pushes/s and, per 1,000 pushes, the CPU time (utime + stime from /proc/<pid>/stat) spent in
 # PostgreSQL (the postmaster with its reaped children, plus every live backend) and in the
-# OpenPush processes, the WAL written per push (pg_current_wal_lsn() before and after) and the
-# client connections open. h2load then sends the same payload to the same simulator; its rate
-# and its own CPU per 1,000 requests are the yardstick each figure is divided by.
+# OpenPush processes, the WAL written (pg_current_wal_lsn() before and after), the transactions
+# committed and the client connections open. Then: the delivery records' size on disk, the cost
+# of a read route, and h2load sending the same payload to the same simulator, whose rate and own
+# CPU per 1,000 requests are the yardstick each figure is divided by. docs/SCALING.md reads them.
 # Usage: [LOOPS=4] [POOL=8] [READS=20] bench/scale.sh [subscriptions]     (run `make bench`, which builds first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -83,6 +84,7 @@ for run, workers in enumerate([1, 2], start=1):
     openpush = [server] + [process.pid for process, _ in processes]
     already = lib.control("/pushes?limit=0")["accepted_count"]
     wal = sql("SELECT pg_current_wal_lsn()")
+    commits = int(sql("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"))
     pg0, op0, sim0 = postgres_cpu(), cpu(openpush), cpu([sim])
     peak = []
     started = time.monotonic()
@@ -90,12 +92,15 @@ for run, workers in enumerate([1, 2], start=1):
     first, last = lib.wait_accepted(total, started, others=lambda: already, on_first=lambda: peak.append(client_connections()))
     pg1, op1, sim1 = postgres_cpu(), cpu(openpush), cpu([sim])
     wal_bytes = int(float(sql(f"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '{wal}')")))
+    # Committed transactions of the database, psql's own two included (statistics lag ~0.5 s).
+    time.sleep(1)
+    commits = int(sql("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) - commits
     connections = max(peak + [client_connections()])
     for process, _ in processes: process.send_signal(signal.SIGTERM)
     for process, _ in processes: process.wait()
     if run == 1: lib.save_payload(lib.control("/pushes?limit=1")["pushes"][0])
     results.append(dict(workers=workers, rate=total / (last - first), first=first, span=last, postgres=pg1 - pg0, openpush=op1 - op0,
-                        simulator=sim1 - sim0, wal=wal_bytes, connections=connections))
+                        simulator=sim1 - sim0, wal=wal_bytes, connections=connections, commits=commits))
     r = results[-1]
     print(f"   run {run}, {workers} worker(s): {r['rate']:,.0f} pushes/s; CPU s: PostgreSQL {r['postgres']:.2f}, OpenPush {r['openpush']:.2f}, "
           f"simulator {r['simulator']:.2f}; WAL {wal_bytes:,} bytes", flush=True)
@@ -150,7 +155,7 @@ for r in results:
           f"OpenPush {per(r['openpush']):.0f} ms ({per(r['openpush']) / h2load_ms:.2f}x h2load), "
           f"simulator {per(r['simulator']):.0f} ms")
     print(f"   WAL {r['wal'] / total:,.0f} bytes per push ({r['wal'] / 2**20:,.0f} MiB); "
-          f"client connections open: {r['connections']}")
+          f"client connections open: {r['connections']}; {r['commits'] * 1000 / total:.1f} commits per 1,000 pushes")
 print(f"== delivery records: {records:,} rows, {stored / 2**20:,.0f} MiB on disk with indexes = {stored / records:,.0f} bytes per push")
 print(f"== GET /notifications/{{id}} x {reads:,} on one connection: {read_rate:,.0f} requests/s; CPU per 1,000 requests: "
       f"PostgreSQL {read_pg_ms:.0f} ms, OpenPush {read_op_ms:.0f} ms")
