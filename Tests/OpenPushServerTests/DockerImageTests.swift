@@ -152,6 +152,18 @@ import Subprocess
         #expect(ignored.contains { $0 == ".build" || $0 == ".build/" })
     }
 
+    /// Every service of docker-compose.yml that builds this image passes a command the
+    /// `ENTRYPOINT ["openpush"]` accepts: `["serve"]`, not `["openpush", "serve"]` (which would
+    /// run `openpush openpush serve`, an unknown command).
+    @Test func composeCommandsSuitTheEntrypoint() throws {
+        let compose = ComposeFile(try String(contentsOfFile: Self.root + "/docker-compose.yml", encoding: .utf8))
+        let commands: Set = ["serve", "worker", "migrate", "apps", "apns-sim", "help"]
+        for service in compose.services where service.buildsImage {
+            let first = service.command?.first ?? "serve"
+            #expect(commands.contains(first), "docker-compose.yml \(service.name): command \(service.command ?? []) under ENTRYPOINT [\"openpush\"]")
+        }
+    }
+
     // MARK: - The parsing, on fixed text
 
     @Test func parsesStagesContinuationsAndComments() {
@@ -184,6 +196,36 @@ import Subprocess
         #expect(dockerfile.runtime?.environment == ["A": "1", "B": "two", "LEGACY": "value"])
         #expect(dockerfile.runtime?.last("USER") == "openpush")
         #expect(dockerfile.runtime?.last("ENTRYPOINT").flatMap(Dockerfile.jsonArray) == ["openpush"])
+    }
+
+    @Test func readsComposeServicesThatBuildTheImage() {
+        let compose = ComposeFile("""
+            # comment
+            x-openpush: &openpush
+              build: .
+              restart: unless-stopped
+
+            services:
+              postgres:
+                image: postgres:15
+                command: ["postgres", "-c", "fsync=off"]
+              serve-1:
+                <<: *openpush
+                command: ["openpush", "serve"]
+                environment:
+                  command: not this one
+              worker:
+                build:
+                  context: .
+                command: ["worker"]
+            volumes:
+              pgdata:
+            """)
+        #expect(compose.services == [
+            .init(name: "postgres", buildsImage: false, command: ["postgres", "-c", "fsync=off"]),
+            .init(name: "serve-1", buildsImage: true, command: ["openpush", "serve"]),
+            .init(name: "worker", buildsImage: true, command: ["worker"]),
+        ])
     }
 
     @Test func parsesLddReadelfAndDpkg() {
