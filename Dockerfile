@@ -35,7 +35,10 @@ RUN apt-get update -q \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
         libpq5 libmicrohttpd12 libnghttp2-14 libssl3 libcurl4 ca-certificates \
     && rm -rf /var/lib/apt/lists/*
-RUN useradd --system --uid 10001 --user-group --no-create-home --home-dir /nonexistent \
+# A user of its own, named by number in USER so that a runtime can tell it is not root without
+# reading /etc/passwd (Kubernetes' runAsNonRoot).
+RUN groupadd --system --gid 10001 openpush \
+    && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
         --shell /usr/sbin/nologin openpush
 COPY --from=build /src/.build/release/openpush /usr/local/bin/openpush
 COPY migrations/ /usr/share/openpush/migrations/
@@ -45,7 +48,7 @@ COPY web/ /usr/share/openpush/web/
 # outside it.
 ENV OPENPUSH_RESOURCES_DIR=/usr/share/openpush \
     OPENPUSH_LISTEN=0.0.0.0:8080
-USER openpush
+USER 10001:10001
 EXPOSE 8080
 ENTRYPOINT ["openpush"]
 CMD ["serve"]
