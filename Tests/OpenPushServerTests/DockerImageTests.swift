@@ -153,6 +153,37 @@ import Subprocess
         #expect(ignored.contains { $0 == ".build" || $0 == ".build/" })
     }
 
+    /// The runtime stage's files are all `serve` needs: the folders it copies from the context,
+    /// laid out under a scratch root as the image has them, and its ENV (OPENPUSH_RESOURCES_DIR
+    /// moved under that root, a free port) let `openpush serve` migrate an empty database, answer
+    /// /ready and serve the OpenAPI document, from a working directory outside the repository.
+    @Test func serveRunsFromTheImagesLayout() async throws {
+        let runtime = try #require(try Self.dockerfile().runtime)
+        let scratch = try TemporaryDirectory.make(prefix: "image-layout")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        for copy in runtime.copies where copy.from == nil {
+            for source in copy.sources {
+                let target = scratch + copy.destination
+                try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent,
+                                                        withIntermediateDirectories: true)
+                try FileManager.default.copyItem(atPath: Self.root + "/" + source, toPath: target)
+            }
+        }
+        var environment = runtime.environment
+        environment["OPENPUSH_RESOURCES_DIR"] = scratch + (try #require(environment["OPENPUSH_RESOURCES_DIR"]))
+        environment["OPENPUSH_LISTEN"] = "127.0.0.1:0"
+        let database = try await TestDatabase.create()
+        environment["OPENPUSH_DATABASE_URL"] = try await database.createEmptySibling()
+        let server = try OpenPushProcess(["serve"], environment: environment, workingDirectory: scratch)
+        let port = try await server.waitForPort()
+        #expect(try await Curl.run(["http://127.0.0.1:\(port)/ready"]).status == 200)
+        let document = try await Curl.run(["http://127.0.0.1:\(port)/openapi.json"])
+        #expect(document.status == 200)
+        #expect(document.text.contains("\"paths\""))
+        server.signal(SIGINT)
+        #expect(try await server.waitForExit() == 0)
+    }
+
     /// Every service of docker-compose.yml that builds this image passes a command the
     /// `ENTRYPOINT ["openpush"]` accepts: `["serve"]`, not `["openpush", "serve"]` (which would
     /// run `openpush openpush serve`, an unknown command).
