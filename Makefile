@@ -1,6 +1,7 @@
 # The two commands: `make run` and `make test`. Both install what they need first.
 SHELL := /bin/bash
-DEBIAN_PACKAGES := libpq-dev libssl-dev libnghttp2-dev libmicrohttpd-dev libcurl4-openssl-dev postgresql-15 pkg-config curl openssl ca-certificates
+# binutils: readelf, with which DockerImageTests reads the libraries the binary names.
+DEBIAN_PACKAGES := libpq-dev libssl-dev libnghttp2-dev libmicrohttpd-dev libcurl4-openssl-dev postgresql-15 pkg-config curl openssl ca-certificates binutils
 BENCH_PACKAGES := wrk nghttp2-client python3
 # OneSignal's Python client for the compatibility suite, in a virtual environment of Debian's
 # python3 (not whatever `python3` comes first on PATH), pinned by Tests/compat/requirements.txt.
@@ -46,6 +47,7 @@ bench: deps release
 	bench/idle.sh
 	bench/coalescing.sh
 	bench/webhooks.sh
+	bench/scale.sh
 
 # Installs the Debian packages $(1) only when one is missing, so repeated runs stay fast and offline.
 install-missing = if ! dpkg -s $(1) >/dev/null 2>&1; then \
