@@ -28,7 +28,7 @@ import OpenPushTestSupport
         for (name, command) in [("serve-1", "serve"), ("serve-2", "serve"), ("worker-1", "worker"), ("worker-2", "worker")] {
             let lines = Self.service(name, in: compose)
             #expect(lines.contains("    <<: *openpush"), "\(name)")
-            #expect(lines.contains("    command: [\"openpush\", \"\(command)\"]"), "\(name)")
+            #expect(lines.contains("    command: [\"\(command)\"]"), "\(name)")
             #expect(lines.contains("      <<: *openpush-environment"), "\(name)")
         }
         // Servers answer HTTP only; the workers deliver.
