@@ -23,7 +23,8 @@ CREATE TABLE live_activity_broadcasts (
     channel          text NOT NULL,
     channel_id       text NOT NULL,
     environment      text NOT NULL CHECK (environment IN ('sandbox', 'production')),
-    state            text NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'accepted', 'error')),
+    -- 'cancelled': the message was cancelled before the broadcast went out.
+    state            text NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'accepted', 'error', 'cancelled')),
     attempts         integer NOT NULL DEFAULT 0,
     apns_status      integer,
     apns_reason      text,

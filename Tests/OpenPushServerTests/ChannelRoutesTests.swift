@@ -229,6 +229,22 @@ import Postgres
         #expect(apns["attempts"] == 1)
     }
 
+    @Test func aCancelledBroadcastNeverGoesOutAndShowsCancelled() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let id = try #require(try await Self.created(harness)["id"]?.stringValue)
+        let messageID = try #require(await Self.broadcast(harness, id, Self.update).json?.objectValue?["id"]?.stringValue)
+        let cancelled = await harness.app.request(.delete, "/notifications/\(messageID)", headers: .restKey(harness.created.restKey),
+                                                  query: ["app_id": harness.created.app.id])
+        #expect(cancelled.status == 200, "\(cancelled.text)")
+        try await harness.drain()
+        #expect(harness.simulator.accepted().isEmpty)
+        let shown = try #require(await Self.view(harness, messageID).json?.objectValue)
+        #expect(shown["remaining"] == 0 && shown["cancelled"] == 1 && shown["successful"] == 0 && shown["errored"] == 0)
+        #expect(shown["apns"]?.objectValue?["state"] == "cancelled")
+        #expect(shown["completed_at"]?.stringValue != nil)
+    }
+
     @Test func aPassingAPNsErrorIsRetriedThenRecorded() async throws {
         let harness = try await DeliveryHarness.make()
         defer { Task { await harness.shutdown() } }

@@ -75,7 +75,7 @@ struct ChannelBroadcastDelivery {
     }
 
     private func send(_ loaded: Loaded, job: DeliveryJob, channelID: String, requestID: String) async -> Outcome {
-        if loaded.cancelled { return Outcome(state: "error", reason: "Cancelled", retry: false) }
+        if loaded.cancelled { return Outcome(state: "cancelled", retry: false) }
         guard let bundleID = loaded.app.bundleID, !bundleID.isEmpty else {
             return Outcome(state: "error", reason: APNSReason.missingTopic.rawValue, retry: false)
         }

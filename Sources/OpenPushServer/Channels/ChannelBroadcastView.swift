@@ -33,6 +33,7 @@ enum ChannelBroadcastView {
         view["failed"] = 0
         view["errored"] = .int(errored)
         view["remaining"] = .int(state == "queued" ? 1 : 0)
+        view["cancelled"] = .int(state == "cancelled" ? 1 : 0)
         view["platform_delivery_stats"] = ["ios": [
             "successful": .int(accepted), "failed": 0, "errored": .int(errored), "converted": view["converted"] ?? 0,
         ]]

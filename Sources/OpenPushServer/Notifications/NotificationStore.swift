@@ -53,6 +53,7 @@ enum NotificationStore {
             """)
         guard !found.isEmpty else { return false }
         try DeliveryQueue.cancel(messageID: messageID, in: connection)
+        try ChannelBroadcastStore.cancelQueued(messageID: messageID, in: connection)
         // No job in flight: the cancel is what finishes the message.
         try NotificationCompletion.check(messageID: messageID, in: connection)
         return true
