@@ -142,6 +142,7 @@ enum Commands {
         await server.shutdown()
         await stop(delivery)
         await stop(webhooks)
+        await services.channelAPNs.shutdown()
         await services.database.close()
         logger.info("stopped")
     }

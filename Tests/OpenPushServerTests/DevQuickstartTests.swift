@@ -63,6 +63,34 @@ import Subprocess
         #expect(alert?["title"] == "Hello")
         #expect(alert?["body"] == "Your first push from OpenPush")
 
+        // The demo app's channels live on the same simulator: `dev` points the channel
+        // management hosts at it too, so a channel is created and a broadcast reaches it.
+        let restKey = try #require(send.firstMatch(of: /Key ([^']+)'/)?.1)
+        let appID = try #require(send.firstMatch(of: /"app_id": "([^"]+)"/)?.1)
+        let base = try #require(send.firstMatch(of: /(http:\/\/[^ ]+)\/notifications/)?.1)
+        let control = try #require(list.firstMatch(of: /'(http:\/\/[^\/]+)\/pushes/)?.1)
+        let channel = try await Self.shell(
+            "curl -s -X POST \(base)/apps/\(appID)/live_activities/channels -H 'Authorization: Key \(restKey)' "
+                + "-H 'Content-Type: application/json' "
+                + #"-d '{"name": "scores", "message_storage_policy": 0, "environment": "sandbox"}'"#)
+        let channelRow = try #require(channel.objectValue?["id"]?.stringValue, "\(channel)")
+        let channelID = try #require(channel.objectValue?["channel_id"]?.stringValue)
+        let broadcast = try await Self.shell(
+            "curl -s -X POST \(base)/apps/\(appID)/live_activities/channels/\(channelRow)/notifications "
+                + "-H 'Authorization: Key \(restKey)' -H 'Content-Type: application/json' "
+                + #"-d '{"event": "update", "name": "score", "event_updates": {"home": 1}}'"#)
+        #expect(broadcast.objectValue?["id"]?.stringValue?.hasPrefix("msg_") == true, "\(broadcast)")
+        let encodedChannel = try #require(channelID.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        let broadcastDeadline = ContinuousClock.now + .seconds(20)
+        var broadcasts: [JSONValue] = []
+        while ContinuousClock.now < broadcastDeadline {
+            broadcasts = try await Self.shell("curl -s '\(control)/pushes?channel_id=\(encodedChannel)'")
+                .objectValue?["pushes"]?.arrayValue ?? []
+            if !broadcasts.isEmpty { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(broadcasts.count == 1, "the simulator recorded no broadcast:\n\(dev.log)")
+
         dev.signal(SIGTERM)
         #expect(try await dev.waitForExit() == 0)
     }
