@@ -246,7 +246,10 @@ import Postgres
     }
 
     @Test func aPassingAPNsErrorIsRetriedThenRecorded() async throws {
-        let harness = try await DeliveryHarness.make()
+        // A retry at least 2 s out: a drain on a loaded machine cannot reach it before the check.
+        var settings = DeliveryHarness.quickSettings()
+        settings.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 4, maxDelay: 4)
+        let harness = try await DeliveryHarness.make(settings: settings)
         defer { Task { await harness.shutdown() } }
         let channel = try await Self.created(harness)
         let id = try #require(channel["id"]?.stringValue)
@@ -258,10 +261,14 @@ import Postgres
         let apns = try #require(view.json?.objectValue?["apns"]?.objectValue)
         #expect(apns["state"] == "queued" && apns["status"] == 429 && apns["reason"] == "TooManyRequests")
         harness.simulator.setChannelBehaviour(nil, channelID: channelID, operation: .broadcast)
-        try await Task.sleep(for: .milliseconds(500))
-        try await harness.drain()
-        let after = await Self.view(harness, messageID)
-        let final = try #require(after.json?.objectValue?["apns"]?.objectValue)
+        var final: JSONObject = [:]
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            try await harness.drain()
+            final = try #require(await Self.view(harness, messageID).json?.objectValue?["apns"]?.objectValue)
+            if final["state"] != "queued" { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
         #expect(final["state"] == "accepted" && final["status"] == 200 && final["attempts"] == 2)
         #expect(harness.simulator.accepted().count == 1)
     }
