@@ -4,6 +4,7 @@ import HTTPServer
 import OpenPushCore
 @testable import OpenPushServer
 import OpenPushTestSupport
+import Postgres
 
 /// `/docs` shows each error's example body and each operation's key as the document states them,
 /// so the document must state them for every operation, and the server must agree: the examples
@@ -118,8 +119,24 @@ import OpenPushTestSupport
     /// limit (a real socket), a database that is not there, the send routes' rate limit.
     @Test func sharedErrorResponsesAreWhatTheServerAnswers() async throws {
         let document = try OpenAPIDocumentTests.document()
-        let app = try await TestApp.make(configure: { $0.organizationAPIKey = Self.organizationKey })
+        let app = try await TestApp.make(configure: {
+            $0.organizationAPIKey = Self.organizationKey
+            $0.metricsToken = "metrics-secret"
+        })
         let created = try await app.createApp()
+
+        let metrics = await app.request(.get, "/metrics", headers: ["Authorization": "Bearer wrong"])
+        #expect(metrics.status == 401)
+        #expect(metrics.headers["WWW-Authenticate"] == "Bearer")
+        #expect(metrics.json == (try Self.exampleBodies(document, "GET /metrics", "401").first?.body))
+
+        // Readiness with a migration this binary knows and the database lacks.
+        var services = app.services
+        services.migrations.append(Migration(version: 999_999, name: "not_yet", sql: "SELECT 1"))
+        let pending = TestResponse(await OpenPushApplication(services: services, logger: .discarding())
+            .respond(to: HTTPRequest(method: .get, path: "/ready")))
+        #expect(pending.status == 503)
+        #expect(pending.json == (try Self.exampleBodies(document, "GET /ready", "503").first { $0.name == "migrationsPending" }?.body))
 
         let server = try app.startHTTP()
         defer { Task { await server.shutdown() } }
@@ -154,6 +171,9 @@ import OpenPushTestSupport
             #expect(response.headers["Retry-After"] == "1")
             #expect(response.json == (try Self.exampleBodies(document, operation, "503").first?.body), "\(operation)")
         }
+        let ready = await offline.request(.get, "/ready")
+        #expect(ready.status == 503)
+        #expect(ready.json == (try Self.exampleBodies(document, "GET /ready", "503").first { $0.name == "databaseUnavailable" }?.body))
     }
 
     /// Without credentials, an operation whose `security` asks for a key answers its documented
