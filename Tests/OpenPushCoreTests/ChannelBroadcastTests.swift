@@ -109,5 +109,14 @@ import OpenPushCore
             return
         }
         #expect(error.messages.count == 2)
+        // A null is the default, as an absent field is.
+        let nulls = try ChannelFields.parse(["name": "x", "message_storage_policy": nil, "environment": nil]).get()
+        #expect(nulls == defaults)
+        guard case .failure(let wrongTypes) = ChannelFields.parse(["name": "x", "message_storage_policy": [], "environment": 0])
+        else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(wrongTypes.messages.count == 2)
     }
 }

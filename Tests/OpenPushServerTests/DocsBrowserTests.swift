@@ -127,6 +127,20 @@ import Subprocess
                 checked += 1
             }
             #expect(checked > 150)
+            // The key each operation shows is the one its declared `security` names.
+            let badges = try await browser.execute("""
+                return Object.fromEntries([...document.querySelectorAll('details.op')].map(d =>
+                  [d.dataset.method + ' ' + d.dataset.path, (d.querySelector('.auth-badge') || {}).textContent || 'none']))
+                """).objectValue ?? [:]
+            let expectedBadges: [String: String] = [
+                "GET /apps": "Organization key", "GET /stats/throughput": "Organization key",
+                "POST /apps/{app_id}/auth/tokens": "Organization key", "POST /notifications": "REST API key",
+                "GET /apps/{app_id}/live_activities/channels": "REST API key", "POST /v1/apps/{app_id}/subscriptions": "SDK key",
+                "GET /metrics": "Metrics token", "GET /health": "none", "GET /docs": "none",
+            ]
+            for (operation, label) in expectedBadges {
+                #expect(badges[operation]?.stringValue == label, "\(operation): \(badges[operation] ?? "missing")")
+            }
             // Every operation has a curl example naming its method and path.
             let curls = try await browser.execute("""
                 return [...document.querySelectorAll('details.op')].filter(d => {

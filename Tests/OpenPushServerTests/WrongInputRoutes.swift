@@ -3,6 +3,7 @@ import HTTPServer
 import OpenPushCore
 import OpenPushServer
 import OpenPushTestSupport
+import Postgres
 
 /// One valid request to one registered route, whose inputs the wrong-input test replaces one
 /// at a time.
@@ -110,6 +111,9 @@ struct WrongInputWorld: Sendable {
     let notificationID: String
     let templateID: String
     let webhookID: String
+    /// A broadcast channel of `main`, written straight to its table: creating one through the
+    /// route would need APNs.
+    let channelID: String
     let tenantID: String
     let sharedDeviceToken: String
     let linkCode: String
@@ -141,6 +145,11 @@ struct WrongInputWorld: Sendable {
                                                     json: ["url": "https://hooks.example.com/h", "events": ["*"]]), "id")
         _ = try await created(app.request(.post, "/apps/\(main.app.id)/users", headers: .restKey(main.restKey),
                                           json: ["identity": ["external_id": .string(externalID), "crm": "c-1"]]), "identity")
+        let channel = "chn_wronginput"
+        try await app.services.database.query("""
+            INSERT INTO live_activity_channels (id, app_id, name, channel_id, message_storage_policy, environment)
+            VALUES (\(channel), \(main.app.id), 'scores', 'd3JvbmdpbnB1dA==', 0, 'sandbox')
+            """)
         let tenant = await app.request(.post, "/apps/\(shared.app.id)/tenants", headers: organization, json: ["name": "Acme"])
         let tenantBody = try #require(tenant.json?.objectValue, "tenant: \(tenant.text)")
         let sharedToken = Registry.token(3)
@@ -148,7 +157,7 @@ struct WrongInputWorld: Sendable {
         return WrongInputWorld(
             app: app, main: main, spare: spare, shared: shared, deviceToken: token, restSubscriptionID: restSubscriptionID,
             extraKeyID: key, segmentID: segment, notificationID: notification, templateID: template, webhookID: webhook,
-            tenantID: try #require(tenantBody["id"]?.stringValue), sharedDeviceToken: sharedToken,
+            channelID: channel, tenantID: try #require(tenantBody["id"]?.stringValue), sharedDeviceToken: sharedToken,
             linkCode: try #require(tenantBody["link_code"]?.stringValue))
     }
 
@@ -391,6 +400,28 @@ struct WrongInputWorld: Sendable {
                       headers: rest),
             RouteCase(method: .delete, template: "/notifications/{notification_id}",
                       pathValues: ["notification_id": notificationID], query: ["app_id": appID], headers: rest),
+            RouteCase(method: .get, template: "/docs"),
+            RouteCase(method: .get, template: "/docs/{asset}", pathValues: ["asset": "docs.js"]),
+            RouteCase(method: .get, template: "/console"),
+            RouteCase(method: .get, template: "/console/{asset}", pathValues: ["asset": "console.js"]),
+            RouteCase(method: .get, template: "/stats/throughput", query: ["window": "15m", "step": "10s"], headers: organization),
+            RouteCase(method: .get, template: "/apps/{app_id}/stats", pathValues: ["app_id": appID], query: ["window": "24h"],
+                      headers: organization),
+            RouteCase(method: .post, template: "/apps/{app_id}/live_activities/channels", pathValues: ["app_id": appID],
+                      headers: rest, body: ["name": "final", "message_storage_policy": 1, "environment": "sandbox"]),
+            RouteCase(method: .get, template: "/apps/{app_id}/live_activities/channels", pathValues: ["app_id": appID],
+                      query: ["limit": "5", "offset": "0"], headers: rest),
+            RouteCase(method: .get, template: "/apps/{app_id}/live_activities/channels/{channel_id}",
+                      pathValues: ["app_id": appID, "channel_id": channelID], headers: rest),
+            RouteCase(method: .delete, template: "/apps/{app_id}/live_activities/channels/{channel_id}",
+                      pathValues: ["app_id": appID, "channel_id": channelID], headers: rest),
+            RouteCase(method: .post, template: "/apps/{app_id}/live_activities/channels/{channel_id}/notifications",
+                      pathValues: ["app_id": appID, "channel_id": channelID], headers: rest, body: [
+                          "event": "update", "name": "score", "event_updates": ["home": 1], "headings": ["en": "Goal"],
+                          "contents": ["en": "1 – 0"], "priority": 10, "stale_date": 4_102_444_800,
+                      ]),
+            RouteCase(method: .get, template: "/v1/apps/{app_id}/live-activities/channels", pathValues: ["app_id": appID],
+                      query: ["name": "scores"], headers: sdk),
         ]
     }
 }

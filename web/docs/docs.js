@@ -95,24 +95,29 @@
     return "rest";
   }
 
+  // The document's security schemes, by name, as the keys a reader pastes.
+  const SCHEME_KEYS = {
+    organizationKey: "org", organizationKeyHeader: "org", restKey: "rest", restKeyHeader: "rest",
+    sdkKey: "sdk", metricsToken: "metrics",
+  };
+
   /**
-   * Which key an operation takes. The document's `security` wins; most operations say it in
-   * their description instead ("Authenticated with the organization key"), and otherwise
-   * the route family decides, as DESIGN.md's table does.
+   * Which key an operation takes: the first requirement of its `security` that names a key
+   * the page knows (an empty `security` means no key); the route family decides only for an
+   * operation that declares none.
    */
   function authOf(operation, path, family) {
-    const schemes = (state.document.components || {}).securitySchemes || {};
-    for (const requirement of operation.security || []) {
-      for (const name of Object.keys(requirement)) {
-        const scheme = deref(schemes[name]);
-        if (scheme && scheme.in === "header" && scheme.name === "X-OP-SDK-Key") return "sdk";
+    if (Array.isArray(operation.security)) {
+      for (const requirement of operation.security) {
+        for (const name of Object.keys(requirement)) {
+          if (SCHEME_KEYS[name]) return SCHEME_KEYS[name];
+        }
       }
+      return null;
     }
-    const text = (operation.description || "") + " " + (operation.summary || "");
     if (path === "/metrics") return "metrics";
     if (family === "operations") return null;
     if (family === "native") return "sdk";
-    if (/organi[sz]ation key/i.test(text)) return "org";
     return "rest";
   }
 

@@ -24,20 +24,20 @@ public struct ChannelFields: Sendable, Equatable {
         }
         var policy: ChannelStoragePolicy?
         switch reader.value("message_storage_policy") {
-        case nil: policy = .noMessageStored
+        case nil, .null?: policy = .noMessageStored
         case .int(let value)?: policy = ChannelStoragePolicy(rawValue: Int(value))
         default: break
         }
-        if policy == nil, reader.object.isPresent("message_storage_policy") {
+        if policy == nil {
             reader.problem("message_storage_policy must be 0 (no message stored) or 1 (the most recent message stored)")
         }
         var environment: DeviceEnvironment?
         switch reader.value("environment") {
-        case nil: environment = .production
+        case nil, .null?: environment = .production
         case .string(let text)?: environment = DeviceEnvironment(rawValue: text)
         default: break
         }
-        if environment == nil, reader.object.isPresent("environment") {
+        if environment == nil {
             reader.problem(#"environment must be "sandbox" or "production""#)
         }
         reader.rejectUnknownFields()
