@@ -37,8 +37,15 @@ extension TestApp {
                 VALUES (\(UUID()), \(id), \(appID), \(subscriptionID), 'update', 'aa', 'accepted', to_timestamp(\(now)),
                         to_timestamp(\(now)))
                 """)
+            try connection.query("SELECT openpush_recount_deliveries(ARRAY[\(id)])")
         }
         return id
+    }
+
+    /// Sets the counts `GET /notifications/{id}` reads (`counted_*` on `messages`) from the
+    /// messages' records, for tests that write records in SQL rather than through the engine.
+    public func recountDeliveries(_ messageIDs: [String]) async throws {
+        try await services.database.query("SELECT openpush_recount_deliveries(\(messageIDs)::text[])")
     }
 }
 

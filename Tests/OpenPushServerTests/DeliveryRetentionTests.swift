@@ -45,6 +45,8 @@ import Postgres
                 VALUES (\(UUID()), \(messageID), \(appID), \(device), 'update', 'aa', \(state), \(reason),
                         to_timestamp(\(time)), to_timestamp(\(clickedAt)::float8), to_timestamp(\(time)))
                 """)
+            // Written in SQL, not by the engine: counted as the engine would have.
+            try await app.recountDeliveries([messageID])
         }
 
         func view(_ messageID: String) async throws -> JSONObject {

@@ -168,6 +168,8 @@ public enum DeliveryQueue {
             again = []
         }
         try DeliveryRecord.append(records, of: job, finishedAt: finishedAt, in: connection)
+        try DeliveryCounts.add(DeliveryTally(records.map { (state: $0.state, reason: $0.reason) }), messageID: job.messageID,
+                               in: connection)
         for (recipients, attempt, due) in again where !recipients.isEmpty {
             try connection.query("""
                 INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, attempt, due_at, subscription_ids, tokens,
@@ -207,7 +209,7 @@ public enum DeliveryQueue {
     }
 
     /// Deletes the message's jobs — all, or only those no worker holds — and records each of
-    /// their recipients once, in one statement.
+    /// their recipients once, adding them to the message's counts, in one statement.
     private static func removeJobs(of messageID: String, onlyWaiting: Bool, recordingEach state: DeliveryState,
                                    reason: String?, in connection: PostgresConnection) throws {
         try connection.query("""
@@ -215,13 +217,16 @@ public enum DeliveryQueue {
                 DELETE FROM delivery_jobs
                 WHERE message_id = \(messageID) AND (NOT \(onlyWaiting) OR leased_until IS NULL OR leased_until <= now())
                 RETURNING message_id, app_id, token_kind, attempt, subscription_ids, tokens, live_activity_ids
+            ), inserted AS (
+                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, live_activity_id, token_kind, token, state,
+                                        attempts, error_reason, finished_at)
+                SELECT openpush_apns_id(g.message_id, r.subscription_id, g.token_kind), g.message_id, g.app_id,
+                       r.subscription_id, r.live_activity_id, g.token_kind, r.token, \(state.rawValue), g.attempt - 1, \(reason),
+                       now()
+                FROM gone g, unnest(g.subscription_ids, g.tokens, g.live_activity_ids) AS r(subscription_id, token, live_activity_id)
+                RETURNING message_id, state, error_reason, finished_at
             )
-            INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, live_activity_id, token_kind, token, state,
-                                    attempts, error_reason, finished_at)
-            SELECT openpush_apns_id(g.message_id, r.subscription_id, g.token_kind), g.message_id, g.app_id,
-                   r.subscription_id, r.live_activity_id, g.token_kind, r.token, \(state.rawValue), g.attempt - 1, \(reason), now()
-            FROM gone g, unnest(g.subscription_ids, g.tokens, g.live_activity_ids) AS r(subscription_id, token, live_activity_id)
-            """)
+            """ + DeliveryCounts.addInserted())
     }
 
     /// Seconds until a job comes due or a lease runs out (nil: nothing is waiting), so an idle

@@ -39,11 +39,15 @@ public enum ClickStore {
     static func countTap(messageID: String, deliveryID: Int64, now: Double,
                          event: (appID: String, subscriptionID: String, activityID: String?),
                          in connection: PostgresConnection) throws {
-        try connection.query("UPDATE messages SET clicks = clicks + 1 WHERE id = \(messageID)")
         // The record is locked by the caller, so reading its first tap and stamping it cannot race.
         let first = try connection.query("""
             SELECT clicked_at IS NULL AS first FROM deliveries WHERE message_id = \(messageID) AND id = \(deliveryID)
             """).first?.decode("first", as: Bool.self) ?? false
+        // The first tap on a record counts its device in `converted` (`DeliveryCounts`).
+        try connection.query("""
+            UPDATE messages SET clicks = clicks + 1, counted_converted = counted_converted + \(first ? 1 : 0)
+            WHERE id = \(messageID)
+            """)
         try connection.query("""
             UPDATE deliveries SET clicked_at = COALESCE(clicked_at, to_timestamp(\(now)))
             WHERE message_id = \(messageID) AND id = \(deliveryID)

@@ -2,9 +2,12 @@ public import OpenPushCore
 public import Postgres
 
 /// Runs a `DeliveryPartitionPlan` on the daily partitions of `deliveries`: creates the missing
-/// ones and drops those past the retention with `DROP TABLE`, never a `DELETE`. A dropped day's
-/// records are first counted into their messages' `archived_*` columns, in the transaction of
-/// the drop, so `GET /notifications/{id}` answers the same before and after.
+/// ones and drops those past the retention with `DROP TABLE`, never a `DELETE`.
+/// `GET /notifications/{id}` answers the same before and after: it reads the counts kept on the
+/// message row as each record was written (`DeliveryCounts`, migration 0033), which already
+/// include every record ever written, so a drop adds nothing to them (adding the dropped records
+/// again would count them twice). The `archived_*` columns hold what was dropped before 0033;
+/// the migration folded them into the counts once, and nothing writes them any more.
 ///
 /// Each step is its own transaction under one advisory lock, so passes of several processes
 /// take turns; inside the lock each step looks again at what exists, and a step another process
@@ -21,8 +24,8 @@ public enum DeliveryPartitions {
         }
     }
 
-    /// The bound on one step's statements. Counting a busy day's records takes longer than a
-    /// request may, so the pass runs on its own connection (see `Maintenance`), not the pool's.
+    /// The bound on one step's statements. Moving a busy day's stranded records takes longer than
+    /// a request may, so the pass runs on its own connection (see `Maintenance`), not the pool's.
     public static let statementTimeout: Duration = .seconds(600)
 
     /// How long a step waits for a table lock once it holds the advisory one. `DROP TABLE` needs
@@ -107,64 +110,12 @@ public enum DeliveryPartitions {
         return true
     }
 
-    /// Counts the day's records into their messages, then drops the partition.
+    /// Drops the partition. Its records are in their messages' counts already (see above).
     static func drop(_ day: UTCDay, _ connection: PostgresConnection) throws -> Bool {
         let name = DeliveryPartitionPlan.partitionName(day)
         try begin(connection)
         guard try isAttached(name, connection) else { return false }
-        // Taps stamp `clicked_at` on old records too: none may change between the count and the drop.
-        try connection.query("LOCK TABLE \(identifier: name) IN SHARE MODE")
-        try connection.query(archive(partition: name))
         try connection.query("DROP TABLE \(identifier: name)")
         return true
-    }
-
-    /// Adds a partition's records to the `archived_*` figures of their messages, counted exactly
-    /// as `MessageView` counts the live ones.
-    static func archive(partition name: String) -> PostgresQuery {
-        let unreachable = MessageView.unreachableReasons
-        return """
-            WITH figures AS (
-                SELECT message_id,
-                       count(*) FILTER (WHERE state = 'accepted')::int AS successful,
-                       count(*) FILTER (WHERE state = 'error' AND error_reason = ANY(\(unreachable)))::int AS failed,
-                       count(*) FILTER (WHERE state = 'error' AND NOT (error_reason = ANY(\(unreachable))))::int AS errored,
-                       count(*) FILTER (WHERE clicked_at IS NOT NULL)::int AS converted,
-                       count(*) FILTER (WHERE state = 'cancelled')::int AS cancelled,
-                       max(finished_at) AS last_finished
-                FROM \(identifier: name) GROUP BY message_id
-            ), reasons AS (
-                SELECT message_id, jsonb_object_agg(error_reason, n) AS reasons
-                FROM (SELECT message_id, error_reason, count(*) AS n FROM \(identifier: name)
-                      WHERE state = 'error' AND error_reason IS NOT NULL GROUP BY message_id, error_reason) AS counted
-                GROUP BY message_id
-            ), suppressions AS (
-                SELECT message_id, jsonb_object_agg(error_reason, n) AS reasons
-                FROM (SELECT message_id, error_reason, count(*) AS n FROM \(identifier: name)
-                      WHERE state = 'suppressed' AND error_reason IS NOT NULL GROUP BY message_id, error_reason) AS counted
-                GROUP BY message_id
-            )
-            UPDATE messages m SET
-                archived_successful = m.archived_successful + f.successful,
-                archived_failed = m.archived_failed + f.failed,
-                archived_errored = m.archived_errored + f.errored,
-                archived_converted = m.archived_converted + f.converted,
-                archived_cancelled = m.archived_cancelled + f.cancelled,
-                archived_last_finished_at = GREATEST(m.archived_last_finished_at, f.last_finished),
-                archived_errors_by_reason = (
-                    SELECT COALESCE(jsonb_object_agg(key, total), '{}')
-                    FROM (SELECT key, sum(value::bigint)::bigint AS total
-                          FROM (SELECT * FROM jsonb_each_text(m.archived_errors_by_reason)
-                                UNION ALL SELECT * FROM jsonb_each_text(r.reasons)) AS both_figures
-                          GROUP BY key) AS summed),
-                archived_suppressed_by_reason = (
-                    SELECT COALESCE(jsonb_object_agg(key, total), '{}')
-                    FROM (SELECT key, sum(value::bigint)::bigint AS total
-                          FROM (SELECT * FROM jsonb_each_text(m.archived_suppressed_by_reason)
-                                UNION ALL SELECT * FROM jsonb_each_text(sp.reasons)) AS both_figures
-                          GROUP BY key) AS summed)
-            FROM figures f LEFT JOIN reasons r USING (message_id) LEFT JOIN suppressions sp USING (message_id)
-            WHERE m.id = f.message_id
-            """
     }
 }

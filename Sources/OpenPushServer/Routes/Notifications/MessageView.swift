@@ -12,24 +12,7 @@ public enum MessageView {
 
     /// Reasons that mean the device can no longer be reached: OneSignal counts these as `failed`
     /// ("unsubscribed"); every other error is `errored`.
-    static let unreachableReasons = ["Unregistered", "BadDeviceToken", "ExpiredToken", "DeviceTokenNotForTopic",
-                                     "Unsubscribed", "ActivityEnded"]
-
-    /// How many of the message's records in `state` carry each reason, live and archived (the
-    /// `archived` column of `messages` holds the counts of dropped partitions), by reason.
-    static func reasonCounts(messageID: String, state: DeliveryState, archived: String,
-                             in connection: PostgresConnection) throws -> PostgresRows {
-        try connection.query("""
-            SELECT error_reason, sum(n)::int AS n FROM (
-                SELECT error_reason, count(*) AS n FROM deliveries
-                WHERE message_id = \(messageID) AND state = \(state.rawValue) AND error_reason IS NOT NULL
-                GROUP BY error_reason
-                UNION ALL
-                SELECT key, value::bigint FROM messages, jsonb_each_text(\(identifier: archived)) WHERE id = \(messageID)
-            ) AS r
-            GROUP BY error_reason ORDER BY error_reason
-            """)
-    }
+    static let unreachableReasons = DeliveryTally.unreachableReasons
 
     /// The message, or nil when the app has none by that id. With a `tenantID` (a shared demo
     /// tenant's key) only that tenant's messages are found: another tenant's is as missing as
@@ -37,43 +20,29 @@ public enum MessageView {
     public static func find(messageID: String, appID: String, tenantID: String? = nil,
                             in connection: PostgresConnection) throws -> JSONValue? {
         let tenant: PostgresQuery = tenantID.map { "AND tenant_id = \($0)" } ?? ""
+        // Every figure comes from the counts kept on the message row as its records are written
+        // (`DeliveryCounts`, migration 0033), never from its records: one row whatever the audience.
         guard let message = try connection.query("""
             SELECT id, app_id, kind, event, name, activity_type, activity_id, request::text AS request, audience_total,
                    truncated, clicks, extract(epoch FROM created_at)::float8 AS created_at,
                    extract(epoch FROM send_after)::float8 AS send_after, cancelled_at IS NOT NULL AS cancelled, failed_reason,
                    expansion = 'pending' AS expanding,
-                   archived_successful, archived_failed, archived_errored, archived_converted, archived_cancelled,
-                   extract(epoch FROM archived_last_finished_at)::float8 AS archived_last_finished
+                   counted_successful AS successful, counted_failed AS failed, counted_errored AS errored,
+                   counted_converted AS converted, counted_cancelled AS cancelled_records,
+                   counted_errors_by_reason::text AS errors_by_reason, counted_suppressed_by_reason::text AS suppressed_by_reason,
+                   extract(epoch FROM counted_last_finished_at)::float8 AS last_finished,
+                   (SELECT COALESCE(sum(cardinality(subscription_ids)), 0) FROM delivery_jobs
+                    WHERE message_id = \(messageID))::int AS remaining
             FROM messages WHERE id = \(messageID) AND app_id = \(appID) \(tenant)
             """).first else { return nil }
-        let counts = try connection.query("""
-            SELECT count(*) FILTER (WHERE state = 'accepted')::int AS successful,
-                   count(*) FILTER (WHERE state = 'error' AND error_reason = ANY(\(unreachableReasons)))::int AS failed,
-                   count(*) FILTER (WHERE state = 'error' AND NOT (error_reason = ANY(\(unreachableReasons))))::int AS errored,
-                   (SELECT COALESCE(sum(cardinality(subscription_ids)), 0) FROM delivery_jobs
-                    WHERE message_id = \(messageID))::int AS remaining,
-                   count(*) FILTER (WHERE state = 'cancelled')::int AS cancelled,
-                   count(*) FILTER (WHERE clicked_at IS NOT NULL)::int AS converted,
-                   extract(epoch FROM max(finished_at))::float8 AS last_finished
-            FROM deliveries WHERE message_id = \(messageID)
-            """)[0]
-        // Records past the retention were counted into the message before their partition was
-        // dropped (`DeliveryPartitions`): every figure is the live records' plus the archived.
-        let reasons = try reasonCounts(messageID: messageID, state: .error, archived: "archived_errors_by_reason", in: connection)
-        let suppressions = try reasonCounts(messageID: messageID, state: .suppressed, archived: "archived_suppressed_by_reason",
-                                            in: connection)
         let request = (try? JSONValue.parse(try message.decode("request", as: String.self)))?.objectValue ?? [:]
-        let remaining: Int = try counts.decode("remaining")
+        let remaining: Int = try message.decode("remaining")
         let createdAt: Double = try message.decode("created_at")
-        let liveLastFinished: Double? = try counts.decode("last_finished")
-        let archivedLastFinished: Double? = try message.decode("archived_last_finished")
-        let lastFinished = [liveLastFinished, archivedLastFinished].compactMap { $0 }.max()
+        let lastFinished: Double? = try message.decode("last_finished")
         // A scheduled message, or one whose audience is still being expanded, has recipients to come.
         let expanding = try message.decode("expanding", as: Bool?.self) ?? false
         let complete = remaining == 0 && !expanding
-        func total(_ figure: String) throws -> Int64 {
-            Int64(try counts.decode(figure, as: Int.self) + message.decode("archived_" + figure, as: Int.self))
-        }
+        func total(_ figure: String) throws -> Int64 { try message.decode(figure, as: Int64.self) }
         var view: JSONObject = [
             "id": .string(try message.decode("id")),
             "app_id": .string(try message.decode("app_id")),
@@ -93,7 +62,7 @@ public enum MessageView {
             "queued_at": .int(Int64(createdAt)),
             "send_after": .int(Int64(try message.decode("send_after", as: Double?.self) ?? createdAt)),
             "completed_at": complete ? .int(Int64(lastFinished ?? createdAt)) : .null,
-            "canceled": .bool(try message.decode("cancelled", as: Bool.self) || (try total("cancelled")) > 0),
+            "canceled": .bool(try message.decode("cancelled", as: Bool.self) || (try total("cancelled_records")) > 0),
             "clicks_total": .int(Int64(try message.decode("clicks", as: Int.self))),
             "audience_total": .int(Int64(try message.decode("audience_total", as: Int.self))),
             "truncated": .bool(try message.decode("truncated")),
@@ -112,16 +81,21 @@ public enum MessageView {
         // A notification's quiet-hours mode, the default when it named none; Live Activity messages have none.
         view["quiet_hours"] = try message.decode("kind", as: String.self) == "notification"
             ? .string(request["quiet_hours"]?.stringValue ?? QuietHoursMode.default.rawValue) : .null
-        view["errors_by_reason"] = .object(JSONObject(try reasons.map {
-            (try $0.decode("error_reason", as: String.self), JSONValue.int(Int64(try $0.decode("n", as: Int.self))))
-        }))
+        view["errors_by_reason"] = .object(try reasonCounts(message, "errors_by_reason"))
         // Every reason, 0 when none: a client reads `suppressed.stale` without a key check.
         var suppressed = JSONObject(SuppressionReason.allCases.map { ($0.rawValue, JSONValue.int(0)) })
-        for row in suppressions {
-            suppressed[try row.decode("error_reason", as: String.self)] = .int(Int64(try row.decode("n", as: Int.self)))
-        }
+        for (reason, count) in try reasonCounts(message, "suppressed_by_reason") { suppressed[reason] = count }
         view["suppressed"] = .object(suppressed)
         try ChannelBroadcastView.apply(to: &view, messageID: messageID, in: connection)
         return .object(view)
+    }
+
+    /// A reason → count column of the message row, by reason (a key's order is the reason's).
+    static func reasonCounts(_ message: PostgresRow, _ column: String) throws -> JSONObject {
+        let text: String = try message.decode(column)
+        guard case .object(let counts) = try JSONValue.parse(text) else {
+            throw InvariantViolation("messages.counted_\(column) is not an object: \(text)")
+        }
+        return JSONObject(counts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 }

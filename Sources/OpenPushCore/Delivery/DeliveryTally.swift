@@ -1,0 +1,48 @@
+/// What a batch of delivery records adds to its message's counts (the `counted_*` columns of
+/// `messages`, which `GET /notifications/{id}` reads): tallied from the records a job appends,
+/// so its completion adds them in one statement instead of the view counting every record.
+public struct DeliveryTally: Sendable, Equatable {
+    /// Reasons that mean the device can no longer be reached: OneSignal counts these as `failed`
+    /// ("unsubscribed"); every other error is `errored`.
+    public static let unreachableReasons = ["Unregistered", "BadDeviceToken", "ExpiredToken", "DeviceTokenNotForTopic",
+                                            "Unsubscribed", "ActivityEnded"]
+
+    public var successful: Int64 = 0
+    public var failed: Int64 = 0
+    /// An `error` with no reason is in neither `failed` nor `errored`, nor in `errorsByReason`,
+    /// as the view always counted it.
+    public var errored: Int64 = 0
+    public var cancelled: Int64 = 0
+    public var errorsByReason: [String: Int64] = [:]
+    /// A `suppressed` record's reason (a `SuppressionReason`) → records.
+    public var suppressedByReason: [String: Int64] = [:]
+    /// Records of any state, `superseded` among them.
+    public var records: Int64 = 0
+
+    public init() {}
+
+    public init<Records: Sequence>(_ records: Records) where Records.Element == (state: DeliveryState, reason: String?) {
+        for record in records { add(state: record.state, reason: record.reason) }
+    }
+
+    public var isEmpty: Bool { records == 0 }
+
+    public mutating func add(state: DeliveryState, reason: String?) {
+        records += 1
+        switch state {
+        case .accepted:
+            successful += 1
+        case .error:
+            guard let reason else { return }
+            if Self.unreachableReasons.contains(reason) { failed += 1 } else { errored += 1 }
+            errorsByReason[reason, default: 0] += 1
+        case .cancelled:
+            cancelled += 1
+        case .suppressed:
+            guard let reason else { return }
+            suppressedByReason[reason, default: 0] += 1
+        case .superseded:
+            break
+        }
+    }
+}
