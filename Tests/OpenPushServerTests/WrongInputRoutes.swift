@@ -145,11 +145,7 @@ struct WrongInputWorld: Sendable {
                                                     json: ["url": "https://hooks.example.com/h", "events": ["*"]]), "id")
         _ = try await created(app.request(.post, "/apps/\(main.app.id)/users", headers: .restKey(main.restKey),
                                           json: ["identity": ["external_id": .string(externalID), "crm": "c-1"]]), "identity")
-        let channel = "chn_wronginput"
-        try await app.services.database.query("""
-            INSERT INTO live_activity_channels (id, app_id, name, channel_id, message_storage_policy, environment)
-            VALUES (\(channel), \(main.app.id), 'scores', 'd3JvbmdpbnB1dA==', 0, 'sandbox')
-            """)
+        let channel = try await addChannel(app, main)
         let tenant = await app.request(.post, "/apps/\(shared.app.id)/tenants", headers: organization, json: ["name": "Acme"])
         let tenantBody = try #require(tenant.json?.objectValue, "tenant: \(tenant.text)")
         let sharedToken = Registry.token(3)
@@ -181,7 +177,22 @@ struct WrongInputWorld: Sendable {
     func sendableApp() async throws -> CreatedApp {
         let created = try await app.createApp()
         try await Self.prepareSendable(app, created, token: deviceToken)
+        _ = try await Self.addChannel(app, created)
         return created
+    }
+
+    /// The broadcast channel of `appID` the table addresses: one per app, so a send route's
+    /// fresh app has its own.
+    static func channelID(of appID: String) -> String { "chn_wi_" + appID }
+
+    /// Writes the app's channel straight to its table: creating one through the route would need APNs.
+    static func addChannel(_ app: TestApp, _ created: CreatedApp) async throws -> String {
+        let id = channelID(of: created.app.id)
+        try await app.services.database.query("""
+            INSERT INTO live_activity_channels (id, app_id, name, channel_id, message_storage_policy, environment)
+            VALUES (\(id), \(created.app.id), 'scores', 'd3JvbmdpbnB1dA==', 0, 'sandbox')
+            """)
+        return id
     }
 
     private static func created(_ response: TestResponse, _ field: String) throws -> String {
@@ -419,7 +430,7 @@ struct WrongInputWorld: Sendable {
                       pathValues: ["app_id": appID, "channel_id": channelID], headers: rest, body: [
                           "event": "update", "name": "score", "event_updates": ["home": 1], "headings": ["en": "Goal"],
                           "contents": ["en": "1 – 0"], "priority": 10, "stale_date": 4_102_444_800,
-                      ]),
+                      ], freshSendApp: true),
             RouteCase(method: .get, template: "/v1/apps/{app_id}/live-activities/channels", pathValues: ["app_id": appID],
                       query: ["name": "scores"], headers: sdk),
         ]

@@ -26,6 +26,9 @@ import OpenPushTestSupport
                     let created = try await world.sendableApp()
                     request.pathValues["app_id"] = created.app.id
                     request.headers = .restKey(created.restKey)
+                    if request.pathValues["channel_id"] != nil {
+                        request.pathValues["channel_id"] = WrongInputWorld.channelID(of: created.app.id)
+                    }
                 }
                 for wrong in WrongValue.all {
                     guard let response = await Self.send(request, target, wrong, app: world.app) else { continue }
