@@ -191,8 +191,10 @@ extension APNSSimulator {
                 "channel_id": .string(channelID), "status": .int(status), "reason": .string(reason),
                 "operation": .string(operation.rawValue),
             ])
-        case ("DELETE", let rest) where rest.count == 2 && rest[0] == "behaviours":
-            let channelID = rest[1].removingPercentEncoding ?? rest[1]
+        case ("DELETE", let rest) where rest.count >= 2 && rest[0] == "behaviours":
+            // A base64 id may hold '/': the rest of the path is the id, encoded or not.
+            let raw = rest.dropFirst().joined(separator: "/")
+            let channelID = raw.removingPercentEncoding ?? raw
             let removed = state.withLock { state in
                 ChannelOperation.allCases.compactMap { state.channels.behaviours.removeValue(forKey: ChannelTable.key(channelID, $0)) }
             }

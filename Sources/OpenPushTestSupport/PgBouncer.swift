@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import Synchronization
 public import Postgres
 public import Subprocess
@@ -26,7 +27,8 @@ public final class PgBouncer: Sendable {
         }
         let user = values["user"] ?? "postgres"
         directory = try TemporaryDirectory.make(prefix: "openpush-pgbouncer")
-        port = try Self.freePort()
+        guard let free = PostgresCluster.freeLocalPort() else { throw Subprocess.Failure("cannot find a free port for pgbouncer") }
+        port = free
         child = Mutex(nil)
         let configuration = """
             [databases]
@@ -98,23 +100,4 @@ public final class PgBouncer: Sendable {
 
     /// What pgbouncer logged so far (for a failing test's message).
     public var log: String { child.withLock { $0 }?.output ?? "" }
-
-    /// Asks the kernel for a free TCP port on 127.0.0.1.
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Subprocess.Failure("socket: \(String(cString: strerror(errno)))") }
-        defer { Glibc.close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw Subprocess.Failure("cannot find a free port: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }

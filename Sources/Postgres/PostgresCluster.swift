@@ -40,7 +40,7 @@ public struct PostgresCluster: Sendable {
                   let remembered = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
             self.port = remembered
         } else {
-            self.port = Self.freePort()
+            self.port = Self.freeLocalPort() ?? 54_321
             // Errors surface in initializeIfNeeded(), which needs the directory anyway.
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try? "\(self.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
@@ -176,10 +176,10 @@ public struct PostgresCluster: Sendable {
         "'" + value.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
-    /// Asks the kernel for a free TCP port on 127.0.0.1.
-    private static func freePort() -> Int {
+    /// Asks the kernel for a free TCP port on 127.0.0.1; nil when it gives none.
+    public static func freeLocalPort() -> Int? {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return 54_321 }
+        guard descriptor >= 0 else { return nil }
         defer { Glibc.close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -191,7 +191,7 @@ public struct PostgresCluster: Sendable {
                 bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
             }
         }
-        return bound ? Int(UInt16(bigEndian: address.sin_port)) : 54_321
+        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
     }
 }
 
