@@ -19,17 +19,20 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 run: deps release
 	.build/release/openpush dev
 
-# The compatibility suite (its own OpenPush and simulator processes) and the heavy send-isolation
-# suite (100,000-device sends against a small pool) run after the rest, so their load does not
-# crowd the timing of the parallel tests on a small machine; so do the suites that check timing
-# rules (push intervals, webhook timeouts), which a thousand tests at once would starve.
-# The browser suites (chromedriver and Chromium per test) run after the rest too.
-AFTER_SUITES := OneSignalPythonClientTests|SendIsolationTests|PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|PgBouncerScaleOutTests
+# Two groups run after the parallel run, so their load does not upset the timing of the rest on
+# a small machine: first the heavy suites (the compatibility suite with its own processes, the
+# 100,000-device send isolation, the headless-Chromium suites, the spawned `openpush dev`, and
+# the PgBouncer deployment of two servers and two workers), then, alone, the suites that check
+# timing rules (push intervals, webhook timeouts, the HTTP client), which any load starves.
+HEAVY_SUITES := OneSignalPythonClientTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|PgBouncerScaleOutTests
+TIMING_SUITES := PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests
+AFTER_SUITES := $(HEAVY_SUITES)|$(TIMING_SUITES)
 test: deps compat-venv browser-deps
 	@$(call install-missing,$(SCALE_PACKAGES))
 	swift build --build-tests
 	swift test --skip-build --skip "$(AFTER_SUITES)"
-	swift test --skip-build --filter "$(AFTER_SUITES)"
+	swift test --skip-build --filter "$(HEAVY_SUITES)"
+	swift test --skip-build --filter "$(TIMING_SUITES)"
 
 build: deps
 	swift build

@@ -59,6 +59,9 @@ public final class OpenPushProcess: Sendable {
         return port
     }
 
+    /// The child's pid (a delivery worker's id in `leased_by` names it).
+    public var processIdentifier: Int32 { child.processIdentifier }
+
     public func signal(_ number: Int32) { child.signal(number) }
 
     /// Waits for exit and returns the status; kills the process if it outlives `timeout`.

@@ -164,6 +164,8 @@ import OpenPushTestSupport
             // Signing out deletes the key the console made and forgets the organization key.
             try await browser.resize(width: 1280, height: 1300)
             try await browser.waitFor("#sign-out").click()
+            // Sign-out deletes the keys first and forgets the session last: wait for the end of it.
+            try await browser.waitUntil("return sessionStorage.length === 0", describing: "the console forgot its keys")
             try await browser.waitFor("#org-key")
             let names = try await served.app.services.database.query("SELECT name FROM api_keys WHERE app_id = \(appID)")
                 .map { try $0.decode("name", as: String.self) }
