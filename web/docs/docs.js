@@ -103,22 +103,15 @@
 
   /**
    * Which key an operation takes: the first requirement of its `security` that names a key
-   * the page knows (an empty `security` means no key); the route family decides only for an
-   * operation that declares none.
+   * the page knows. Every operation declares one (OpenAPIErrorExamplesTests); none means no key.
    */
-  function authOf(operation, path, family) {
-    if (Array.isArray(operation.security)) {
-      for (const requirement of operation.security) {
-        for (const name of Object.keys(requirement)) {
-          if (SCHEME_KEYS[name]) return SCHEME_KEYS[name];
-        }
+  function authOf(operation) {
+    for (const requirement of operation.security || []) {
+      for (const name of Object.keys(requirement)) {
+        if (SCHEME_KEYS[name]) return SCHEME_KEYS[name];
       }
-      return null;
     }
-    if (path === "/metrics") return "metrics";
-    if (family === "operations") return null;
-    if (family === "native") return "sdk";
-    return "rest";
+    return null;
   }
 
   /** Every operation, flattened, with what the page needs to render and search it. */
@@ -137,7 +130,7 @@
         while (operations.some((other) => other.id === id)) id += "-x";
         operations.push({
           method, path, operation, family, tag, parameters,
-          auth: authOf(operation, path, family),
+          auth: authOf(operation),
           id,
           haystack: [method, path, operation.summary, operation.description, operation.operationId, tag]
             .join(" ").toLowerCase(),

@@ -119,11 +119,7 @@ struct ChannelBroadcastDelivery {
                                                   activityID: try row.decode("activity_id"))
         let timestamp: Int64? = try row.decode("push_timestamp")
         let environment: String = try row.decode("environment")
-        let app = DeliveryContext.App(
-            id: try row.decode("app_id"), bundleID: try row.decode("apns_bundle_id"),
-            watchBundleID: try row.decode("apns_watch_bundle_id"), autoEndMinutes: try row.decode("live_activity_auto_end_minutes"),
-            onesignalAlias: try row.decode("onesignal_alias"), p8: try row.decode("apns_p8"), keyID: try row.decode("apns_key_id"),
-            teamID: try row.decode("apns_team_id"), updatedAt: try row.decode("updated_at"))
+        let app = try DeliveryContext.App(row: row, idColumn: "app_id")
         return Loaded(send: send, timestamp: timestamp.map(Int.init) ?? LiveActivityPayload.nextTimestamp(now: services.now(), previous: nil),
                       app: app, environment: DeviceEnvironment(rawValue: environment) ?? .production,
                       cancelled: try row.decode("cancelled"))

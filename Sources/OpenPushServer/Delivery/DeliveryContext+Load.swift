@@ -50,12 +50,7 @@ extension DeliveryContext {
             context.add(message)
         }
         for row in results[1] {
-            var app = App(id: try row.decode("id"), bundleID: try row.decode("apns_bundle_id"),
-                            watchBundleID: try row.decode("apns_watch_bundle_id"),
-                            autoEndMinutes: try row.decode("live_activity_auto_end_minutes"),
-                            onesignalAlias: try row.decode("onesignal_alias"), p8: try row.decode("apns_p8"),
-                            keyID: try row.decode("apns_key_id"), teamID: try row.decode("apns_team_id"),
-                            updatedAt: try row.decode("updated_at"))
+            var app = try App(row: row)
             app.dedupeWindowDays = try row.decode("dedupe_window_days")
             app.staleAlertSeconds = try row.decode("stale_alert_seconds")
             app.defaultPrivacyText = try row.decode("default_privacy_text")
@@ -132,5 +127,18 @@ extension DeliveryContext {
                                                   activityID: try row.decode("activity_id"))
         return Message(id: id, appID: appID, send: send, activityType: try row.decode("activity_type"),
                        pushTimestamp: timestamp.map(Int.init), cancelled: cancelled)
+    }
+}
+
+extension DeliveryContext.App {
+    /// An app from a row with the `apps` columns every push reads (the id under `idColumn`), as
+    /// the context load and a channel broadcast select them.
+    init(row: PostgresRow, idColumn: String = "id") throws {
+        self.init(id: try row.decode(idColumn), bundleID: try row.decode("apns_bundle_id"),
+                  watchBundleID: try row.decode("apns_watch_bundle_id"),
+                  autoEndMinutes: try row.decode("live_activity_auto_end_minutes"),
+                  onesignalAlias: try row.decode("onesignal_alias"), p8: try row.decode("apns_p8"),
+                  keyID: try row.decode("apns_key_id"), teamID: try row.decode("apns_team_id"),
+                  updatedAt: try row.decode("updated_at"))
     }
 }
