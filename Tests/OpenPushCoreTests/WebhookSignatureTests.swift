@@ -43,6 +43,35 @@ import Testing
         #expect(schedule.isExhausted(failingSince: 0, now: 86_401))
         #expect(WebhookRetrySchedule.disabledReason(lastFailure: "last status 500") == "failing for 24 hours: last status 500")
     }
+
+    @Test func afterAFailureRetriesAtTheBackoffUntilTheWindowEnds() {
+        let schedule = WebhookRetrySchedule()
+        // The first failure of a streak: the shortest backoff, whatever count was left behind.
+        #expect(schedule.afterFailure(previousFailures: 0, failingSince: nil, now: 1000, jitter: 1) == .retry(after: 5))
+        #expect(schedule.afterFailure(previousFailures: 7, failingSince: nil, now: 1000, jitter: 1) == .retry(after: 5))
+        #expect(schedule.afterFailure(previousFailures: 1, failingSince: 1000, now: 1005, jitter: 1) == .retry(after: 10))
+        #expect(schedule.afterFailure(previousFailures: 3, failingSince: 1000, now: 1100, jitter: 0.5) == .retry(after: 30))
+        // Up to the end of the window it still retries, at the cap; past it, it gives up.
+        #expect(schedule.afterFailure(previousFailures: 40, failingSince: 1000, now: 1000 + 86_400, jitter: 1) == .retry(after: 3600))
+        #expect(schedule.afterFailure(previousFailures: 40, failingSince: 1000, now: 1000 + 86_400.5, jitter: 1) == .disable)
+    }
+
+    @Test func aStreakOfFailuresEveryBackoffApartIsDisabledAfterADay() {
+        // Walking the clock from one attempt to the next: about 41 attempts at half jitter.
+        let schedule = WebhookRetrySchedule()
+        var now = 0.0, failures = 0, failingSince: Double? = nil
+        var attempts = 0
+        while true {
+            attempts += 1
+            let decision = schedule.afterFailure(previousFailures: failures, failingSince: failingSince, now: now, jitter: 0.5)
+            guard case .retry(let delay) = decision else { break }
+            failingSince = failingSince ?? now
+            failures += 1
+            now += delay
+        }
+        #expect(now > 86_400 && now < 86_400 + 2700)
+        #expect(attempts == 42)
+    }
 }
 
 @Suite struct WebhookTargetTests {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 import Testing
 import HTTPServer
 import OpenPushCore
@@ -119,6 +120,60 @@ import Postgres
         release.continuation.yield()
         try await late.value
         await slow.close()
+        let after = try await Self.feed(app, created, ["after": during.next], count: 2)
+        #expect(after.events.map { $0["data"]?.objectValue?["n"] } == [0, 1])
+    }
+
+    /// A transaction left open in another database of the cluster (an operator's session, another
+    /// service, another suite's test) cannot write this database's events, so it holds nothing
+    /// back: the feed and the dispatcher see an event that committed after it began.
+    @Test func aTransactionOpenInAnotherDatabaseDoesNotHoldEventsBack() async throws {
+        let app = try await TestApp.make()
+        let created = try await app.createApp()
+        let elsewhere = try await TestDatabase.create()
+        // A connection of the test's own: BEGIN, an xid, and it stays open until the end of the test.
+        let open = try PostgresConnection.connect(elsewhere.conninfo)
+        try open.query("BEGIN")
+        let heldXID: Int64 = try open.query("SELECT pg_current_xact_id()::text::int8 AS x").firstRow().decode("x")
+        try await Self.append(app, [Self.click(created.app.id, 0)])
+        let eventXID: Int64 = try await app.services.database.query("SELECT xid::text::int8 AS x FROM events").firstRow().decode("x")
+        #expect(heldXID < eventXID, "the open transaction is older than the event")
+
+        let page = try await Self.feed(app, created, count: 1)
+        #expect(page.events.map { $0["data"]?.objectValue?["n"] } == [0])
+        let receiver = try WebhookReceiver()
+        let client = try HTTPClient()
+        try await app.services.database.query("""
+            INSERT INTO webhooks (id, app_id, url, events, secret) VALUES ('whk_elsewhere', \(created.app.id), \(receiver.url), '{*}', 'whsec_x')
+            """)
+        var settings = WebhookDispatcher.Settings()
+        settings.allowPrivate = true
+        let dispatcher = WebhookDispatcher(services: app.services, client: client, settings: settings,
+                                           logger: Logger(label: "test", level: .debug, handler: app.logs))
+        #expect(try await WebhookDispatcherTests.attempt(dispatcher) == 1)
+        #expect(receiver.eventIDs.count == 1)
+        // Still open all along.
+        #expect(try open.query("SELECT pg_current_xact_id()::text::int8 AS x").firstRow().decode("x", as: Int64.self) == heldXID)
+        try open.query("ROLLBACK")
+        await receiver.shutdown()
+        await client.shutdown()
+    }
+
+    /// An open transaction of this database that has written no event may still write one under
+    /// its older xid, so it holds the feed back until it ends; then its event comes first.
+    @Test func aTransactionOpenInThisDatabaseHoldsEventsBackUntilItEnds() async throws {
+        let app = try await TestApp.make()
+        let created = try await app.createApp()
+        let open = try PostgresConnection.connect(app.conninfo)
+        try open.query("BEGIN")
+        try open.query("SELECT pg_current_xact_id()")
+        try await Self.append(app, [Self.click(created.app.id, 1)])
+        try await Task.sleep(for: .milliseconds(300))
+        let during = try await Self.feed(app, created)
+        #expect(during.events.isEmpty)
+        // It writes an event after all, and commits.
+        try EventOutbox.append([Self.click(created.app.id, 0)], in: open)
+        try open.query("COMMIT")
         let after = try await Self.feed(app, created, ["after": during.next], count: 2)
         #expect(after.events.map { $0["data"]?.objectValue?["n"] } == [0, 1])
     }

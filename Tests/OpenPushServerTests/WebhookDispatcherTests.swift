@@ -15,12 +15,14 @@ import Testing
     struct Setup: Sendable {
         var app: TestApp
         var appID: String
+        var restKey: String
         var client: HTTPClient
     }
 
     static func setup() async throws -> Setup {
         let app = try await TestApp.make()
-        return Setup(app: app, appID: try await app.createApp().app.id, client: try HTTPClient())
+        let created = try await app.createApp()
+        return Setup(app: app, appID: created.app.id, restKey: created.restKey, client: try HTTPClient())
     }
 
     static func webhook(_ setup: Setup, appID: String? = nil, url: String, events: [String] = ["*"],
@@ -39,10 +41,12 @@ import Testing
         try await setup.app.services.database.transaction { try EventOutbox.append(events, in: $0) }
     }
 
-    static func dispatcher(_ setup: Setup, timeout: Duration = .seconds(10), allowPrivate: Bool = true) -> WebhookDispatcher {
+    static func dispatcher(_ setup: Setup, timeout: Duration = .seconds(10), allowPrivate: Bool = true,
+                           clock: DatabaseClock = DatabaseClock()) -> WebhookDispatcher {
         var settings = WebhookDispatcher.Settings()
         settings.requestTimeout = timeout
         settings.allowPrivate = allowPrivate
+        settings.clock = clock
         return WebhookDispatcher(services: setup.app.services, client: setup.client, settings: settings,
                                  logger: Logger(label: "test", level: .debug, handler: setup.app.logs), jitter: { 0.5 })
     }
@@ -234,49 +238,85 @@ import Testing
         await setup.client.shutdown()
     }
 
-    @Test func failingForADayDisablesAndDropsPendingEventsThenReEnablingResumesWithNewOnes() async throws {
+    /// The retry window walked with a manual clock: the dispatcher reads PostgreSQL's time
+    /// through a `DatabaseClock` the test moves, from one backoff to the next, until a day of
+    /// failures disables the endpoint.
+    @Test func failingForADayOnAManualClockDisablesDropsPendingEventsAndReEnablingResumesWithNewOnes() async throws {
         let setup = try await Self.setup()
         let receiver = try WebhookReceiver()
         receiver.answer(status: 500)
         let id = try await Self.webhook(setup, url: receiver.url)
         try await Self.append(setup, count: 3)
-        let dispatcher = Self.dispatcher(setup)
-        _ = try await Self.attempt(dispatcher)
-        // The first failure in a row was a day and more ago.
-        try await setup.app.services.database.query("""
-            UPDATE webhooks SET failing_since = now() - interval '24 hours 1 minute', next_attempt_at = now() WHERE id = \(id)
-            """)
+        let pending = try await Self.eventIDs(setup)
+        let clock = DatabaseClock()
+        let dispatcher = Self.dispatcher(setup, clock: clock)
+        let schedule = WebhookRetrySchedule()
         #expect(try await Self.attempt(dispatcher) == 1)
-        var row = try await Self.row(setup, id)
+
+        var failures = 1
+        var elapsed = 0.0
+        while try await Self.row(setup, id).decode("enabled", as: Bool.self), failures < 60 {
+            let row = try await Self.row(setup, id)
+            #expect(try row.decode("failed_attempts", as: Int.self) == failures)
+            // Scheduled at its backoff from the failure, both stamped from the dispatcher's clock.
+            let scheduled: Double = try await setup.app.services.database.query("""
+                SELECT extract(epoch FROM next_attempt_at - last_failure_at)::float8 AS s FROM webhooks WHERE id = \(id)
+                """).firstRow().decode("s")
+            let backoff = schedule.delay(afterFailures: failures, jitter: 0.5)
+            #expect(abs(scheduled - backoff) < 0.001, "attempt \(failures): scheduled \(scheduled) s after, backoff \(backoff)")
+            // `due_in` is against PostgreSQL's own now(); the dispatcher's clock runs ahead by the offset.
+            let dueIn = try row.decode("due_in", as: Double.self) - clock.offsetSeconds
+            // Not well before its backoff, and at it.
+            clock.advance(by: dueIn - backoff / 2)
+            #expect(try await dispatcher.runOnce() == 0, "attempt \(failures + 1) came early")
+            clock.advance(by: backoff / 2 + 0.01)
+            #expect(try await dispatcher.runOnce() == 1, "attempt \(failures + 1) did not come at its backoff")
+            elapsed += backoff
+            failures += 1
+        }
+        // 5 s doubling to the hour cap (at half jitter) passes 24 h on the 42nd attempt, which disables it.
+        #expect(failures == 42)
+        #expect(elapsed > 86_400 && elapsed < 86_400 + 2700, "\(elapsed)")
+        #expect(receiver.received.count == 42)
+        #expect(receiver.received.allSatisfy { $0.eventIDs == pending })
+
+        let row = try await Self.row(setup, id)
         #expect(try !row.decode("enabled", as: Bool.self))
-        #expect(try row.decode("disabled_reason", as: String?.self) == "failing for 24 hours: last status 500")
+        #expect(try row.decode("failed_attempts", as: Int.self) == 0)
+        #expect(try !row.decode("failing", as: Bool.self))
+        let shown = await setup.app.request(.get, "/apps/\(setup.appID)/webhooks/\(id)", headers: .restKey(setup.restKey))
+        #expect(shown.json?.objectValue?["enabled"] == false, "\(shown.text)")
+        #expect(shown.json?.objectValue?["disabled_reason"] == "failing for 24 hours: last status 500")
+        #expect(shown.json?.objectValue?["last_failure_status"] == 500)
+        // Its pending events were dropped: the cursor is at the app's newest event.
         let newest = try await setup.app.services.database.query("SELECT max(seq) AS seq FROM events WHERE app_id = \(setup.appID)")
             .firstRow().decode("seq", as: Int64.self)
         #expect(try row.decode("cursor_seq", as: Int64.self) == newest)
         let metrics = String(decoding: await setup.app.request(.get, "/metrics").body, as: UTF8.self)
         #expect(!metrics.contains("openpush_webhook_events_pending{app=\"\(setup.appID)\"}"))
 
-        // Disabled: nothing more is sent.
+        // Disabled: nothing more is sent, however late it gets.
         receiver.answer(status: 200)
         try await Self.append(setup, count: 2)
+        clock.advance(by: 86_400)
         #expect(try await dispatcher.runOnce() == 0)
-        #expect(receiver.received.count == 2)
+        #expect(receiver.received.count == 42)
 
-        // Re-enabled as PATCH does it (the cursor at the app's newest event): new events only.
-        try await setup.app.services.database.query("""
-            UPDATE webhooks SET enabled = true, disabled_reason = NULL, next_attempt_at = now(),
-                cursor_xid = (SELECT xid FROM events WHERE app_id = webhooks.app_id ORDER BY xid DESC, seq DESC LIMIT 1),
-                cursor_seq = (SELECT seq FROM events WHERE app_id = webhooks.app_id ORDER BY xid DESC, seq DESC LIMIT 1)
-            WHERE id = \(id)
-            """)
+        // Re-enabled through PATCH: new events only, none of those dropped or appended while disabled.
+        let enabled = await setup.app.request(.patch, "/apps/\(setup.appID)/webhooks/\(id)", headers: .restKey(setup.restKey),
+                                              json: ["enabled": true])
+        #expect(enabled.status == 200, "\(enabled.text)")
+        #expect(enabled.json?.objectValue?["disabled_reason"] == .null)
         let before = Set(try await Self.eventIDs(setup))
         try await Self.append(setup, count: 2)
         let fresh = try await Self.eventIDs(setup).filter { !before.contains($0) }
         #expect(try await Self.attempt(dispatcher) == 1)
+        #expect(receiver.received.count == 43)
         #expect(receiver.received.last?.eventIDs == fresh)
-        row = try await Self.row(setup, id)
-        #expect(try row.decode("enabled", as: Bool.self))
-        #expect(try row.decode("failed_attempts", as: Int.self) == 0)
+        let after = try await Self.row(setup, id)
+        #expect(try after.decode("enabled", as: Bool.self))
+        #expect(try after.decode("succeeded", as: Bool.self))
+        #expect(try after.decode("failed_attempts", as: Int.self) == 0)
         await receiver.shutdown()
         await setup.client.shutdown()
     }

@@ -25,6 +25,22 @@ public struct WebhookRetrySchedule: Sendable, Equatable {
         now - failingSince > window
     }
 
+    /// What to do after another failed attempt.
+    public enum Decision: Sendable, Equatable {
+        /// Try again this many seconds from now.
+        case retry(after: Double)
+        /// Failing for longer than the window: disable the endpoint and drop its pending events.
+        case disable
+    }
+
+    /// The decision after a failed attempt at `now` (unix seconds), given the failures in a row
+    /// before it (`previousFailures`) and when that streak began (`failingSince`, nil when this
+    /// failure starts one).
+    public func afterFailure(previousFailures: Int, failingSince: Double?, now: Double, jitter: Double) -> Decision {
+        if let failingSince, isExhausted(failingSince: failingSince, now: now) { return .disable }
+        return .retry(after: delay(afterFailures: failingSince == nil ? 1 : previousFailures + 1, jitter: jitter))
+    }
+
     /// The `disabled_reason` of an endpoint given up on; `lastFailure` says what the last attempt got.
     public static func disabledReason(lastFailure: String) -> String {
         "failing for 24 hours: \(lastFailure)"

@@ -20,9 +20,25 @@ public struct StoredEvent: Sendable, Equatable {
         data::text AS data
         """
 
-    /// Only events whose transaction ended before every one still running. Read in `order`, a
-    /// cursor past them never skips an event that commits later (its xid is at or above the xmin).
-    public static let visible: PostgresQuery = "xid < pg_snapshot_xmin(pg_current_snapshot())"
+    /// Only events whose transaction ended before every one still running that could still
+    /// write an event. Read in `order`, a cursor past them never skips an event that commits
+    /// later: its xid is at or above this bound.
+    ///
+    /// The bound is the snapshot's xmin, leaving out the transactions that PostgreSQL shows
+    /// running in another database of the cluster (they can never write this database's
+    /// events); without that, any transaction anywhere in the cluster held back every app's
+    /// events. A running transaction of this database still holds them back, whether it writes
+    /// events or not: one that has written none yet may write one, under its old xid, before it
+    /// commits (see README, "The feed"). A running xid PostgreSQL does not attribute to another
+    /// database (a prepared transaction, a session whose details are hidden from this role)
+    /// counts as this database's. Evaluated once per statement (an uncorrelated subquery).
+    public static let visible: PostgresQuery = """
+        xid < (SELECT coalesce(min(r.x), pg_snapshot_xmax(pg_current_snapshot()))
+               FROM pg_snapshot_xip(pg_current_snapshot()) AS r(x)
+               WHERE (r.x::text::numeric % 4294967296)::text NOT IN (
+                   SELECT a.backend_xid::text FROM pg_stat_activity AS a
+                   WHERE a.backend_xid IS NOT NULL AND a.datname <> current_database()))
+        """
 
     /// The reading order: the writing transaction, then `seq` (`EventPosition`).
     public static let order: PostgresQuery = "xid, seq"

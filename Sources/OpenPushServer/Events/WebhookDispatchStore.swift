@@ -13,8 +13,8 @@ struct WebhookClaim: Sendable {
     var leaseToken: String
 }
 
-/// The dispatcher's SQL. Every due time and the 24 h window use PostgreSQL's clock (`now()`),
-/// so processes on different machines agree.
+/// The dispatcher's SQL. Every due time and the 24 h window use PostgreSQL's clock (`now()`,
+/// read through a `DatabaseClock`, which only tests move), so processes on different machines agree.
 enum WebhookDispatchStore {
     /// Events of endpoint `w`'s app past its cursor that it takes: those meant for it alone (a
     /// `ping` from the test route, whatever it subscribes to), and those for every endpoint of
@@ -26,12 +26,14 @@ enum WebhookDispatchStore {
 
     /// Leases up to `limit` enabled endpoints that are due, not leased by anyone, and have a
     /// pending visible event; oldest due first, skipping rows other processes are claiming.
-    static func claim(limit: Int, leaseSeconds: Double, token: String, in connection: PostgresConnection) throws -> [WebhookClaim] {
+    static func claim(limit: Int, leaseSeconds: Double, token: String, clock: DatabaseClock,
+                      in connection: PostgresConnection) throws -> [WebhookClaim] {
+        let now = clock.sql
         let rows = try connection.query("""
             UPDATE webhooks AS leased
-            SET lease_token = \(token), lease_until = now() + make_interval(secs => \(leaseSeconds))
+            SET lease_token = \(token), lease_until = \(now) + make_interval(secs => \(leaseSeconds))
             FROM (SELECT w.id FROM webhooks AS w
-                  WHERE w.enabled AND w.next_attempt_at <= now() AND (w.lease_until IS NULL OR w.lease_until < now())
+                  WHERE w.enabled AND w.next_attempt_at <= \(now) AND (w.lease_until IS NULL OR w.lease_until < \(now))
                     AND EXISTS (SELECT 1 FROM events AS e WHERE \(matches) AND e.\(StoredEvent.visible))
                   ORDER BY w.next_attempt_at
                   LIMIT \(limit)
@@ -64,17 +66,18 @@ enum WebhookDispatchStore {
     /// batch. False when the lease was lost (another process took the endpoint over).
     @discardableResult
     static func recordSuccess(_ claim: WebhookClaim, last: EventPosition, renewingLeaseFor renewal: Double? = nil,
-                              in connection: PostgresConnection) throws -> Bool {
+                              clock: DatabaseClock, in connection: PostgresConnection) throws -> Bool {
+        let now = clock.sql
         let token: PostgresQuery = renewal == nil ? "NULL" : "lease_token"
-        let until: PostgresQuery = renewal.map { "now() + make_interval(secs => \($0))" } ?? "NULL"
+        let until: PostgresQuery = renewal.map { "\(now) + make_interval(secs => \($0))" } ?? "NULL"
         let sent: PostgresQuery = "(\(String(last.xid))::xid8, \(last.seq)::int8)"
         return try connection.query("""
             UPDATE webhooks SET
                 cursor_xid = CASE WHEN \(sent) > (cursor_xid, cursor_seq) THEN \(String(last.xid))::xid8 ELSE cursor_xid END,
                 cursor_seq = CASE WHEN \(sent) > (cursor_xid, cursor_seq) THEN \(last.seq) ELSE cursor_seq END,
-                last_success_at = now(),
-                failed_attempts = 0, failing_since = NULL, next_attempt_at = now(),
-                lease_token = \(token), lease_until = \(until), updated_at = now()
+                last_success_at = \(now),
+                failed_attempts = 0, failing_since = NULL, next_attempt_at = \(now),
+                lease_token = \(token), lease_until = \(until), updated_at = \(now)
             WHERE id = \(claim.id) AND lease_token = \(claim.leaseToken)
             """).affectedRows == 1
     }
@@ -89,47 +92,62 @@ enum WebhookDispatchStore {
 
     /// What a failed attempt did to the endpoint.
     enum FailureOutcome: Sendable, Equatable {
-        case retry
+        /// Tried again this many seconds from now.
+        case retry(after: Double)
         /// Failing for longer than the window: disabled, its pending events dropped.
         case disabled(reason: String)
         /// The lease was lost (taken over after expiring): nothing recorded.
         case leaseLost
     }
 
-    /// Another failure in a row: retried after `delay` seconds, or, once it has failed for longer
-    /// than `windowSeconds`, disabled with its pending events dropped (the cursor moves to the
-    /// app's newest event) and its streak reset, so re-enabling starts afresh.
-    static func recordFailure(_ claim: WebhookClaim, status: Int?, reason: String, delay: Double, windowSeconds: Double,
-                              in connection: PostgresConnection) throws -> FailureOutcome {
+    /// Where the endpoint's failure streak stands before this failure is recorded, and the
+    /// clock's time: what `WebhookRetrySchedule.afterFailure` decides from. Nil when the lease was lost.
+    static func failureStreak(_ claim: WebhookClaim, clock: DatabaseClock,
+                              in connection: PostgresConnection) throws
+        -> (previousFailures: Int, failingSince: Double?, now: Double)? {
+        guard let row = try connection.query("""
+            SELECT failed_attempts, extract(epoch FROM failing_since)::float8 AS failing_since,
+                   extract(epoch FROM \(clock.sql))::float8 AS now
+            FROM webhooks WHERE id = \(claim.id) AND lease_token = \(claim.leaseToken)
+            """).first else { return nil }
+        return (try row.decode("failed_attempts"), try row.decode("failing_since"), try row.decode("now"))
+    }
+
+    /// Records a failure as `decision` says: retried after its delay, or disabled with its
+    /// pending events dropped (the cursor moves to the app's newest event) and its streak reset,
+    /// so re-enabling starts afresh.
+    static func recordFailure(_ claim: WebhookClaim, status: Int?, reason: String, decision: WebhookRetrySchedule.Decision,
+                              clock: DatabaseClock, in connection: PostgresConnection) throws -> FailureOutcome {
+        let now = clock.sql
+        let disable = decision == .disable
+        let delay: Double = if case .retry(let after) = decision { after } else { 0 }
         let disabledReason = WebhookRetrySchedule.disabledReason(lastFailure: reason)
         // Dropping the pending events: the cursor jumps to the app's newest.
         let newest = StoredEvent.newestPosition(appID: claim.appID)
         let rows = try connection.query("""
-            UPDATE webhooks AS w SET
-                last_failure_at = now(), last_failure_status = \(status), last_failure_reason = \(reason),
-                failed_attempts = CASE WHEN f.exhausted THEN 0 ELSE w.failed_attempts + 1 END,
-                failing_since = CASE WHEN f.exhausted THEN NULL ELSE coalesce(w.failing_since, now()) END,
-                next_attempt_at = now() + make_interval(secs => \(delay)),
-                enabled = w.enabled AND NOT f.exhausted,
-                disabled_reason = CASE WHEN f.exhausted THEN \(disabledReason) ELSE w.disabled_reason END,
-                cursor_xid = CASE WHEN f.exhausted THEN \(newest.xid) ELSE w.cursor_xid END,
-                cursor_seq = CASE WHEN f.exhausted THEN \(newest.seq) ELSE w.cursor_seq END,
-                lease_token = NULL, lease_until = NULL, updated_at = now()
-            FROM (SELECT id, coalesce(failing_since < now() - make_interval(secs => \(windowSeconds)), false) AS exhausted
-                  FROM webhooks WHERE id = \(claim.id) AND lease_token = \(claim.leaseToken)) AS f
-            WHERE w.id = f.id
-            RETURNING f.exhausted
+            UPDATE webhooks SET
+                last_failure_at = \(now), last_failure_status = \(status), last_failure_reason = \(reason),
+                failed_attempts = CASE WHEN \(disable) THEN 0 ELSE failed_attempts + 1 END,
+                failing_since = CASE WHEN \(disable) THEN NULL ELSE coalesce(failing_since, \(now)) END,
+                next_attempt_at = \(now) + make_interval(secs => \(delay)),
+                enabled = enabled AND NOT \(disable),
+                disabled_reason = CASE WHEN \(disable) THEN \(disabledReason) ELSE disabled_reason END,
+                cursor_xid = CASE WHEN \(disable) THEN \(newest.xid) ELSE cursor_xid END,
+                cursor_seq = CASE WHEN \(disable) THEN \(newest.seq) ELSE cursor_seq END,
+                lease_token = NULL, lease_until = NULL, updated_at = \(now)
+            WHERE id = \(claim.id) AND lease_token = \(claim.leaseToken)
+            RETURNING id
             """)
-        guard let row = rows.first else { return .leaseLost }
-        return try row.decode("exhausted", as: Bool.self) ? .disabled(reason: disabledReason) : .retry
+        guard !rows.isEmpty else { return .leaseLost }
+        return disable ? .disabled(reason: disabledReason) : .retry(after: delay)
     }
 
     /// Seconds until an enabled endpoint with pending events may be attempted (its next attempt,
     /// or the end of another process's lease); nil when none has pending events. Pending here
     /// ignores visibility, so an event whose transaction is still settling is looked at again soon.
-    static func secondsUntilNextDue(in connection: PostgresConnection) throws -> Double? {
+    static func secondsUntilNextDue(clock: DatabaseClock, in connection: PostgresConnection) throws -> Double? {
         let rows = try connection.query("""
-            SELECT extract(epoch FROM min(greatest(w.next_attempt_at, coalesce(w.lease_until, w.next_attempt_at))) - now())::float8
+            SELECT extract(epoch FROM min(greatest(w.next_attempt_at, coalesce(w.lease_until, w.next_attempt_at))) - \(clock.sql))::float8
                    AS seconds
             FROM webhooks AS w
             WHERE w.enabled AND EXISTS (SELECT 1 FROM events AS e WHERE \(matches))

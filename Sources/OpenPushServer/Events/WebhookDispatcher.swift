@@ -24,6 +24,8 @@ public final class WebhookDispatcher: Sendable {
         /// The longest an idle dispatcher sleeps without a NOTIFY: a safety net, not a poll.
         public var idleWake: Duration = .seconds(30)
         public var schedule = WebhookRetrySchedule()
+        /// The database's clock as due times, leases and the retry window read it; tests advance it.
+        public var clock = DatabaseClock()
         /// http:// and private, loopback or link-local answers allowed (`OPENPUSH_WEBHOOKS_ALLOW_PRIVATE`).
         public var allowPrivate = false
 
@@ -107,7 +109,8 @@ public final class WebhookDispatcher: Sendable {
     /// Until the next endpoint may be attempted: at least a moment (a quarter second while an
     /// event waits for an older transaction to end, or a lease about to end), at most `idleWake`.
     private func idleWait() async -> Duration {
-        let seconds = (try? await services.database.withConnection { try WebhookDispatchStore.secondsUntilNextDue(in: $0) }) ?? nil
+        let clock = settings.clock
+        let seconds = (try? await services.database.withConnection { try WebhookDispatchStore.secondsUntilNextDue(clock: clock, in: $0) }) ?? nil
         guard let seconds else { return settings.idleWake }
         return min(settings.idleWake, .milliseconds(Int64(max(0.25, seconds) * 1000)))
     }
@@ -115,8 +118,9 @@ public final class WebhookDispatcher: Sendable {
     private func claim(limit: Int) async throws -> [WebhookClaim] {
         let token = UUID().uuidString
         let lease = max(settings.leaseSeconds, Double(settings.requestTimeout.components.seconds) * 3)
+        let clock = settings.clock
         return try await services.database.withConnection {
-            try WebhookDispatchStore.claim(limit: limit, leaseSeconds: lease, token: token, in: $0)
+            try WebhookDispatchStore.claim(limit: limit, leaseSeconds: lease, token: token, clock: clock, in: $0)
         }
     }
 
@@ -165,35 +169,34 @@ public final class WebhookDispatcher: Sendable {
         let result = await send(events, to: claim)
         let metrics = services.metrics.webhooks
         let lease = max(settings.leaseSeconds, Double(settings.requestTimeout.components.seconds) * 3)
+        let clock = settings.clock
         switch result {
         case .success:
             let held = try await services.database.withConnection {
                 try WebhookDispatchStore.recordSuccess(claim, last: last.position, renewingLeaseFor: keepLease ? lease : nil,
-                                                       in: $0)
+                                                       clock: clock, in: $0)
             }
             metrics.recordSent(app: claim.appID, events: events.count)
             return held
         case .failure(let failure):
             metrics.recordFailed(app: claim.appID, events: events.count)
-            let delay = settings.schedule.delay(afterFailures: try await failures(claim) + 1, jitter: jitter())
-            let window = settings.schedule.window
-            let outcome = try await services.database.withConnection {
-                try WebhookDispatchStore.recordFailure(claim, status: failure.status, reason: failure.reason,
-                                                       delay: delay, windowSeconds: window, in: $0)
+            let schedule = settings.schedule
+            let jitter = self.jitter()
+            let outcome = try await services.database.transaction { connection -> WebhookDispatchStore.FailureOutcome in
+                guard let streak = try WebhookDispatchStore.failureStreak(claim, clock: clock, in: connection) else { return .leaseLost }
+                let decision = schedule.afterFailure(previousFailures: streak.previousFailures, failingSince: streak.failingSince,
+                                                     now: streak.now, jitter: jitter)
+                return try WebhookDispatchStore.recordFailure(claim, status: failure.status, reason: failure.reason,
+                                                              decision: decision, clock: clock, in: connection)
             }
             if case .disabled(let reason) = outcome {
                 logger.warning("webhook disabled", ["webhook.id": claim.id, "app.id": claim.appID, "reason": reason])
-            } else {
+            } else if case .retry(let delay) = outcome {
                 logger.info("webhook attempt failed", ["webhook.id": claim.id, "app.id": claim.appID,
                                                        "reason": failure.reason, "retry.seconds": String(Int(delay))])
             }
             return false
         }
-    }
-
-    private func failures(_ claim: WebhookClaim) async throws -> Int {
-        let rows = try await services.database.query("SELECT failed_attempts FROM webhooks WHERE id = \(claim.id)")
-        return try rows.first?.decode("failed_attempts", as: Int.self) ?? 0
     }
 
     /// Why an attempt failed: the status when one came, and what happened in words.

@@ -40,6 +40,8 @@ enum LiveActivitySendRoutes {
                 now: now, in: connection)
             let sent = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: .pushToStart,
                                                           recipients: LiveActivityAudience.capped(audience), in: connection)
+            // The audience can empty between the count and the queueing: then this is the message's end.
+            if sent == 0 { try NotificationCompletion.check(messageID: messageID, in: connection) }
             try MessageStore.notifyWorkers(appID: appID, in: connection)
             let response: JSONValue = ["notification_id": .string(messageID)]
             if let key = send.idempotencyKey {
@@ -83,6 +85,7 @@ enum LiveActivitySendRoutes {
                 now: now, in: connection)
             let sent = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: .update,
                                                           recipients: LiveActivityAudience.capped(holders), in: connection)
+            if sent == 0 { try NotificationCompletion.check(messageID: messageID, in: connection) }
             if send.event == .end {
                 // An accepted end closes the rows it goes to: nothing can update them again.
                 let ended = try connection.query("""
