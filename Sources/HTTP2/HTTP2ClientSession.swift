@@ -135,6 +135,7 @@ public final class HTTP2ClientSession {
         _ headers: [(name: String, value: String)], _ body: ([nghttp2_nv]) -> R
     ) -> R {
         var storage: [UInt8] = []
+        storage.reserveCapacity(headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
         for header in headers {
             storage.append(contentsOf: header.name.utf8)
             storage.append(contentsOf: header.value.utf8)

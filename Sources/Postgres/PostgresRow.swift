@@ -42,6 +42,22 @@ public struct PostgresRow: Sendable {
         }
     }
 
+    /// Decodes the column at a position looked up once for the whole result
+    /// (`PostgresRows.column(_:)`): no name lookup per row.
+    @inlinable
+    public func decode<T: PostgresDecodable>(_ column: PostgresColumn, as type: T.Type = T.self) throws -> T {
+        do {
+            return try decodePostgresValue(values[column.index], as: T.self)
+        } catch let error as PostgresError {
+            if case .decoding(_, let message) = error.kind {
+                throw PostgresError.decoding(column: column.name, message: message)
+            }
+            throw error
+        } catch {
+            throw PostgresError.decoding(column: column.name, message: "\(error)")
+        }
+    }
+
     /// True for NULL, and for a column the result does not have.
     public func isNull(_ column: String) -> Bool {
         self[column] == nil
@@ -51,6 +67,12 @@ public struct PostgresRow: Sendable {
     public subscript(column: String) -> String? {
         columns.index(of: column).flatMap { values[$0] }
     }
+}
+
+/// A column's position in a result, for decoding many rows without a lookup by name each.
+public struct PostgresColumn: Sendable {
+    @usableFromInline let index: Int
+    @usableFromInline let name: String
 }
 
 /// The rows of one statement plus its affected-row count (`INSERT`/`UPDATE`/`DELETE`).
@@ -63,6 +85,14 @@ public struct PostgresRows: Sendable, RandomAccessCollection {
         self.columnNames = columnNames
         self.rows = rows
         self.affectedRows = affectedRows
+    }
+
+    /// The position of `name` (the first of duplicates), for `PostgresRow.decode(_:as:)`.
+    public func column(_ name: String) throws -> PostgresColumn {
+        guard let index = columnNames.firstIndex(of: name) else {
+            throw PostgresError.decoding(column: name, message: "no such column; the result has \(columnNames)")
+        }
+        return PostgresColumn(index: index, name: name)
     }
 
     public var startIndex: Int { rows.startIndex }

@@ -14,11 +14,12 @@ import OpenPushCore
                         attempts: attempts, createdAt: createdAt)
     }
 
-    static func update(pushTimestamp: Int?) throws -> DeliveryContext.Message {
+    static func update(pushTimestamp: Int?, cancelled: Bool = false) throws -> DeliveryContext.Message {
         let send = try LiveActivitySendParser.parseUpdateOrEnd(
             ["event": "update", "name": "n", "event_updates": ["home": 1], "headings": ["en": "{{ user.aliases.crm }}"]],
             activityID: "game").get()
-        return DeliveryContext.Message(id: "msg_1", appID: "app_a", send: send, activityType: "Score", pushTimestamp: pushTimestamp)
+        return DeliveryContext.Message(id: "msg_1", appID: "app_a", send: send, activityType: "Score", pushTimestamp: pushTimestamp,
+                                       cancelled: cancelled)
     }
 
     static func context(_ message: DeliveryContext.Message, lastAccepted: Int? = nil, endedReason: String? = nil,
@@ -65,8 +66,7 @@ import OpenPushCore
     }
 
     @Test func aCancelledMessageSendsNothing() throws {
-        var message = try Self.update(pushTimestamp: 1)
-        message.cancelled = true
+        let message = try Self.update(pushTimestamp: 1, cancelled: true)
         #expect(Self.refusal(DeliveryPlanner.plan(Self.recipient(), context: Self.context(message), now: Self.now)) == .cancelled)
     }
 

@@ -17,25 +17,27 @@ public struct DeliveryContext: Sendable {
         }
     }
 
-    public struct Message: Sendable {
-        public var id: String
-        public var appID: String
-        public var send: LiveActivitySend?
+    /// A class, immutable: every recipient of a job reads the same message, and a lookup then
+    /// hands out one reference instead of copying (retaining) each of its many fields.
+    public final class Message: Sendable {
+        public let id: String
+        public let appID: String
+        public let send: LiveActivitySend?
         /// A notification's validated request (kind `notification`).
-        public var notification: NotificationSend?
-        public var activityType: String?
+        public let notification: NotificationSend?
+        public let activityType: String?
         /// Parsed once per job, rendered per recipient.
-        public var headings: LocalizedTemplates
-        public var contents: LocalizedTemplates
-        public var subtitle: LocalizedTemplates
+        public let headings: LocalizedTemplates
+        public let contents: LocalizedTemplates
+        public let subtitle: LocalizedTemplates
         /// A notification's `privacy_text` (`AlertPrivacy`).
-        public var privacyText: LocalizedTemplates
+        public let privacyText: LocalizedTemplates
         /// When the message became due: its `send_after`, else its creation.
-        public var sendTime: Double
+        public let sendTime: Double
         /// A Live Activity push's `aps.timestamp`, fixed when it was enqueued (nil for messages
         /// queued before it was: then it is computed at send time).
-        public var pushTimestamp: Int?
-        public var cancelled: Bool
+        public let pushTimestamp: Int?
+        public let cancelled: Bool
 
         /// Whether any of its texts needs the recipient's Liquid context.
         public var rendersLiquid: Bool {
@@ -177,7 +179,11 @@ public struct DeliveryContext: Sendable {
     }
 
     public func message(for delivery: ClaimedDelivery) -> Message? {
-        messages[Key(appID: delivery.appID, id: delivery.messageID)]
+        message(forID: delivery.messageID, appID: delivery.appID)
+    }
+
+    public func message(forID id: String, appID: String) -> Message? {
+        messages[Key(appID: appID, id: id)]
     }
 
     public func app(for delivery: ClaimedDelivery) -> App? { apps[delivery.appID] }

@@ -58,7 +58,18 @@ public enum DeliveryPlanner {
             var timestamp: Int
         }
 
+        /// What a notification's texts depend on when they render no Liquid: the recipient's
+        /// language and privacy choice.
+        struct TextsKey: Hashable {
+            var appID: String
+            var messageID: String
+            var language: String?
+            var hideDetails: Bool
+        }
+
         var built: [Key: Result<APNSRequest, Refusal>] = [:]
+        /// Rendering and trimming the texts per recipient was a tenth of planning a fan-out.
+        var texts: [TextsKey: AlertPrivacy.Decision] = [:]
         var builtActivities: [ActivityKey: Result<APNSRequest, Refusal>] = [:]
 
         public init() {}
@@ -149,8 +160,8 @@ public enum DeliveryPlanner {
         case .success(let value): attended = value
         case .failure(let refusal): return .failure(refusal)
         }
-        let liquid = message.rendersLiquid ? liquidContext(subscription, context: context, customData: send.customData) : [:]
-        guard case .send(let texts) = notificationTexts(message, send: send, app: app, subscription: subscription, liquid: liquid)
+        guard case .send(let texts) = notificationTexts(message, send: send, app: app, subscription: subscription,
+                                                        context: context, cache: &cache)
         else { return .failure(.suppressed(.blank)) }
         let key = PayloadCache.Key(
             appID: app.id, messageID: message.id, title: texts.title, subtitle: texts.subtitle, body: texts.body,
@@ -172,6 +183,23 @@ public enum DeliveryPlanner {
             request.headers.apnsID = delivery.apnsID
             return Plan(request: request, environment: subscription.environment, activityTimestamp: nil)
         }
+    }
+
+    /// The recipient's notification texts; rendered once per language and privacy choice when
+    /// they need no Liquid context.
+    static func notificationTexts(_ message: DeliveryContext.Message, send: NotificationSend,
+                                  app: DeliveryContext.App, subscription: DeliveryContext.Subscription,
+                                  context: DeliveryContext, cache: inout PayloadCache) -> AlertPrivacy.Decision {
+        guard !message.rendersLiquid else {
+            let liquid = liquidContext(subscription, context: context, customData: send.customData)
+            return notificationTexts(message, send: send, app: app, subscription: subscription, liquid: liquid)
+        }
+        let key = PayloadCache.TextsKey(appID: app.id, messageID: message.id, language: subscription.language,
+                                        hideDetails: subscription.hideDetails)
+        if let known = cache.texts[key] { return known }
+        let decision = notificationTexts(message, send: send, app: app, subscription: subscription, liquid: [:])
+        cache.texts[key] = decision
+        return decision
     }
 
     /// Why nothing more may go to this recipient, if something stopped it after it was queued:

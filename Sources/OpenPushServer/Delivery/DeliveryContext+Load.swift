@@ -57,23 +57,26 @@ extension DeliveryContext {
             context.add(app)
         }
         var externalIDs: Set<String> = []
-        for row in results[2] {
-            let tagText: String = try row.decode("tags")
+        let rows = results[2]
+        let column = try SubscriptionColumns(rows)
+        for row in rows {
+            let tagText: String = try row.decode(column.tags)
             // Most devices have no tags: no JSON parse for those.
             let tagObject = tagText == "{}" ? [:] : (try? JSONValue.parse(tagText))?.objectValue ?? [:]
             let tags = Dictionary(uniqueKeysWithValues: tagObject.compactMap { entry in entry.value.stringValue.map { (entry.key, $0) } })
-            let environment: String = try row.decode("environment")
+            let environment: String = try row.decode(column.environment)
             guard let known = DeviceEnvironment(rawValue: environment) else {
                 throw InvariantViolation("subscription environment '\(environment)' is neither production nor sandbox")
             }
             var subscription = Subscription(
-                id: try row.decode("id"), appID: try row.decode("app_id"), platform: try row.decode("platform"),
-                environment: known, language: try row.decode("language"), country: try row.decode("country"),
-                appVersion: try row.decode("app_version"), tags: tags, externalID: try row.decode("external_id"),
-                reachable: try row.decode("reachable"), token: try row.decode("token"), tokenInvalid: try row.decode("token_invalid"),
-                widgetToken: try row.decode("widget_push_token"))
-            subscription.hideDetails = try row.decode("hide_details")
-            subscription.setsAttention = try row.decode("sets_attention")
+                id: try row.decode(column.id), appID: try row.decode(column.appID), platform: try row.decode(column.platform),
+                environment: known, language: try row.decode(column.language), country: try row.decode(column.country),
+                appVersion: try row.decode(column.appVersion), tags: tags, externalID: try row.decode(column.externalID),
+                reachable: try row.decode(column.reachable), token: try row.decode(column.token),
+                tokenInvalid: try row.decode(column.tokenInvalid),
+                widgetToken: try row.decode(column.widgetToken))
+            subscription.hideDetails = try row.decode(column.hideDetails)
+            subscription.setsAttention = try row.decode(column.setsAttention)
             if let externalID = subscription.externalID { externalIDs.insert(externalID) }
             context.add(subscription)
         }
@@ -127,6 +130,24 @@ extension DeliveryContext {
                                                   activityID: try row.decode("activity_id"))
         return Message(id: id, appID: appID, send: send, activityType: try row.decode("activity_type"),
                        pushTimestamp: timestamp.map(Int.init), cancelled: cancelled)
+    }
+}
+
+/// Where each column of the subscriptions query is: found once per job, not by name in each
+/// of its thousand rows.
+private struct SubscriptionColumns {
+    let id, appID, platform, environment, language, country, appVersion, tags, externalID, reachable, token, tokenInvalid,
+        widgetToken, hideDetails, setsAttention: PostgresColumn
+
+    init(_ rows: PostgresRows) throws {
+        (id, appID, platform, environment) = try (rows.column("id"), rows.column("app_id"), rows.column("platform"),
+                                                  rows.column("environment"))
+        (language, country, appVersion, tags, externalID) = try (
+            rows.column("language"), rows.column("country"), rows.column("app_version"), rows.column("tags"),
+            rows.column("external_id"))
+        (reachable, token, tokenInvalid, widgetToken) = try (rows.column("reachable"), rows.column("token"),
+                                                             rows.column("token_invalid"), rows.column("widget_push_token"))
+        (hideDetails, setsAttention) = try (rows.column("hide_details"), rows.column("sets_attention"))
     }
 }
 

@@ -225,7 +225,9 @@ public final class DeliveryEngine: Sendable {
                 }
             }
             var planned = plan(deliveries, context: context, now: services.now(), held: held)
-            try await claimDedupeKeys(&planned, context: context, now: services.now())
+            if context.message(forID: job.messageID, appID: job.appID)?.notification?.gates.dedupeKey != nil {
+                try await claimDedupeKeys(&planned, context: context, now: services.now())
+            }
             batch = planned
         } catch {
             renewal.cancel()
@@ -406,6 +408,7 @@ public final class DeliveryEngine: Sendable {
         var releases: [AlertDedupe.Claim] = []
         // Delivery id → the APNs reason its token died of (`token.invalidated`).
         var deadTokenReasons: [Int64: String] = [:]
+        var pushes = Metrics.PushTally()
         func apply(_ delivery: ClaimedDelivery, _ decision: DeliveryOutcome.Decision, status: Int? = nil) {
             let recipient = job.recipients[Int(delivery.id)]
             if let claim = batch.dedupeClaims[delivery.id], AlertDedupe.releases(after: decision) { releases.append(claim) }
@@ -413,14 +416,14 @@ public final class DeliveryEngine: Sendable {
             case .finished(let state, let reason):
                 completion.records.append(DeliveryRecord(job: job, recipient: recipient, state: state, reason: reason,
                                                          apnsStatus: status, apnsID: delivery.apnsID))
-                services.metrics.recordPush(kind: job.tokenKind.rawValue, state: state.rawValue, reason: reason)
-                if state == .accepted { services.metrics.recordDeliveryLatency(now - job.createdAt) }
+                pushes.add(kind: job.tokenKind.rawValue, state: state.rawValue, reason: reason)
+                if state == .accepted { pushes.addLatency(now - job.createdAt) }
             case .retry(let reason):
                 completion.retry.append(recipient)
-                services.metrics.recordPush(kind: job.tokenKind.rawValue, state: "queued", reason: reason)
+                pushes.add(kind: job.tokenKind.rawValue, state: "queued", reason: reason)
             case .held(let reason):
                 completion.held.append(recipient)
-                services.metrics.recordPush(kind: job.tokenKind.rawValue, state: "queued", reason: reason)
+                pushes.add(kind: job.tokenKind.rawValue, state: "queued", reason: reason)
             }
         }
         for (delivery, refusal) in batch.refused {
@@ -432,7 +435,7 @@ public final class DeliveryEngine: Sendable {
                 completion.records.append(DeliveryRecord(job: job, recipient: job.recipients[Int(delivery.id)],
                                                          state: .suppressed, reason: reason.rawValue,
                                                          apnsID: delivery.apnsID, carriedBy: carriedBy))
-                services.metrics.recordPush(kind: job.tokenKind.rawValue, state: DeliveryState.suppressed.rawValue,
+                pushes.add(kind: job.tokenKind.rawValue, state: DeliveryState.suppressed.rawValue,
                                             reason: reason.rawValue)
             case .deferred(let until):
                 completion.deferred[until, default: []].append(job.recipients[Int(delivery.id)])
@@ -441,35 +444,42 @@ public final class DeliveryEngine: Sendable {
                 effects.append(.pauseApp(appID: delivery.appID, reason: reason))
             }
         }
-        for outgoing in batch.groups.values.flatMap({ $0 }) {
-            let delivery = outgoing.delivery
-            // `ttl: 0` is now or never: a passing failure is final.
-            let retryable = context.message(for: delivery)?.notification?.ttl != 0
-            switch results[delivery.id] {
-            case .success(let response)?:
-                let verdict = APNSResponseClassifier.classify(status: response.status, reason: response.reason?.rawValue)
-                let (decision, effect) = DeliveryOutcome.decide(delivery, verdict: verdict,
-                                                                invalidSince: response.timestamp.map { Double($0) / 1000 },
-                                                                policy: policy, retryable: retryable)
-                apply(delivery, decision, status: response.status)
-                if let effect { effects.append(effect) }
-                if case .deadToken = effect, case .finished(_, let reason) = decision { deadTokenReasons[delivery.id] = reason }
-                if verdict == .accepted, let stamp = outgoing.plan.activityTimestamp {
-                    stamps[stamp.activityID] = max(stamps[stamp.activityID] ?? stamp.timestamp, stamp.timestamp)
+        // `ttl: 0` is now or never: a passing failure is final. A job holds one message.
+        let retryable = context.message(forID: job.messageID, appID: job.appID)?.notification?.ttl != 0
+        for group in batch.groups.values {
+            for outgoing in group {
+                let delivery = outgoing.delivery
+                switch results[delivery.id] {
+                case .success(let response)?:
+                    let verdict = APNSResponseClassifier.classify(status: response.status, reason: response.reason?.rawValue)
+                    let (decision, effect) = DeliveryOutcome.decide(delivery, verdict: verdict,
+                                                                    invalidSince: response.timestamp.map { Double($0) / 1000 },
+                                                                    policy: policy, retryable: retryable)
+                    apply(delivery, decision, status: response.status)
+                    if let effect { effects.append(effect) }
+                    if case .deadToken = effect, case .finished(_, let reason) = decision {
+                        deadTokenReasons[delivery.id] = reason
+                    }
+                    if verdict == .accepted, let stamp = outgoing.plan.activityTimestamp {
+                        stamps[stamp.activityID] = max(stamps[stamp.activityID] ?? stamp.timestamp, stamp.timestamp)
+                    }
+                case .failure(let error)?:
+                    apply(delivery, DeliveryOutcome.retry(delivery, reason: "Transport: \(error.kind.rawValue)", policy: policy,
+                                                          retryable: retryable))
+                case nil:
+                    apply(delivery, DeliveryOutcome.retry(delivery, reason: "Transport: no result", policy: policy,
+                                                          retryable: retryable))
                 }
-            case .failure(let error)?:
-                apply(delivery, DeliveryOutcome.retry(delivery, reason: "Transport: \(error.kind.rawValue)", policy: policy,
-                                                      retryable: retryable))
-            case nil:
-                apply(delivery, DeliveryOutcome.retry(delivery, reason: "Transport: no result", policy: policy, retryable: retryable))
             }
         }
+        services.metrics.record(pushes)
         completion.retryDelay = policy.delay(afterAttempt: job.attempt, jitter: Double.random(in: 0..<1)) ?? 0
         let worker = self.worker
         let final = (completion, effects, stamps, releases)
         let deadReasons = deadTokenReasons
         let completed = try await services.database.transaction { connection -> Bool in
-            guard try DeliveryQueue.complete(job, worker: worker, with: final.0, in: connection) else { return false }
+            guard let tally = try DeliveryQueue.completeUncounted(job, worker: worker, with: final.0, in: connection)
+            else { return false }
             try DeliveryEvents.append(final.0.records, of: job, in: connection)
             for effect in final.1 {
                 switch effect {
@@ -490,6 +500,8 @@ public final class DeliveryEngine: Sendable {
                     WHERE id = \(activityID)
                     """)
             }
+            // Last: it locks the message row, which every job of a fan-out shares, until commit.
+            try DeliveryCounts.add(tally, messageID: job.messageID, in: connection)
             // Nothing of this job waits any more (or the message was cancelled): it may be the last.
             let waiting = !final.0.retry.isEmpty || !final.0.held.isEmpty || !final.0.deferred.isEmpty
             let cancelled = waiting ? try DeliveryQueue.isCancelled(job.messageID, in: connection) : false

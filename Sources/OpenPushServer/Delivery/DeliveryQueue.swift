@@ -145,11 +145,22 @@ public enum DeliveryQueue {
     /// recipients are recorded `cancelled`.
     public static func complete(_ job: DeliveryJob, worker: String, with completion: Completion,
                                 in connection: PostgresConnection) throws -> Bool {
+        guard let tally = try completeUncounted(job, worker: worker, with: completion, in: connection) else { return false }
+        try DeliveryCounts.add(tally, messageID: job.messageID, in: connection)
+        return true
+    }
+
+    /// `complete` without adding the records to the message's counts: returns what the caller
+    /// must add (`DeliveryCounts.add`) before it commits, or nil when the lease was lost. Adding
+    /// them locks the message row until commit, and every job of a fan-out shares that row, so
+    /// the engine adds them last, holding the lock for the shortest time.
+    static func completeUncounted(_ job: DeliveryJob, worker: String, with completion: Completion,
+                                  in connection: PostgresConnection) throws -> DeliveryTally? {
         // The records' `finished_at`: this transaction's now(), in the form binary COPY takes.
         guard let held = try connection.query("""
             DELETE FROM delivery_jobs WHERE id = \(job.id) AND leased_by = \(worker)
             RETURNING ((extract(epoch FROM now()) - 946684800) * 1000000)::int8 AS now_since_2000
-            """).first else { return false }
+            """).first else { return nil }
         let finishedAt: Int64 = try held.decode("now_since_2000")
         var records = completion.records
         let deferred = completion.deferred.sorted { $0.key < $1.key }
@@ -168,8 +179,6 @@ public enum DeliveryQueue {
             again = []
         }
         try DeliveryRecord.append(records, of: job, finishedAt: finishedAt, in: connection)
-        try DeliveryCounts.add(DeliveryTally(records.map { (state: $0.state, reason: $0.reason) }), messageID: job.messageID,
-                               in: connection)
         for (recipients, attempt, due) in again where !recipients.isEmpty {
             try connection.query("""
                 INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, attempt, due_at, subscription_ids, tokens,
@@ -180,7 +189,7 @@ public enum DeliveryQueue {
                         \(recipients.map(\.badge))::int[], to_timestamp(\(job.createdAt)))
                 """)
         }
-        return true
+        return DeliveryTally(records.map { (state: $0.state, reason: $0.reason) })
     }
 
     /// Fails a message that cannot be built: it says why, and its recipients — in this job and

@@ -22,16 +22,16 @@ public final class Metrics: Sendable {
             bucketCounts = [UInt64](repeating: 0, count: buckets)
         }
 
-        mutating func observe(_ value: Double, bounds: [Double]) {
+        mutating func observe(_ value: Double, bounds: [Double], times: UInt64 = 1) {
             for (index, bound) in bounds.enumerated() where value <= bound {
-                bucketCounts[index] += 1
+                bucketCounts[index] += times
             }
-            sum += value
-            count += 1
+            sum += value * Double(times)
+            count += times
         }
     }
 
-    private struct PushKey: Hashable {
+    fileprivate struct PushKey: Hashable {
         var kind: String
         var state: String
         var reason: String
@@ -87,6 +87,36 @@ public final class Metrics: Sendable {
     /// the row in, and the APNs reason if any.
     public func recordPush(kind: String, state: String, reason: String?) {
         self.state.withLock { $0.pushes[PushKey(kind: kind, state: state, reason: reason ?? ""), default: 0] += 1 }
+    }
+
+    /// One job's push results, counted locally and recorded under the lock once: a job holds a
+    /// thousand pushes, and a lock plus a hashed key per push showed up in the engine's profile.
+    public struct PushTally: Sendable {
+        fileprivate var pushes: [PushKey: UInt64] = [:]
+        /// Queue-to-accepted seconds → how many accepted pushes waited that long.
+        fileprivate var latencies: [Double: UInt64] = [:]
+
+        public init() {}
+
+        /// As `recordPush`.
+        public mutating func add(kind: String, state: String, reason: String?) {
+            pushes[PushKey(kind: kind, state: state, reason: reason ?? ""), default: 0] += 1
+        }
+
+        /// As `recordDeliveryLatency`.
+        public mutating func addLatency(_ seconds: Double) {
+            latencies[seconds, default: 0] += 1
+        }
+    }
+
+    public func record(_ tally: PushTally) {
+        guard !tally.pushes.isEmpty || !tally.latencies.isEmpty else { return }
+        state.withLock { state in
+            for (key, count) in tally.pushes { state.pushes[key, default: 0] += count }
+            for (seconds, count) in tally.latencies {
+                state.deliveryLatency.observe(seconds, bounds: Self.deliveryBuckets, times: count)
+            }
+        }
     }
 
     /// A message failed as a whole: its audience could not be expanded (`expansion`) or its
