@@ -1,6 +1,6 @@
 import Testing
 import OpenPushCore
-import OpenPushServer
+@testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres
 
@@ -107,6 +107,28 @@ import Postgres
         async let second = Self.completion(db)
         let slots = try await [first, second].sorted()
         #expect(slots[1] - slots[0] == 1)
+    }
+
+    /// Two completions of one message's jobs, both with recipients to retry: each checks for a
+    /// cancel, then adds its records to the message's counts. They take turns on the row; before,
+    /// each held it `FOR SHARE` while waiting for the other's to go, and PostgreSQL aborted one.
+    @Test func concurrentCompletionsWithRetriesAddTheirCountsWithoutDeadlock() async throws {
+        let app = try await TestApp.make()
+        let appID = try await app.createApp().app.id
+        let db = app.services.database
+        try await db.query("INSERT INTO messages (id, app_id, kind) VALUES ('msg_retrying', \(appID), 'notification')")
+        @Sendable func complete() async throws {
+            try await db.transaction { connection in
+                #expect(try DeliveryQueue.isCancelled("msg_retrying", in: connection) == false)
+                try connection.query("SELECT pg_sleep(0.3)")
+                try DeliveryCounts.add(DeliveryTally([(state: .accepted, reason: nil)]), messageID: "msg_retrying", in: connection)
+            }
+        }
+        async let first: Void = complete()
+        async let second: Void = complete()
+        _ = try await (first, second)
+        let counted = try await db.query("SELECT counted_successful FROM messages WHERE id = 'msg_retrying'").firstRow()
+        #expect(try counted.decode("counted_successful", as: Int.self) == 2)
     }
 
     static func completion(_ db: PostgresPool) async throws -> Double {

@@ -205,9 +205,12 @@ public enum DeliveryQueue {
     }
 
     static func isCancelled(_ messageID: String, in connection: PostgresConnection) throws -> Bool {
-        // FOR SHARE waits for a cancel in flight (it holds the message row) to commit first.
+        // The lock waits for a cancel in flight (it holds the message row) to commit first. It is
+        // the one the counts UPDATE later in the same completion takes: with FOR SHARE, two
+        // completions of one message each held a share and then waited for the other's to add
+        // their counts (a deadlock, and one job's pushes sent again after its lease).
         try connection.query("""
-            SELECT cancelled_at IS NOT NULL AS cancelled FROM messages WHERE id = \(messageID) FOR SHARE
+            SELECT cancelled_at IS NOT NULL AS cancelled FROM messages WHERE id = \(messageID) FOR NO KEY UPDATE
             """).first?.decode("cancelled") ?? true
     }
 
