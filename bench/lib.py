@@ -67,3 +67,28 @@ def rss_peak_mib():
     for line in open(f"/proc/{os.environ['SERVER_PID']}/status"):
         if line.startswith("VmHWM:"): return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def cpu_seconds(pid):
+    """utime + stime of one process (every thread) so far, from /proc/<pid>/stat."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_cpu_seconds():
+    """CPU seconds of the whole PostgreSQL server of `openpush dev` so far: the postmaster, the
+    backends it reaped (their time lands in its children's fields) and every backend alive now."""
+    tick = os.sysconf("SC_CLK_TCK")
+    def stat(pid):
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return int(fields[1]), (int(fields[11]) + int(fields[12])) / tick, (int(fields[13]) + int(fields[14])) / tick
+    postmaster = int(open(os.path.join(state, ".openpush", "postgres", "data", "postmaster.pid")).readline())
+    _, own, reaped = stat(postmaster)
+    seconds = own + reaped
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit(): continue
+        try:
+            parent, own, _ = stat(entry)
+            if parent == postmaster: seconds += own
+        except OSError: pass  # exited meanwhile
+    return seconds

@@ -21,14 +21,15 @@ import Postgres
         var xid: Int64
     }
 
+    /// The app's events as the feed and the webhooks have them (a job's compact row of delivery
+    /// events expanded into its members), in order of their rows.
     static func events(_ harness: DeliveryHarness, _ type: String? = nil) async throws -> [Event] {
         let filter: PostgresQuery = type.map { "AND type = \($0)" } ?? ""
-        return try await harness.app.services.database.query("""
-            SELECT type, data::text AS data, (xid::text::numeric % 4294967296)::int8 AS xid FROM events
-            WHERE app_id = \(harness.created.app.id) \(filter) ORDER BY seq
-            """).map {
-            Event(type: try $0.decode("type"), data: try JSONValue.parse(try $0.decode("data", as: String.self)).objectValue ?? [:],
-                  xid: try $0.decode("xid"))
+        let rows = try await harness.app.services.database.query("""
+            SELECT \(StoredEvent.columns) FROM events WHERE app_id = \(harness.created.app.id) \(filter) ORDER BY seq
+            """)
+        return try StoredEvent.expand(rows, after: .start, limit: .max).map {
+            Event(type: $0.type, data: $0.data, xid: $0.xid % 4_294_967_296)
         }
     }
 

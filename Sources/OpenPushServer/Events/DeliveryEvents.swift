@@ -5,7 +5,8 @@ import Postgres
 /// A fan-out to a million devices would write a million events, so they are written only while
 /// the app has an enabled endpoint subscribed to that type (or `*`): looked up once per job. The
 /// feed therefore shows delivery events only for apps with such an endpoint. Suppressed,
-/// cancelled and superseded records emit nothing.
+/// cancelled and superseded records emit nothing. A job's events of each type are one row
+/// (`DeliveryEventBatch`): a fan-out writes a row per job, which readers expand.
 enum DeliveryEvents {
     static func append(_ records: [DeliveryRecord], of job: DeliveryJob, in connection: PostgresConnection) throws {
         let hasAccepted = records.contains { $0.state == .accepted }
@@ -15,22 +16,21 @@ enum DeliveryEvents {
         let accepted = hasAccepted && wanted.contains(.deliveryAccepted)
         let failed = hasFailed && wanted.contains(.deliveryFailed)
         guard accepted || failed else { return }
-        var events: [OutboundEvent] = []
+        var acceptedBatch = DeliveryEventBatch(notificationID: job.messageID, tokenKind: job.tokenKind.rawValue)
+        var failedBatch = DeliveryEventBatch(notificationID: job.messageID, tokenKind: job.tokenKind.rawValue, failures: ([], []))
         for record in records {
             switch record.state {
             case .accepted where accepted:
-                events.append(OutboundEvent(type: .deliveryAccepted, appID: job.appID, data: EventData.delivery(
-                    notificationID: job.messageID, subscriptionID: record.subscriptionID,
-                    tokenKind: job.tokenKind.rawValue, apnsID: record.apnsID)))
+                acceptedBatch.append(subscriptionID: record.subscriptionID, apnsID: record.apnsID)
             case .error where failed:
-                events.append(OutboundEvent(type: .deliveryFailed, appID: job.appID, data: EventData.delivery(
-                    notificationID: job.messageID, subscriptionID: record.subscriptionID,
-                    tokenKind: job.tokenKind.rawValue, apnsID: record.apnsID,
-                    failure: (record.reason, record.apnsStatus))))
+                failedBatch.append(subscriptionID: record.subscriptionID, apnsID: record.apnsID,
+                                   failure: (record.reason, record.apnsStatus))
             default:
                 continue
             }
         }
+        let events = [OutboundEvent(type: .deliveryAccepted, appID: job.appID, batch: acceptedBatch),
+                      OutboundEvent(type: .deliveryFailed, appID: job.appID, batch: failedBatch)].compactMap { $0 }
         try EventOutbox.append(events, in: connection)
     }
 

@@ -24,19 +24,19 @@ enum EventFeedRoutes {
     }
 }
 
-/// Reads the feed: only visible events (`StoredEvent.visible`), in `(xid, seq)` order, so a
-/// cursor handed out never passes an event that commits later.
+/// Reads the feed: only visible events (`StoredEvent.visible`), in `(xid, seq, index)` order, so
+/// a cursor handed out never passes an event that commits later; a cursor may stand inside a
+/// job's compact row of delivery events, and the next page resumes inside it.
 enum EventFeed {
     static func page(appID: String, request: EventFeedRequest, now: Double,
                      in database: PostgresPool) async throws -> [StoredEvent] {
         let since = now - Double(EventOutbox.retentionDays) * 86_400
         let types: PostgresQuery = request.types.map { "AND type = ANY(\($0)::text[])" } ?? ""
-        return try await database.query("""
-            SELECT \(StoredEvent.columns) FROM events
-            WHERE app_id = \(appID) AND \(StoredEvent.after(request.after)) AND webhook_id IS NULL
-              AND created_at > to_timestamp(\(since)) \(types) AND \(StoredEvent.visible)
-            ORDER BY \(StoredEvent.order) LIMIT \(request.limit)
-            """).map(StoredEvent.init(row:))
+        let feed: PostgresQuery = """
+            app_id = \(appID) AND webhook_id IS NULL AND created_at > to_timestamp(\(since)) \(types) AND \(StoredEvent.visible)
+            """
+        let rows = try await database.query(StoredEvent.page(where: feed, after: request.after, limit: request.limit))
+        return try StoredEvent.expand(rows, after: request.after, limit: request.limit)
     }
 
     /// Deletes events past the feed's days, `batchSize` at a time (a long delete would hold

@@ -8,12 +8,21 @@ public struct OutboundEvent: Sendable, Equatable {
     public var data: JSONObject
     /// Only this endpoint gets it (a `ping`); nil: every endpoint of the app that subscribes.
     public var webhookID: String?
+    /// A row of this many events (`DeliveryEventBatch`, its `data`); nil: one event.
+    public var batchSize: Int?
 
     public init(type: EventType, appID: String, data: JSONObject, webhookID: String? = nil) {
         self.type = type
         self.appID = appID
         self.data = data
         self.webhookID = webhookID
+    }
+
+    /// A job's delivery events of `type` as one row; nil when `batch` is empty.
+    public init?(type: EventType, appID: String, batch: DeliveryEventBatch) {
+        guard !batch.isEmpty else { return nil }
+        self.init(type: type, appID: appID, data: batch.data)
+        batchSize = batch.count
     }
 }
 
@@ -25,18 +34,19 @@ public enum EventOutbox {
     /// NOTIFYed (at commit) by every append: the webhook dispatcher listens.
     public static let channel = "openpush_events"
 
-    /// Appends `events` in one statement, in order (their `seq` follows the array), and NOTIFYs
+    /// Appends `events` (a compact row counts as its `batchSize` events) in one statement, in order (their `seq` follows the array), and NOTIFYs
     /// `channel` in the same statement (delivered when the transaction commits). Call inside the
     /// transaction that records the facts they report.
     public static func append(_ events: [OutboundEvent], in connection: PostgresConnection) throws {
         guard !events.isEmpty else { return }
         try connection.query("""
             WITH appended AS (
-            INSERT INTO events (id, app_id, type, data, webhook_id)
-            SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), e.app_id, e.type, e.data::jsonb, e.webhook_id
+            INSERT INTO events (id, app_id, type, data, webhook_id, batch_size)
+            SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), e.app_id, e.type, e.data::jsonb, e.webhook_id, e.batch_size
             FROM unnest(\(events.map(\.appID))::text[], \(events.map(\.type.rawValue))::text[],
-                        \(events.map { JSONValue.object($0.data).serialized })::text[], \(events.map(\.webhookID))::text[])
-                 WITH ORDINALITY AS e(app_id, type, data, webhook_id, ord)
+                        \(events.map { JSONValue.object($0.data).serialized })::text[], \(events.map(\.webhookID))::text[],
+                        \(events.map { $0.batchSize.map(Int64.init) })::int4[])
+                 WITH ORDINALITY AS e(app_id, type, data, webhook_id, batch_size, ord)
             ORDER BY e.ord
             RETURNING 1)
             SELECT pg_notify(\(channel), '') FROM (SELECT 1 FROM appended LIMIT 1) AS any_event

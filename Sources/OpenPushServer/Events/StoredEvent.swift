@@ -1,12 +1,17 @@
 public import OpenPushCore
 public import Postgres
 
-/// One row of `events` as webhooks and the feed send it: `{"id", "type", "created_at", "app_id",
-/// "data"}`. Both read it through `columns` and `json`, so an event looks the same either way.
+/// One event as webhooks and the feed send it: `{"id", "type", "created_at", "app_id", "data"}`.
+/// Both read rows of `events` through `page` and expand them with `expand`, so an event looks
+/// the same either way. A row is one event, or a job's delivery events (`DeliveryEventBatch`,
+/// `batch_size` set), which expands into its members in order.
 public struct StoredEvent: Sendable, Equatable {
     public var seq: Int64
-    /// The writing transaction's id (`xid8`): with `seq`, the event's place in reading order.
+    /// The writing transaction's id (`xid8`): with `seq` and `index`, the event's place in reading order.
     public var xid: Int64
+    /// The member's place in its row as its position has it: `EventPosition.wholeRow` for a
+    /// single-event row and for the last member of a compact row (nothing of the row follows it).
+    public var index: Int64
     public var id: String
     public var type: String
     public var appID: String
@@ -14,10 +19,22 @@ public struct StoredEvent: Sendable, Equatable {
     public var createdAt: Double
     public var data: JSONObject
 
-    /// The select list `init(row:)` reads (from `events`).
+    public init(seq: Int64, xid: Int64, index: Int64 = EventPosition.wholeRow, id: String, type: String, appID: String,
+                createdAt: Double, data: JSONObject) {
+        self.seq = seq
+        self.xid = xid
+        self.index = index
+        self.id = id
+        self.type = type
+        self.appID = appID
+        self.createdAt = createdAt
+        self.data = data
+    }
+
+    /// The select list `expand` reads (from `events`).
     public static let columns: PostgresQuery = """
         seq, xid::text::int8 AS xid, id, type, app_id, extract(epoch FROM created_at)::float8 AS created_at,
-        data::text AS data
+        data::text AS data, batch_size
         """
 
     /// Only events whose transaction ended before every one still running that could still
@@ -40,16 +57,77 @@ public struct StoredEvent: Sendable, Equatable {
                    WHERE a.backend_xid IS NOT NULL AND a.datname <> current_database()))
         """
 
-    /// The reading order: the writing transaction, then `seq` (`EventPosition`).
+    /// The reading order of rows: the writing transaction, then `seq`; a row's members follow
+    /// their index (`EventPosition`).
     public static let order: PostgresQuery = "xid, seq"
 
-    /// Events of alias `e` strictly after `position`.
+    /// Rows of alias `e` holding an event strictly after `position`: a later row, or the
+    /// position's own row when members follow its index. The first pair lets the
+    /// `(app_id, xid, seq)` index find where to start.
     public static func after(_ position: EventPosition, alias e: String = "events") -> PostgresQuery {
-        "(\(identifier: e).xid, \(identifier: e).seq) > (\(String(position.xid))::xid8, \(position.seq))"
+        let xid: PostgresQuery = "\(String(position.xid))::xid8"
+        return """
+            (\(identifier: e).xid, \(identifier: e).seq) >= (\(xid), \(position.seq)::int8)
+            AND (\(identifier: e).xid, \(identifier: e).seq, coalesce(\(identifier: e).batch_size, 1) - 1)
+                > (\(xid), \(position.seq)::int8, \(position.index)::int8)
+            """
+    }
+
+    /// The rows (with `columns`) that hold the first `limit` events after `position` among the
+    /// rows of `events` that `filter` keeps, in `order`; `expand` them with the same `position`
+    /// and `limit`. Only the rows needed are read out: a 1,000-event row counts for 1,000, so a
+    /// page of 100 reads one such row, not a hundred.
+    public static func page(where filter: PostgresQuery, after position: EventPosition, limit: Int) -> PostgresQuery {
+        """
+        SELECT \(columns) FROM events
+        WHERE seq IN (
+            SELECT seq FROM (
+                SELECT seq, sum(n) OVER (ORDER BY xid, seq) - n AS before
+                FROM (SELECT seq, xid,
+                             CASE WHEN xid = \(String(position.xid))::xid8 AND seq = \(position.seq)::int8
+                                  THEN coalesce(batch_size, 1) - 1 - \(position.index)::int8
+                                  ELSE coalesce(batch_size, 1) END AS n
+                      FROM events WHERE \(filter) AND \(after(position))
+                      ORDER BY xid, seq LIMIT \(limit)) AS candidates) AS counted
+            WHERE before < \(limit))
+        ORDER BY \(order)
+        """
+    }
+
+    /// The events of `rows` (read by `page`) after `position`, at most `limit`, in order.
+    public static func expand(_ rows: PostgresRows, after position: EventPosition, limit: Int) throws -> [StoredEvent] {
+        var events: [StoredEvent] = []
+        for row in rows {
+            guard events.count < limit else { break }
+            let event = try StoredEvent(row: row)
+            guard let size = try row.decode("batch_size", as: Int?.self) else {
+                events.append(event)
+                continue
+            }
+            guard let batch = DeliveryEventBatch(data: event.data, failed: event.type == EventType.deliveryFailed.rawValue),
+                  batch.count == size
+            else { throw MalformedEventRow(seq: event.seq) }
+            let first = event.xid == position.xid && event.seq == position.seq ? Int(position.index) + 1 : 0
+            var index = first
+            while index < size, events.count < limit {
+                events.append(StoredEvent(seq: event.seq, xid: event.xid, index: EventPosition(xid: event.xid, seq: event.seq,
+                                                                                                member: index, of: size).index,
+                                          id: DeliveryEventBatch.eventID(rowID: event.id, index: index), type: event.type,
+                                          appID: event.appID, createdAt: event.createdAt, data: batch.eventData(at: index)))
+                index += 1
+            }
+        }
+        return events
+    }
+
+    /// A compact row whose `data` does not hold `batch_size` members: never written by OpenPush.
+    struct MalformedEventRow: Error, CustomStringConvertible {
+        var seq: Int64
+        var description: String { "events row \(seq): batch_size does not match its data" }
     }
 
     /// The newest position of the app's events (`.start` when it has none): where a new or
-    /// re-enabled endpoint starts. As a SQL pair `(xid8, bigint)`.
+    /// re-enabled endpoint starts, past the whole of its row. As a SQL pair `(xid8, bigint)`.
     public static func newestPosition(appID: String) -> (xid: PostgresQuery, seq: PostgresQuery) {
         ("""
          COALESCE((SELECT xid FROM events WHERE app_id = \(appID) ORDER BY xid DESC, seq DESC LIMIT 1), '0'::xid8)
@@ -58,11 +136,13 @@ public struct StoredEvent: Sendable, Equatable {
          """)
     }
 
-    public var position: EventPosition { EventPosition(xid: xid, seq: seq) }
+    public var position: EventPosition { EventPosition(xid: xid, seq: seq, index: index) }
 
-    public init(row: PostgresRow) throws {
+    /// The row as it is stored (for a compact row, `data` is the batch's).
+    init(row: PostgresRow) throws {
         seq = try row.decode("seq")
         xid = try row.decode("xid")
+        index = EventPosition.wholeRow
         id = try row.decode("id")
         type = try row.decode("type")
         appID = try row.decode("app_id")

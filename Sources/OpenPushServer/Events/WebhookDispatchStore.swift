@@ -11,6 +11,9 @@ struct WebhookClaim: Sendable {
     /// Unix seconds.
     var previousSecretUntil: Double?
     var leaseToken: String
+    /// The event types it takes (`*`: all), and where its cursor stood when it was leased.
+    var events: [String] = ["*"]
+    var cursor: EventPosition = .start
 }
 
 /// The dispatcher's SQL. Every due time and the 24 h window use PostgreSQL's clock (`now()`,
@@ -19,9 +22,18 @@ enum WebhookDispatchStore {
     /// Events of endpoint `w`'s app past its cursor that it takes: those meant for it alone (a
     /// `ping` from the test route, whatever it subscribes to), and those for every endpoint of
     /// its types (or `*`). `e` is `events`.
+    /// A row is pending when it holds an event past the cursor (xid, seq, index): a later row, or
+    /// the cursor's own row when members follow the index (see `StoredEvent.after`).
     static let matches: PostgresQuery = """
-        e.app_id = w.app_id AND (e.xid, e.seq) > (w.cursor_xid, w.cursor_seq)
+        e.app_id = w.app_id AND (e.xid, e.seq) >= (w.cursor_xid, w.cursor_seq)
+        AND (e.xid, e.seq, coalesce(e.batch_size, 1) - 1) > (w.cursor_xid, w.cursor_seq, w.cursor_index::int8)
         AND (e.webhook_id = w.id OR (e.webhook_id IS NULL AND ('*' = ANY (w.events) OR e.type = ANY (w.events))))
+        """
+
+    /// The events still pending in row `e` for endpoint `w` (a row `matches` keeps).
+    static let pendingInRow: PostgresQuery = """
+        CASE WHEN (e.xid, e.seq) = (w.cursor_xid, w.cursor_seq) THEN coalesce(e.batch_size, 1) - 1 - w.cursor_index
+             ELSE coalesce(e.batch_size, 1) END
         """
 
     /// Leases up to `limit` enabled endpoints that are due, not leased by anyone, and have a
@@ -40,25 +52,30 @@ enum WebhookDispatchStore {
                   FOR UPDATE OF w SKIP LOCKED) AS due
             WHERE leased.id = due.id
             RETURNING leased.id, leased.app_id, leased.url, leased.secret, leased.previous_secret,
-                      extract(epoch FROM leased.previous_secret_until)::float8 AS previous_secret_until
+                      extract(epoch FROM leased.previous_secret_until)::float8 AS previous_secret_until, leased.events,
+                      leased.cursor_xid::text::int8 AS cursor_xid, leased.cursor_seq, leased.cursor_index::int8 AS cursor_index
             """)
         return try rows.map { row in
             WebhookClaim(id: try row.decode("id"), appID: try row.decode("app_id"), url: try row.decode("url"),
                          secret: try row.decode("secret"), previousSecret: try row.decode("previous_secret"),
-                         previousSecretUntil: try row.decode("previous_secret_until"), leaseToken: token)
+                         previousSecretUntil: try row.decode("previous_secret_until"), leaseToken: token,
+                         events: try row.decode("events"),
+                         cursor: EventPosition(xid: try row.decode("cursor_xid"), seq: try row.decode("cursor_seq"),
+                                               index: try row.decode("cursor_index")))
         }
     }
 
-    /// The endpoint's next events in reading order (`StoredEvent.order`), at most `limit`.
-    static func batch(for claim: WebhookClaim, limit: Int, in connection: PostgresConnection) throws -> [StoredEvent] {
-        try connection.query("""
-            SELECT \(StoredEvent.columns)
-            FROM (SELECT e.* FROM events AS e JOIN webhooks AS w ON w.id = \(claim.id)
-                  WHERE \(matches) AND e.\(StoredEvent.visible)
-                  ORDER BY e.xid, e.seq
-                  LIMIT \(limit)) AS events
-            ORDER BY \(StoredEvent.order)
-            """).map(StoredEvent.init(row:))
+    /// The endpoint's next events after `position` (where the lease found its cursor, then what
+    /// this attempt has sent), in reading order, at most `limit`; compact rows are expanded.
+    static func batch(for claim: WebhookClaim, after position: EventPosition, limit: Int,
+                      in connection: PostgresConnection) throws -> [StoredEvent] {
+        let takes: PostgresQuery = """
+            app_id = \(claim.appID) AND (webhook_id = \(claim.id)
+                OR (webhook_id IS NULL AND ('*' = ANY (\(claim.events)::text[]) OR type = ANY (\(claim.events)::text[]))))
+            AND \(StoredEvent.visible)
+            """
+        let rows = try connection.query(StoredEvent.page(where: takes, after: position, limit: limit))
+        return try StoredEvent.expand(rows, after: position, limit: limit)
     }
 
     /// A 2xx: the cursor moves past what was sent, the failure streak ends, and the lease is
@@ -70,11 +87,13 @@ enum WebhookDispatchStore {
         let now = clock.sql
         let token: PostgresQuery = renewal == nil ? "NULL" : "lease_token"
         let until: PostgresQuery = renewal.map { "\(now) + make_interval(secs => \($0))" } ?? "NULL"
-        let sent: PostgresQuery = "(\(String(last.xid))::xid8, \(last.seq)::int8)"
+        let sent: PostgresQuery = "(\(String(last.xid))::xid8, \(last.seq)::int8, \(last.index)::int8)"
+        let cursor: PostgresQuery = "(cursor_xid, cursor_seq, cursor_index::int8)"
         return try connection.query("""
             UPDATE webhooks SET
-                cursor_xid = CASE WHEN \(sent) > (cursor_xid, cursor_seq) THEN \(String(last.xid))::xid8 ELSE cursor_xid END,
-                cursor_seq = CASE WHEN \(sent) > (cursor_xid, cursor_seq) THEN \(last.seq) ELSE cursor_seq END,
+                cursor_xid = CASE WHEN \(sent) > \(cursor) THEN \(String(last.xid))::xid8 ELSE cursor_xid END,
+                cursor_seq = CASE WHEN \(sent) > \(cursor) THEN \(last.seq) ELSE cursor_seq END,
+                cursor_index = CASE WHEN \(sent) > \(cursor) THEN \(last.index)::int4 ELSE cursor_index END,
                 last_success_at = \(now),
                 failed_attempts = 0, failing_since = NULL, next_attempt_at = \(now),
                 lease_token = \(token), lease_until = \(until), updated_at = \(now)
@@ -134,6 +153,7 @@ enum WebhookDispatchStore {
                 disabled_reason = CASE WHEN \(disable) THEN \(disabledReason) ELSE disabled_reason END,
                 cursor_xid = CASE WHEN \(disable) THEN \(newest.xid) ELSE cursor_xid END,
                 cursor_seq = CASE WHEN \(disable) THEN \(newest.seq) ELSE cursor_seq END,
+                cursor_index = CASE WHEN \(disable) THEN \(EventPosition.wholeRow)::int4 ELSE cursor_index END,
                 lease_token = NULL, lease_until = NULL, updated_at = \(now)
             WHERE id = \(claim.id) AND lease_token = \(claim.leaseToken)
             RETURNING id
@@ -156,12 +176,14 @@ enum WebhookDispatchStore {
     }
 
     /// Pending events per app across its enabled endpoints, for `/metrics`: each endpoint's are
-    /// counted through the `(app_id, xid, seq)` index from its cursor, at most `cap` per endpoint, so a
+    /// counted through the `(app_id, xid, seq)` index from its cursor (a compact row counts for
+    /// its members past the cursor), at most `cap` rows per endpoint, so a
     /// scrape costs what the backlog costs, never the history.
     static func pendingByApp(cap: Int = 100_000, in pool: PostgresPool) async throws -> [(app: String, pending: Int64)] {
         try await pool.query("""
             SELECT w.app_id, sum(p.n)::int8 AS pending FROM webhooks AS w
-            CROSS JOIN LATERAL (SELECT count(*) AS n FROM (SELECT 1 FROM events AS e WHERE \(matches) LIMIT \(cap)) AS capped) AS p
+            CROSS JOIN LATERAL (SELECT coalesce(sum(capped.n), 0) AS n
+                                FROM (SELECT \(pendingInRow) AS n FROM events AS e WHERE \(matches) LIMIT \(cap)) AS capped) AS p
             WHERE w.enabled
             GROUP BY w.app_id ORDER BY w.app_id
             """).map { (try $0.decode("app_id"), try $0.decode("pending")) }

@@ -135,27 +135,30 @@ public final class WebhookDispatcher: Sendable {
         return claims.count
     }
 
-    /// Full batches one lease sends in a row before the endpoint goes back to the queue, so a
+    /// Batches one lease sends in a row before the endpoint goes back to the queue, so a
     /// backlog drains without a claim per batch and other endpoints still get their turn.
     static let batchesPerLease = 20
 
-    /// One attempt at one leased endpoint: its next batches, sent one after another while they
-    /// come full (up to `batchesPerLease`), each outcome recorded; the first failure ends it.
+    /// One attempt at one leased endpoint: its next events (up to `batchesPerLease` batches),
+    /// read in one go from the cursor the lease found, then sent one batch after another, each
+    /// outcome recorded; the first failure ends it.
     private func attempt(_ claim: WebhookClaim) async {
         do {
-            let batchSize = settings.batchSize
-            var sentBatches = 0
-            while true {
-                let events = try await services.database.withConnection {
-                    try WebhookDispatchStore.batch(for: claim, limit: batchSize, in: $0)
-                }
-                guard let last = events.last else {
-                    try await services.database.withConnection { try WebhookDispatchStore.release(claim, in: $0) }
-                    return
-                }
-                sentBatches += 1
-                let more = events.count == batchSize && sentBatches < Self.batchesPerLease && !isStopping
-                guard try await attemptBatch(events, last: last, claim: claim, keepLease: more), more else { return }
+            let batchSize = max(1, settings.batchSize)
+            let events = try await services.database.withConnection {
+                try WebhookDispatchStore.batch(for: claim, after: claim.cursor, limit: batchSize * Self.batchesPerLease, in: $0)
+            }
+            guard !events.isEmpty else {
+                try await services.database.withConnection { try WebhookDispatchStore.release(claim, in: $0) }
+                return
+            }
+            var start = 0
+            while start < events.count {
+                let end = min(start + batchSize, events.count)
+                let more = end < events.count && !isStopping
+                let batch = Array(events[start..<end])
+                guard try await attemptBatch(batch, last: batch[batch.count - 1], claim: claim, keepLease: more), more else { return }
+                start = end
             }
         } catch {
             logger.warning("webhook attempt failed", ["webhook.id": claim.id, "error": String(describing: error)])

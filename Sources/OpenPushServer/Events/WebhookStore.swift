@@ -62,6 +62,7 @@ enum WebhookStore {
                 next_attempt_at = CASE WHEN \(reenable) AND NOT enabled THEN to_timestamp(\(now)) ELSE next_attempt_at END,
                 cursor_xid = CASE WHEN \(reenable) AND NOT enabled THEN \(newest.xid) ELSE cursor_xid END,
                 cursor_seq = CASE WHEN \(reenable) AND NOT enabled THEN \(newest.seq) ELSE cursor_seq END,
+                cursor_index = CASE WHEN \(reenable) AND NOT enabled THEN \(EventPosition.wholeRow)::int4 ELSE cursor_index END,
                 enabled = COALESCE(\(fields.enabled), enabled),
                 updated_at = to_timestamp(\(now))
             WHERE id = \(id) AND app_id = \(appID)

@@ -1,0 +1,55 @@
+import OpenPushCore
+import Testing
+
+/// A job's delivery events as one stored row, and the events it expands into.
+@Suite struct DeliveryEventBatchTests {
+    static func accepted() -> DeliveryEventBatch {
+        var batch = DeliveryEventBatch(notificationID: "msg_1", tokenKind: "device")
+        batch.append(subscriptionID: "sub_a", apnsID: "A-1")
+        batch.append(subscriptionID: "sub_b", apnsID: "B-2")
+        return batch
+    }
+
+    @Test func membersExpandIntoTheEventsSingleRowsCarried() throws {
+        let batch = Self.accepted()
+        #expect(batch.count == 2)
+        #expect(batch.data == ["notification_id": "msg_1", "token_kind": "device",
+                               "subscription_ids": ["sub_a", "sub_b"], "apns_ids": ["A-1", "B-2"]])
+        let read = try #require(DeliveryEventBatch(data: batch.data, failed: false))
+        #expect(read == batch)
+        #expect(read.eventData(at: 1) == EventData.delivery(notificationID: "msg_1", subscriptionID: "sub_b",
+                                                            tokenKind: "device", apnsID: "B-2"))
+    }
+
+    @Test func failuresCarryTheirReasonAndStatus() throws {
+        var batch = DeliveryEventBatch(notificationID: "msg_1", tokenKind: "live_activity", failures: ([], []))
+        batch.append(subscriptionID: "sub_a", apnsID: "A-1", failure: ("BadDeviceToken", 400))
+        batch.append(subscriptionID: "sub_b", apnsID: "B-2", failure: (nil, nil))
+        #expect(batch.data["reasons"] == ["BadDeviceToken", .null])
+        #expect(batch.data["statuses"] == [400, .null])
+        let read = try #require(DeliveryEventBatch(data: batch.data, failed: true))
+        #expect(read == batch)
+        #expect(read.eventData(at: 0) == EventData.delivery(notificationID: "msg_1", subscriptionID: "sub_a", tokenKind: "live_activity",
+                                                            apnsID: "A-1", failure: ("BadDeviceToken", 400)))
+        #expect(read.eventData(at: 1)["reason"] == .null)
+        #expect(read.eventData(at: 1)["status"] == .null)
+        // A failed row without its failures is not one OpenPush wrote.
+        #expect(DeliveryEventBatch(data: Self.accepted().data, failed: true) == nil)
+    }
+
+    @Test func memberIDsAreTheRowsIDAndTheIndex() {
+        #expect(DeliveryEventBatch.eventID(rowID: "evt_0123", index: 0) == "evt_0123_0")
+        #expect(DeliveryEventBatch.eventID(rowID: "evt_0123", index: 999) == "evt_0123_999")
+    }
+
+    @Test func malformedDataIsRefused() {
+        var data = Self.accepted().data
+        data["apns_ids"] = ["A-1"]
+        #expect(DeliveryEventBatch(data: data, failed: false) == nil)
+        data["apns_ids"] = ["A-1", 2]
+        #expect(DeliveryEventBatch(data: data, failed: false) == nil)
+        data = Self.accepted().data
+        data["notification_id"] = nil
+        #expect(DeliveryEventBatch(data: data, failed: false) == nil)
+    }
+}
