@@ -92,7 +92,7 @@ import Postgres
     }
 
     /// Two workers completing jobs of one throttled message at once, each holding the message row
-    /// `FOR SHARE` (as `DeliveryQueue.complete` does) and then taking a retry slot: both get
+    /// locked (as `DeliveryQueue.complete` does) and then taking a retry slot: both get
     /// one, neither deadlocks.
     @Test func concurrentCompletionsTakeRetrySlotsWithoutDeadlock() async throws {
         let app = try await TestApp.make()
