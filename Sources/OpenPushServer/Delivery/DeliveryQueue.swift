@@ -33,35 +33,9 @@ public enum DeliveryQueue {
     /// trip per job instead of four, which is most of a claim's cost on a loaded machine.
     public static func claimNext(worker: String, leaseSeconds: Double = defaultLeaseSeconds, appCap: Int,
                                  in connection: PostgresConnection) throws -> Claim {
-        // The paused apps (a handful at most) as an array computed once rather than an anti-join.
+        // `openpush_claim_job` (migration 0036): a function, so its plans are kept per connection.
         let row = try connection.query("""
-            WITH busy AS (
-                SELECT app_id, count(*) AS n FROM delivery_jobs WHERE leased_until > now() GROUP BY app_id
-            ), pick AS (
-                SELECT j.id, j.app_id FROM delivery_jobs j
-                LEFT JOIN busy b ON b.app_id = j.app_id
-                LEFT JOIN delivery_app_turns t ON t.app_id = j.app_id
-                WHERE j.due_at <= now() AND (j.leased_until IS NULL OR j.leased_until <= now())
-                  AND j.app_id <> ALL(ARRAY(SELECT id FROM apps WHERE apns_paused_at IS NOT NULL))
-                  AND COALESCE(b.n, 0) < \(appCap)
-                ORDER BY j.lane, COALESCE(b.n, 0), t.last_claimed_at NULLS FIRST, j.due_at, j.id
-                LIMIT 1
-                FOR UPDATE OF j SKIP LOCKED
-            ), turn AS (
-                INSERT INTO delivery_app_turns (app_id, last_claimed_at) SELECT app_id, clock_timestamp() FROM pick
-                ON CONFLICT (app_id) DO UPDATE SET last_claimed_at = EXCLUDED.last_claimed_at
-            ), leased AS (
-                UPDATE delivery_jobs j
-                SET leased_until = now() + make_interval(secs => \(leaseSeconds)), leased_by = \(worker)
-                FROM pick WHERE j.id = pick.id
-                RETURNING j.id, j.message_id, j.app_id, j.lane, j.token_kind, j.attempt, j.subscription_ids, j.tokens,
-                          j.live_activity_ids, j.badges, extract(epoch FROM j.created_at)::float8 AS created_at
-            )
-            SELECT leased.*, EXISTS (
-                SELECT 1 FROM messages
-                WHERE expansion = 'pending' AND send_after <= now() AND (expansion_retry_at IS NULL OR expansion_retry_at <= now())
-            ) AS expansion_due
-            FROM (SELECT) AS one LEFT JOIN leased ON true
+            SELECT * FROM openpush_claim_job(\(worker), \(leaseSeconds)::float8, \(appCap))
             """)[0]
         let expansionDue: Bool = try row.decode("expansion_due")
         guard !row.isNull("id") else { return Claim(job: nil, expansionDue: expansionDue) }
