@@ -73,8 +73,16 @@ public final class PostgresConnection {
 
     /// Starts a transaction: `BEGIN`, plus `SET LOCAL` of the connection's settings in the same
     /// simple query when they are set per transaction.
-    public func begin() throws {
-        try execute(script: transactionSettings?.beginScript ?? "BEGIN")
+    public func begin(durability: CommitDurability = .flushed) throws {
+        try execute(script: settings(with: durability)?.beginScript ?? "BEGIN")
+    }
+
+    /// The connection's per-transaction settings plus what `durability` sets; nil: none at all.
+    private func settings(with durability: CommitDurability) -> PostgresSessionSettings? {
+        guard let local = durability.localSetting else { return transactionSettings }
+        var settings = transactionSettings ?? PostgresSessionSettings(settings: [])
+        settings.settings.append(local)
+        return settings
     }
 
     /// True outside any transaction, where a statement is a transaction of its own.
@@ -88,7 +96,15 @@ public final class PostgresConnection {
     /// pipeline (one round trip, one implicit transaction).
     @discardableResult
     public func query(_ query: PostgresQuery) throws -> PostgresRows {
-        if let settings = transactionSettings, isIdle {
+        try self.query(query, durability: .flushed)
+    }
+
+    /// `query`; when it runs outside a transaction (as a transaction of its own), its commit has
+    /// `durability`: `.deferred` pipelines `set_config('synchronous_commit', 'off', true)` before
+    /// it, in the same round trip and implicit transaction.
+    @discardableResult
+    public func query(_ query: PostgresQuery, durability: CommitDurability) throws -> PostgresRows {
+        if isIdle, let settings = settings(with: durability) {
             return try runPipeline([settings.statementPrefix, query])[1]
         }
         let handle = try requireHandle()

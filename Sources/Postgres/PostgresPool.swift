@@ -50,9 +50,11 @@ public final class PostgresPool: Sendable {
     }
 
     /// `BEGIN`; body; `COMMIT` — `ROLLBACK` when body (or `COMMIT`) throws, then rethrows.
-    public func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    /// `durability`: whether `COMMIT` waits for the WAL flush (`CommitDurability`).
+    public func transaction<T: Sendable>(durability: CommitDurability = .flushed,
+                                         _ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         try await withConnection { connection in
-            try connection.begin()
+            try connection.begin(durability: durability)
             do {
                 let value = try body(connection)
                 try connection.query("COMMIT")

@@ -253,7 +253,8 @@ public final class DeliveryEngine: Sendable {
     private func expandOnePage() async throws -> Int {
         let pageSize = settings.expansionPageSize
         let jobSize = settings.jobSize
-        let step = try await services.database.transaction {
+        // A page lost in a crash is expanded again: its jobs and its cursor commit together.
+        let step = try await services.database.transaction(durability: DeliveryQueue.bookkeeping) {
             try NotificationExpansion.expandNextPage(pageSize: pageSize, jobSize: jobSize, in: $0)
         }
         if case .failed(let messageID, let final, let reason) = step {
@@ -477,7 +478,7 @@ public final class DeliveryEngine: Sendable {
         let worker = self.worker
         let final = (completion, effects, stamps, releases)
         let deadReasons = deadTokenReasons
-        let completed = try await services.database.transaction { connection -> Bool in
+        let completed = try await services.database.transaction(durability: DeliveryQueue.bookkeeping) { connection -> Bool in
             guard let tally = try DeliveryQueue.completeUncounted(job, worker: worker, with: final.0, in: connection)
             else { return false }
             try DeliveryEvents.append(final.0.records, of: job, in: connection)

@@ -11,6 +11,13 @@ public enum DeliveryQueue {
     /// Recipients per job: large enough that a job's bookkeeping is cheap per push, small enough
     /// that one app's fan-out is many jobs that other apps' jobs can pass.
     public static let defaultJobSize = 1000
+    /// How a worker's leases and job completions commit: without waiting for the WAL flush. Each
+    /// is a step that is taken again when lost: a lease lost in a PostgreSQL crash frees its job,
+    /// and a lost completion (its records, counts, retries and events go together) leaves the job
+    /// to be run again — at-least-once, as after a worker's `kill -9`. Sends accepted by the API
+    /// are flushed as always. Waiting for flushes while holding the message row and the app's
+    /// turn made the jobs of one fan-out wait for each other's disk writes.
+    public static let bookkeeping: CommitDurability = .deferred
 
     /// Leases the job to run next, or nil when none is due. The urgent lane first; within a lane
     /// the app with the fewest jobs in flight, then the app served longest ago (apps take
@@ -34,9 +41,10 @@ public enum DeliveryQueue {
     public static func claimNext(worker: String, leaseSeconds: Double = defaultLeaseSeconds, appCap: Int,
                                  in connection: PostgresConnection) throws -> Claim {
         // `openpush_claim_job` (migration 0036): a function, so its plans are kept per connection.
+        // A lease lost in a server crash is a job another worker runs again (`bookkeeping`).
         let row = try connection.query("""
             SELECT * FROM openpush_claim_job(\(worker), \(leaseSeconds)::float8, \(appCap))
-            """)[0]
+            """, durability: bookkeeping)[0]
         let expansionDue: Bool = try row.decode("expansion_due")
         guard !row.isNull("id") else { return Claim(job: nil, expansionDue: expansionDue) }
         return Claim(job: try job(row), expansionDue: expansionDue)
@@ -66,7 +74,7 @@ public enum DeliveryQueue {
         try connection.query("""
             UPDATE delivery_jobs SET leased_until = now() + make_interval(secs => \(leaseSeconds))
             WHERE id = \(jobID) AND leased_by = \(worker)
-            """)
+            """, durability: bookkeeping)
     }
 
     /// Queues the rows of `recipients` (a query yielding `subscription_id`, `token`,
