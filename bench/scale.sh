@@ -109,6 +109,8 @@ for run, workers in enumerate([1, 2], start=1):
 stored = int(sql("SELECT pg_total_relation_size('deliveries') + coalesce(sum(pg_total_relation_size(inhrelid)), 0) "
                  "FROM pg_inherits WHERE inhparent = 'deliveries'::regclass"))
 records = int(sql("SELECT count(*) FROM deliveries"))
+# The stats routes' rollup (migration 0035): one row per app and second with records.
+rollup = int(sql("SELECT coalesce(pg_total_relation_size(to_regclass('delivery_stats')), 0)"))
 
 # A read route, for the read-replica step: GET /notifications/{id} of the last message (its counts
 # are kept on the message row since migration 0033, not counted from its records) on one
@@ -157,7 +159,8 @@ for r in results:
           f"simulator {per(r['simulator']):.0f} ms")
     print(f"   WAL {r['wal'] / total:,.0f} bytes per push ({r['wal'] / 2**20:,.0f} MiB); "
           f"client connections open: {r['connections']}; {r['commits'] * 1000 / total:.1f} commits per 1,000 pushes")
-print(f"== delivery records: {records:,} rows, {stored / 2**20:,.0f} MiB on disk with indexes = {stored / records:,.0f} bytes per push")
+print(f"== delivery records: {records:,} rows, {stored / 2**20:,.0f} MiB on disk with indexes = {stored / records:,.0f} bytes per push; "
+      f"stats rollup {rollup / 2**10:,.0f} KiB")
 print(f"== GET /notifications/{{id}} x {reads:,} on one connection: {read_rate:,.0f} requests/s; CPU per 1,000 requests: "
       f"PostgreSQL {read_pg_ms:.0f} ms, OpenPush {read_op_ms:.0f} ms")
 PY

@@ -38,14 +38,29 @@ extension TestApp {
                         to_timestamp(\(now)))
                 """)
             try connection.query("SELECT openpush_recount_deliveries(ARRAY[\(id)])")
+            try connection.query("SELECT openpush_recount_delivery_stats(ARRAY[\(appID)])")
         }
         return id
     }
 
     /// Sets the counts `GET /notifications/{id}` reads (`counted_*` on `messages`) from the
-    /// messages' records, for tests that write records in SQL rather than through the engine.
+    /// messages' records, and the stats rollup of their apps (`delivery_stats`) from the apps'
+    /// records, for tests that write records in SQL rather than through the engine.
     public func recountDeliveries(_ messageIDs: [String]) async throws {
         try await services.database.query("SELECT openpush_recount_deliveries(\(messageIDs)::text[])")
+        try await recountDeliveryStats(appsOf: messageIDs)
+    }
+
+    /// Sets the stats rollup (`delivery_stats`) of the apps in `appIDs` from their records.
+    public func recountDeliveryStats(_ appIDs: [String]) async throws {
+        try await services.database.query("SELECT openpush_recount_delivery_stats(\(appIDs)::text[])")
+    }
+
+    private func recountDeliveryStats(appsOf messageIDs: [String]) async throws {
+        try await services.database.query("""
+            SELECT openpush_recount_delivery_stats(
+                (SELECT COALESCE(array_agg(DISTINCT app_id), '{}') FROM messages WHERE id = ANY(\(messageIDs)::text[])))
+            """)
     }
 }
 

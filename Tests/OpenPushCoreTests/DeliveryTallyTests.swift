@@ -21,6 +21,9 @@ import OpenPushCore
         #expect(tally.errorsByReason == ["Unregistered": 1, "BadDeviceToken": 1, "TooManyRequests": 2])
         #expect(tally.suppressedByReason == ["stale": 2, "deduplicated": 1])
         #expect(tally.records == 12)
+        // The stats rollup's figures: every error and every suppression, reason or not.
+        #expect(tally.errors == 5)
+        #expect(tally.suppressed == 3)
         #expect(!tally.isEmpty)
     }
 

@@ -18,6 +18,10 @@ public struct DeliveryTally: Sendable, Equatable {
     public var suppressedByReason: [String: Int64] = [:]
     /// Records of any state, `superseded` among them.
     public var records: Int64 = 0
+    /// Every `error` record, with or without a reason, and every `suppressed` one: what the
+    /// stats rollup (`delivery_stats`) counts as `failed` and `suppressed`.
+    public var errors: Int64 = 0
+    public var suppressed: Int64 = 0
 
     public init() {}
 
@@ -33,12 +37,14 @@ public struct DeliveryTally: Sendable, Equatable {
         case .accepted:
             successful += 1
         case .error:
+            errors += 1
             guard let reason else { return }
             if Self.unreachableReasons.contains(reason) { failed += 1 } else { errored += 1 }
             errorsByReason[reason, default: 0] += 1
         case .cancelled:
             cancelled += 1
         case .suppressed:
+            suppressed += 1
             guard let reason else { return }
             suppressedByReason[reason, default: 0] += 1
         case .superseded:

@@ -2,9 +2,11 @@ import OpenPushCore
 import Postgres
 
 /// The per-message counts (`counted_*` on `messages`, migration 0033) that
-/// `GET /notifications/{id}` reads instead of counting the message's records. Every writer of a
-/// record adds to them in the transaction that writes it, so a read costs one row whatever the
-/// audience.
+/// `GET /notifications/{id}` reads instead of counting the message's records, and the per-app,
+/// per-second rollup (`delivery_stats`, migration 0035) that the stats routes read. Every writer
+/// of a record adds to both in the transaction (and statement) that writes it, so a read costs
+/// one row whatever the audience, and a record is maintained in no index but its message's.
+/// Lock order: the message row, then the rollup row.
 enum DeliveryCounts {
     /// Adds one job's records (tallied in Swift from the records just appended) in one statement.
     /// The records' `finished_at` is this transaction's `now()`, so that is the latest finish.
@@ -13,7 +15,7 @@ enum DeliveryCounts {
     /// several workers take turns on it for the rest of their transaction only.
     static func add(_ tally: DeliveryTally, messageID: String, in connection: PostgresConnection) throws {
         guard !tally.isEmpty else { return }
-        try connection.query("""
+        let counts: PostgresQuery = """
             UPDATE messages SET
                 counted_successful = counted_successful + \(tally.successful),
                 counted_failed = counted_failed + \(tally.failed),
@@ -25,7 +27,50 @@ enum DeliveryCounts {
                                                                    \(json(tally.suppressedByReason))::jsonb),
                 counted_last_finished_at = GREATEST(counted_last_finished_at, now())
             WHERE id = \(messageID)
-            """)
+            """
+        guard tally.successful + tally.errors + tally.suppressed + tally.cancelled > 0 else {
+            // Only `superseded` records: nothing the rollup counts.
+            try connection.query(counts)
+            return
+        }
+        // One statement: the message's app comes from its row (the job's records are the
+        // message's app's), and the records' `created_at` is this transaction's now().
+        try connection.query("""
+            WITH counted AS (\(counts) RETURNING app_id)
+            INSERT INTO delivery_stats AS s (app_id, bucket, accepted, failed, suppressed, cancelled, errors_by_reason)
+            SELECT app_id, \(bucketNow), \(tally.successful), \(tally.errors), \(tally.suppressed), \(tally.cancelled),
+                   \(json(tally.errorsByReason))::jsonb
+            FROM counted
+            """ + addToStats())
+    }
+
+    /// The rollup's bucket for records written now: their `created_at` (its default, this
+    /// transaction's now()) to the second.
+    static let bucketNow: PostgresQuery = "to_timestamp(floor(extract(epoch FROM now())))"
+
+    /// The tail of an `INSERT INTO delivery_stats AS s …`: adds to the bucket's row when it exists.
+    static func addToStats() -> PostgresQuery {
+        """
+
+        ON CONFLICT (app_id, bucket) DO UPDATE SET
+            accepted = s.accepted + EXCLUDED.accepted,
+            failed = s.failed + EXCLUDED.failed,
+            suppressed = s.suppressed + EXCLUDED.suppressed,
+            cancelled = s.cancelled + EXCLUDED.cancelled,
+            clicked = s.clicked + EXCLUDED.clicked,
+            errors_by_reason = openpush_add_counts(s.errors_by_reason, EXCLUDED.errors_by_reason)
+        """
+    }
+
+    /// The first tap on record `deliveryID` (stamped in this transaction, the message row locked
+    /// already): counted in the rollup row of the record's own bucket, as the stats routes count
+    /// a window's records with a tap, whenever the tap came.
+    static func addFirstTap(messageID: String, deliveryID: Int64, in connection: PostgresConnection) throws {
+        try connection.query("""
+            INSERT INTO delivery_stats AS s (app_id, bucket, clicked)
+            SELECT app_id, to_timestamp(floor(extract(epoch FROM created_at))), 1 FROM deliveries
+            WHERE message_id = \(messageID) AND id = \(deliveryID)
+            """ + addToStats())
     }
 
     /// A reason → count object as jsonb text; `{}` when empty, which `openpush_add_counts` skips.
@@ -34,11 +79,32 @@ enum DeliveryCounts {
     }
 
     /// The tail of a statement whose CTE `inserted` (an `INSERT INTO deliveries … RETURNING
-    /// message_id, state, error_reason, finished_at`) appended records: adds them to their
-    /// messages' counts in the same statement, counted as `DeliveryTally` counts.
+    /// message_id, state, error_reason, finished_at`, its `created_at` left to its default)
+    /// appended records: adds them to their messages' counts and to their apps' rollup rows in
+    /// the same statement, counted as `DeliveryTally` counts. Its callers (a cancel, a failure)
+    /// lock the message row first, so the rollup row comes second here too.
     static func addInserted() -> PostgresQuery {
         let unreachable = DeliveryTally.unreachableReasons
         return """
+            , stats_records AS (
+                SELECT m.app_id, i.state, i.error_reason FROM inserted i JOIN messages m ON m.id = i.message_id
+            ), stats AS (
+                INSERT INTO delivery_stats AS s (app_id, bucket, accepted, failed, suppressed, cancelled, errors_by_reason)
+                SELECT c.app_id, \(bucketNow), c.accepted, c.failed, c.suppressed, c.cancelled, COALESCE(r.reasons, '{}')
+                FROM (SELECT app_id,
+                             count(*) FILTER (WHERE state = 'accepted') AS accepted,
+                             count(*) FILTER (WHERE state = 'error') AS failed,
+                             count(*) FILTER (WHERE state = 'suppressed') AS suppressed,
+                             count(*) FILTER (WHERE state = 'cancelled') AS cancelled
+                      FROM stats_records GROUP BY app_id) AS c
+                LEFT JOIN (SELECT app_id, jsonb_object_agg(error_reason, n) AS reasons
+                           FROM (SELECT app_id, error_reason, count(*) AS n FROM stats_records
+                                 WHERE state = 'error' AND error_reason IS NOT NULL GROUP BY app_id, error_reason) AS counted
+                           GROUP BY app_id) AS r USING (app_id)
+                WHERE c.accepted + c.failed + c.suppressed + c.cancelled > 0
+            """ + addToStats() + """
+
+            )
             , figures AS (
                 SELECT message_id,
                        count(*) FILTER (WHERE state = 'accepted') AS successful,

@@ -52,6 +52,8 @@ public enum ClickStore {
             UPDATE deliveries SET clicked_at = COALESCE(clicked_at, to_timestamp(\(now)))
             WHERE message_id = \(messageID) AND id = \(deliveryID)
             """)
+        // ... and the record's app in the stats rollup (`clicked`).
+        if first { try DeliveryCounts.addFirstTap(messageID: messageID, deliveryID: deliveryID, in: connection) }
         try EventOutbox.append([OutboundEvent(type: .click, appID: event.appID, data: EventData.click(
             notificationID: messageID, subscriptionID: event.subscriptionID, activityID: event.activityID, first: first))],
             in: connection)

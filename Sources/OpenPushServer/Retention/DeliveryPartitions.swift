@@ -110,11 +110,19 @@ public enum DeliveryPartitions {
         return true
     }
 
-    /// Drops the partition. Its records are in their messages' counts already (see above).
+    /// Drops the partition. Its records are in their messages' counts already (see above). The
+    /// day's rows of the stats rollup (`delivery_stats`, bucketed by the records' `created_at`,
+    /// the partition key) go with it, in the same transaction: the stats routes keep answering
+    /// what the records hold, and the rollup keeps no more days than they do. They are deleted
+    /// before the `DROP`, whose exclusive lock on `deliveries` is then held only to the commit.
     static func drop(_ day: UTCDay, _ connection: PostgresConnection) throws -> Bool {
         let name = DeliveryPartitionPlan.partitionName(day)
         try begin(connection)
         guard try isAttached(name, connection) else { return false }
+        try connection.query("""
+            DELETE FROM delivery_stats
+            WHERE bucket >= to_timestamp(\(day.startSeconds)) AND bucket < to_timestamp(\((day + 1).startSeconds))
+            """)
         try connection.query("DROP TABLE \(identifier: name)")
         return true
     }

@@ -1,35 +1,39 @@
 import OpenPushCore
 import Postgres
 
-/// What the stats routes read from the per-device delivery records. Both queries go through
-/// `deliveries_by_app_time (app_id, created_at)` (migration 0030) and read only the window's rows:
-/// `created_at` is the record's time (the transaction that completed its job) and the partition
-/// key, so a window also touches only its days' partitions.
+/// What the stats routes read: the per-app, per-second rollup of the delivery records
+/// (`delivery_stats`, migration 0035), which every writer of a record adds to as it writes it
+/// (`DeliveryCounts`). Both queries read only the window's rows, through the rollup's primary
+/// key `(app_id, bucket)`. A bucket is the second its records were written in (their
+/// `created_at`), and every window and step the routes take is whole seconds, so the figures
+/// are those of the records themselves.
 enum StatsStore {
-    /// Accepted and failed (`error`) records per bucket start, over every app. The index leads
-    /// with the app, so the series is read one app after another (one index range per app)
-    /// instead of every record of the days the window touches.
+    /// Accepted and failed (`error`) records per bucket start, over every app. The key leads
+    /// with the app, so the series is read one app after another (one key range per app).
     static func throughput(_ buckets: StatsBuckets, in connection: PostgresConnection) throws
         -> [Int64: (accepted: Int64, failed: Int64)]
     {
-        let rows = try connection.query("""
-            SELECT (floor(extract(epoch FROM d.created_at) / \(buckets.step)::bigint)::bigint * \(buckets.step)::bigint) AS at,
-                   count(*) FILTER (WHERE d.state = 'accepted')::bigint AS accepted,
-                   count(*) FILTER (WHERE d.state = 'error')::bigint AS failed
-            FROM apps a
-            CROSS JOIN LATERAL (
-                SELECT created_at, state FROM deliveries
-                WHERE app_id = a.id AND created_at >= to_timestamp(\(buckets.first)::float8)
-                  AND created_at < to_timestamp(\(buckets.end)::float8)
-            ) AS d
-            WHERE d.state IN ('accepted', 'error')
-            GROUP BY 1
-            """)
         var counted: [Int64: (accepted: Int64, failed: Int64)] = [:]
-        for row in rows {
+        for row in try connection.query(throughputQuery(buckets)) {
             counted[try row.decode("at")] = (try row.decode("accepted"), try row.decode("failed"))
         }
         return counted
+    }
+
+    /// The statement `throughput` runs (the tests read its plan).
+    static func throughputQuery(_ buckets: StatsBuckets) -> PostgresQuery {
+        """
+        SELECT (floor(extract(epoch FROM s.bucket) / \(buckets.step)::bigint)::bigint * \(buckets.step)::bigint) AS at,
+               sum(s.accepted)::bigint AS accepted, sum(s.failed)::bigint AS failed
+        FROM apps a
+        CROSS JOIN LATERAL (
+            SELECT bucket, accepted, failed FROM delivery_stats
+            WHERE app_id = a.id AND bucket >= to_timestamp(\(buckets.first)::float8)
+              AND bucket < to_timestamp(\(buckets.end)::float8)
+        ) AS s
+        WHERE s.accepted > 0 OR s.failed > 0
+        GROUP BY 1
+        """
     }
 
     /// One app's figures over `[from, to)` (unix seconds).
@@ -48,32 +52,45 @@ enum StatsStore {
     /// Call inside a repeatable-read transaction (`readSnapshot`), so the counts and the
     /// reasons come from one snapshot.
     static func app(_ appID: String, from: Int64, to: Int64, in connection: PostgresConnection) throws -> AppFigures {
-        let window: PostgresQuery = """
-            app_id = \(appID) AND created_at >= to_timestamp(\(from)::float8) AND created_at < to_timestamp(\(to)::float8)
-            """
         let devices = try connection.query("""
             SELECT count(*) FILTER (WHERE retired_at IS NULL)::bigint AS devices,
                    count(*) FILTER (WHERE retired_at IS NULL AND enabled)::bigint AS subscribed
             FROM subscriptions WHERE app_id = \(appID)
             """).aggregateRow()
-        let counts = try connection.query("""
-            SELECT count(*) FILTER (WHERE state IN ('accepted', 'error'))::bigint AS sent,
-                   count(*) FILTER (WHERE state = 'accepted')::bigint AS accepted,
-                   count(*) FILTER (WHERE state = 'error')::bigint AS failed,
-                   count(*) FILTER (WHERE state = 'suppressed')::bigint AS suppressed,
-                   count(*) FILTER (WHERE clicked_at IS NOT NULL)::bigint AS clicked
-            FROM deliveries WHERE \(window)
-            """).aggregateRow()
-        let reasons = try connection.query("""
-            SELECT error_reason, count(*)::bigint AS n FROM deliveries
-            WHERE \(window) AND state = 'error' AND error_reason IS NOT NULL
-            GROUP BY error_reason ORDER BY n DESC, error_reason
-            """)
+        let counts = try connection.query(appCountsQuery(appID, from: from, to: to)).aggregateRow()
+        let reasons = try connection.query(appReasonsQuery(appID, from: from, to: to))
         return AppFigures(
             devices: try devices.decode("devices"), subscribed: try devices.decode("subscribed"),
             sent: try counts.decode("sent"), accepted: try counts.decode("accepted"), failed: try counts.decode("failed"),
             suppressed: try counts.decode("suppressed"), clicked: try counts.decode("clicked"),
             errorsByReason: try reasons.map { (try $0.decode("error_reason"), try $0.decode("n")) })
+    }
+
+    /// One app's rollup rows in `[from, to)` (unix seconds).
+    static func appWindow(_ appID: String, from: Int64, to: Int64) -> PostgresQuery {
+        """
+        app_id = \(appID) AND bucket >= to_timestamp(\(from)::float8) AND bucket < to_timestamp(\(to)::float8)
+        """
+    }
+
+    /// The statements `app` runs for the counts and the reasons (the tests read
+    /// their plans).
+    static func appCountsQuery(_ appID: String, from: Int64, to: Int64) -> PostgresQuery {
+        """
+        SELECT COALESCE(sum(accepted + failed), 0)::bigint AS sent, COALESCE(sum(accepted), 0)::bigint AS accepted,
+               COALESCE(sum(failed), 0)::bigint AS failed, COALESCE(sum(suppressed), 0)::bigint AS suppressed,
+               COALESCE(sum(clicked), 0)::bigint AS clicked
+        FROM delivery_stats WHERE \(appWindow(appID, from: from, to: to))
+        """
+    }
+
+    static func appReasonsQuery(_ appID: String, from: Int64, to: Int64) -> PostgresQuery {
+        """
+        SELECT r.key AS error_reason, sum(r.value::bigint)::bigint AS n
+        FROM delivery_stats, jsonb_each_text(errors_by_reason) AS r
+        WHERE \(appWindow(appID, from: from, to: to)) AND errors_by_reason <> '{}'
+        GROUP BY r.key ORDER BY n DESC, r.key
+        """
     }
 
     /// The first statement of a transaction whose reads must agree with each other.
