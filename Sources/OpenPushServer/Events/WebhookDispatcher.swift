@@ -270,7 +270,7 @@ public final class WebhookDispatcher: Sendable {
         // libcurl connects only to the addresses checked here: it never resolves the host again.
         let pinned = "\(target.resolveHost):\(target.port):"
             + addresses.map { $0.isIPv6 ? "[\($0)]" : "\($0)" }.joined(separator: ",")
-        let body = JSONValue.object(["events": .array(events.map(\.json))]).serializedBytes
+        let body = StoredEvent.webhookBody(events)
         let timestamp = Int64(services.now())
         let payload = WebhookSignature.signedPayload(timestamp: timestamp, body: body)
         let secrets = WebhookSignature.signingSecrets(current: claim.secret, previous: claim.previousSecret,
