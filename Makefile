@@ -25,7 +25,7 @@ run: deps release
 # the PgBouncer deployment of two servers and two workers), then, alone, the suites that check
 # timing rules (push intervals, webhook timeouts, the HTTP client), which any load starves.
 HEAVY_SUITES := OneSignalPythonClientTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|PgBouncerScaleOutTests
-TIMING_SUITES := PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests
+TIMING_SUITES := PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests
 AFTER_SUITES := $(HEAVY_SUITES)|$(TIMING_SUITES)
 test: deps compat-venv browser-deps
 	@$(call install-missing,$(SCALE_PACKAGES))

@@ -151,6 +151,91 @@ import Testing
         await setup.client.shutdown()
     }
 
+    /// Counts the UPDATEs of `webhooks` rows (claims, cursor writes, releases) in the test's database.
+    static func countWebhookUpdates(_ setup: WebhookDispatcherTests.Setup) async throws {
+        try await setup.app.services.database.transaction { connection in
+            try connection.execute(script: """
+                CREATE TABLE webhook_updates (id text);
+                CREATE FUNCTION count_webhook_update() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN INSERT INTO webhook_updates VALUES (NEW.id); RETURN NEW; END $$;
+                CREATE TRIGGER count_webhook_updates AFTER UPDATE ON webhooks FOR EACH ROW EXECUTE FUNCTION count_webhook_update();
+                """)
+        }
+    }
+
+    static func webhookUpdates(_ setup: WebhookDispatcherTests.Setup) async throws -> Int {
+        try await setup.app.services.database.query("SELECT count(*)::int8 AS n FROM webhook_updates").firstRow().decode("n", as: Int.self)
+    }
+
+    @Test func aLeaseWritesTheCursorOnceForAllItsBatchesAndTheRowIsLZ4() async throws {
+        let setup = try await WebhookDispatcherTests.setup()
+        let receiver = try WebhookReceiver()
+        let id = try await WebhookDispatcherTests.webhook(setup, url: receiver.url, events: ["delivery.accepted"])
+        try await Self.countWebhookUpdates(setup)
+        try await EventFeedTests.append(setup.app, [Self.accepted(setup.appID, 0..<1000)])
+        let dispatcher = WebhookDispatcherTests.dispatcher(setup)
+        #expect(try await WebhookDispatcherTests.attempt(dispatcher) == 1)
+        #expect(receiver.received.map(\.eventIDs.count) == Array(repeating: 100, count: 10), "\(setup.app.logs.all)")
+        #expect(Set(receiver.eventIDs).count == 1000)
+        // The claim, then one write of the cursor past the whole row (not one per batch).
+        #expect(try await Self.webhookUpdates(setup) == 2)
+        let row = try await setup.app.services.database.query("""
+            SELECT w.cursor_index, w.lease_token, w.last_success_at IS NOT NULL AS succeeded, w.cursor_seq = e.seq AS at_row,
+                   pg_column_compression(e.data) AS compression,
+                   (SELECT attcompression::text FROM pg_attribute WHERE attrelid = 'events'::regclass AND attname = 'data') AS column_compression
+            FROM webhooks AS w, events AS e WHERE w.id = \(id) AND e.app_id = w.app_id
+            """).firstRow()
+        #expect(try row.decode("cursor_index", as: Int64.self) == EventPosition.wholeRow)
+        #expect(try row.decode("lease_token", as: String?.self) == nil)
+        #expect(try row.decode("succeeded", as: Bool.self))
+        #expect(try row.decode("at_row", as: Bool.self))
+        // Migration 0037: the row's tens of kilobytes are compressed with lz4, not pglz.
+        #expect(try row.decode("column_compression", as: String.self) == "l")
+        #expect(try row.decode("compression", as: String?.self) == "lz4")
+        #expect(try await dispatcher.runOnce() == 0)
+        await receiver.shutdown()
+        await setup.client.shutdown()
+    }
+
+    /// The cursor is written when a lease ends, so a process that dies mid-lease (here: whose
+    /// lease another process took over before its write) leaves the cursor where the lease
+    /// found it: the next lease sends those events again (at most one lease's read, 2,000), and
+    /// none is skipped.
+    @Test func aLeaseLostBeforeItsWriteResendsItsEventsAndSkipsNone() async throws {
+        let setup = try await WebhookDispatcherTests.setup()
+        let receiver = try WebhookReceiver()
+        let id = try await WebhookDispatcherTests.webhook(setup, url: receiver.url, events: ["delivery.accepted"])
+        try await EventFeedTests.append(setup.app, [Self.accepted(setup.appID, 0..<500)])
+        let cursor = try await setup.app.services.database.query("""
+            SELECT cursor_seq, cursor_index FROM webhooks WHERE id = \(id)
+            """).firstRow()
+        receiver.answer(status: 200, after: .milliseconds(150))
+        let first = WebhookDispatcherTests.dispatcher(setup)
+        let attempt = Task { try await WebhookDispatcherTests.attempt(first) }
+        #expect(await receiver.wait { $0.count >= 2 })
+        try await setup.app.services.database.query("UPDATE webhooks SET lease_token = 'taken_over' WHERE id = \(id)")
+        #expect(try await attempt.value == 1)
+        #expect(receiver.received.count == 5)
+        let after = try await setup.app.services.database.query("""
+            SELECT cursor_seq, cursor_index FROM webhooks WHERE id = \(id)
+            """).firstRow()
+        #expect(try after.decode("cursor_seq", as: Int64.self) == (try cursor.decode("cursor_seq", as: Int64.self)))
+        #expect(try after.decode("cursor_index", as: Int64.self) == (try cursor.decode("cursor_index", as: Int64.self)))
+
+        // The other process's lease ends without a write too; the next lease resends the row.
+        try await setup.app.services.database.query("UPDATE webhooks SET lease_token = NULL, lease_until = NULL WHERE id = \(id)")
+        receiver.answer(status: 200)
+        #expect(try await WebhookDispatcherTests.attempt(WebhookDispatcherTests.dispatcher(setup)) == 1)
+        let ids = receiver.eventIDs
+        #expect(ids.count == 1000)
+        #expect(Array(ids[500...]) == Array(ids[..<500]))
+        #expect(Set(ids).count == 500)
+        let done = try await setup.app.services.database.query("SELECT cursor_index FROM webhooks WHERE id = \(id)").firstRow()
+        #expect(try done.decode("cursor_index", as: Int64.self) == EventPosition.wholeRow)
+        await receiver.shutdown()
+        await setup.client.shutdown()
+    }
+
     @Test func aJobWritesOneRowThatExpandsIntoEachDelivery() async throws {
         let harness = try await DeliveryHarness.make()
         defer { Task { await harness.shutdown() } }

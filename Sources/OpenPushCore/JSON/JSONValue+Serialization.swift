@@ -15,7 +15,7 @@ extension JSONValue {
         return output
     }
 
-    private func write(to output: inout [UInt8]) {
+    func write(to output: inout [UInt8]) {
         switch self {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let bool): output.append(contentsOf: (bool ? "true" : "false").utf8)
@@ -44,7 +44,7 @@ extension JSONValue {
 
     /// Escapes `"`, `\` and the control characters; every other byte of the UTF-8 (non-ASCII
     /// included) is copied as is. A string with nothing to escape is copied in one go.
-    private static func writeString(_ string: String, to output: inout [UInt8]) {
+    static func writeString(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { bytes in

@@ -17,7 +17,18 @@ public struct StoredEvent: Sendable, Equatable {
     public var appID: String
     /// Unix seconds.
     public var createdAt: Double
-    public var data: JSONObject
+    /// A member of a compact row is its row's batch (shared by the row's members) and its place
+    /// in it: its `data` is built only when asked, and a webhook body is written from the batch.
+    private var member: (batch: DeliveryEventBatch, index: Int)?
+    private var ownData: JSONObject
+
+    public var data: JSONObject {
+        get { member.map { $0.batch.eventData(at: $0.index) } ?? ownData }
+        set {
+            ownData = newValue
+            member = nil
+        }
+    }
 
     public init(seq: Int64, xid: Int64, index: Int64 = EventPosition.wholeRow, id: String, type: String, appID: String,
                 createdAt: Double, data: JSONObject) {
@@ -28,7 +39,39 @@ public struct StoredEvent: Sendable, Equatable {
         self.type = type
         self.appID = appID
         self.createdAt = createdAt
-        self.data = data
+        self.ownData = data
+    }
+
+    /// Member `index` of a compact row of `batch`.
+    init(seq: Int64, xid: Int64, index: Int64, id: String, type: String, appID: String, createdAt: Double,
+         member: Int, of batch: DeliveryEventBatch) {
+        self.init(seq: seq, xid: xid, index: index, id: id, type: type, appID: appID, createdAt: createdAt, data: [:])
+        self.member = (batch, member)
+    }
+
+    public static func == (lhs: StoredEvent, rhs: StoredEvent) -> Bool {
+        lhs.seq == rhs.seq && lhs.xid == rhs.xid && lhs.index == rhs.index && lhs.id == rhs.id && lhs.type == rhs.type
+            && lhs.appID == rhs.appID && lhs.createdAt == rhs.createdAt && lhs.data == rhs.data
+    }
+
+    /// `{"events": [...]}` of `events` as a webhook sends it: the bytes of
+    /// `JSONValue.object(["events": .array(events.map(\.json))]).serializedBytes`, written from each
+    /// compact row's arrays without a JSON value per event (`WebhookBody`).
+    public static func webhookBody(_ events: some Collection<StoredEvent>) -> [UInt8] {
+        var body = WebhookBody(reservingCapacity: 256 + events.count * 300)
+        var stamp: (seconds: Double, text: String)? = nil
+        for event in events {
+            // A row's members share their created_at: formatted once.
+            if stamp?.seconds != event.createdAt { stamp = (event.createdAt, Timestamp.iso8601(event.createdAt)) }
+            let createdAt = stamp!.text
+            if let member = event.member {
+                body.append(id: event.id, type: event.type, createdAt: createdAt, appID: event.appID,
+                            member: member.index, of: member.batch)
+            } else {
+                body.append(id: event.id, type: event.type, createdAt: createdAt, appID: event.appID, data: event.ownData)
+            }
+        }
+        return body.finish()
     }
 
     /// The select list `expand` reads (from `events`).
@@ -113,7 +156,7 @@ public struct StoredEvent: Sendable, Equatable {
                 events.append(StoredEvent(seq: event.seq, xid: event.xid, index: EventPosition(xid: event.xid, seq: event.seq,
                                                                                                 member: index, of: size).index,
                                           id: DeliveryEventBatch.eventID(rowID: event.id, index: index), type: event.type,
-                                          appID: event.appID, createdAt: event.createdAt, data: batch.eventData(at: index)))
+                                          appID: event.appID, createdAt: event.createdAt, member: index, of: batch))
                 index += 1
             }
         }
@@ -147,7 +190,7 @@ public struct StoredEvent: Sendable, Equatable {
         type = try row.decode("type")
         appID = try row.decode("app_id")
         createdAt = try row.decode("created_at")
-        data = try JSONValue.parse(try row.decode("data", as: String.self)).objectValue ?? [:]
+        ownData = try JSONValue.parse(try row.decode("data", as: String.self)).objectValue ?? [:]
     }
 
     public var json: JSONValue {

@@ -23,6 +23,9 @@ public final class WebhookDispatcher: Sendable {
         public var leaseSeconds: Double = 60
         /// The longest an idle dispatcher sleeps without a NOTIFY: a safety net, not a poll.
         public var idleWake: Duration = .seconds(30)
+        /// NOTIFYs arriving within this of the first wake the dispatcher once: a fan-out commits
+        /// a job (and NOTIFYs) every few milliseconds, and each wake costs a claim and a due query.
+        public var wakeDebounce: Duration = .milliseconds(50)
         public var schedule = WebhookRetrySchedule()
         /// The database's clock as due times, leases and the retry window read it; tests advance it.
         public var clock = DatabaseClock()
@@ -38,6 +41,8 @@ public final class WebhookDispatcher: Sendable {
     private let logger: Logger
     private let jitter: @Sendable () -> Double
     private let wake = WakeSignal()
+    /// A NOTIFY's wake is on its way (`Settings.wakeDebounce`).
+    private let wakeScheduled = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
     private let inFlight = Mutex<[Int: Task<Void, Never>]>([:])
     private let nextTaskID = Atomic<Int>(0)
@@ -59,7 +64,21 @@ public final class WebhookDispatcher: Sendable {
         self.listener.withLock { $0 = listener }
         let notifications = listener.notifications
         let wake = self.wake
-        relay.withLock { $0 = Task { for await _ in notifications { wake.signalAll() } } }
+        let debounce = settings.wakeDebounce
+        relay.withLock {
+            $0 = Task {
+                for await _ in notifications {
+                    // The first NOTIFY schedules one wake; those before it fires are in what it finds.
+                    guard debounce > .zero else { wake.signalAll(); continue }
+                    guard !self.wakeScheduled.exchange(true, ordering: .acquiringAndReleasing) else { continue }
+                    Task {
+                        try? await Task.sleep(for: debounce)
+                        self.wakeScheduled.store(false, ordering: .sequentiallyConsistent)
+                        wake.signalAll()
+                    }
+                }
+            }
+        }
         driver.withLock { $0 = Task { await self.loop() } }
     }
 
@@ -117,7 +136,7 @@ public final class WebhookDispatcher: Sendable {
 
     private func claim(limit: Int) async throws -> [WebhookClaim] {
         let token = UUID().uuidString
-        let lease = max(settings.leaseSeconds, Double(settings.requestTimeout.components.seconds) * 3)
+        let lease = leaseSeconds
         let clock = settings.clock
         return try await services.database.withConnection {
             try WebhookDispatchStore.claim(limit: limit, leaseSeconds: lease, token: token, clock: clock, in: $0)
@@ -140,8 +159,11 @@ public final class WebhookDispatcher: Sendable {
     static let batchesPerLease = 20
 
     /// One attempt at one leased endpoint: its next events (up to `batchesPerLease` batches),
-    /// read in one go from the cursor the lease found, then sent one batch after another, each
-    /// outcome recorded; the first failure ends it.
+    /// read in one go from the cursor the lease found, then sent one batch after another. The
+    /// cursor is written once, when the lease ends: after the last batch (released), with the
+    /// first failure (in the transaction that records it), or when half the lease has gone by
+    /// with batches still to send (renewed). A crash in between resends at most the batches
+    /// sent since the last write: one lease's read, `batchesPerLease` × `batchSize` events.
     private func attempt(_ claim: WebhookClaim) async {
         do {
             let batchSize = max(1, settings.batchSize)
@@ -152,53 +174,75 @@ public final class WebhookDispatcher: Sendable {
                 try await services.database.withConnection { try WebhookDispatchStore.release(claim, in: $0) }
                 return
             }
+            let lease = leaseSeconds
+            let clock = settings.clock
+            var written = ContinuousClock.now
+            var unwritten: EventPosition? = nil
             var start = 0
             while start < events.count {
                 let end = min(start + batchSize, events.count)
-                let more = end < events.count && !isStopping
-                let batch = Array(events[start..<end])
-                guard try await attemptBatch(batch, last: batch[batch.count - 1], claim: claim, keepLease: more), more else { return }
+                let batch = events[start..<end]
+                if case .failure(let failure) = await send(batch, to: claim) {
+                    metrics.recordFailed(app: claim.appID, events: batch.count)
+                    try await recordFailure(failure, claim: claim, sent: unwritten)
+                    return
+                }
+                metrics.recordSent(app: claim.appID, events: batch.count)
+                unwritten = batch[batch.index(before: end)].position
                 start = end
+                let more = start < events.count && !isStopping
+                guard more else { break }
+                if ContinuousClock.now - written > .milliseconds(Int64(lease * 500)), let sent = unwritten {
+                    let held = try await services.database.withConnection {
+                        try WebhookDispatchStore.recordSuccess(claim, last: sent, renewingLeaseFor: lease, clock: clock, in: $0)
+                    }
+                    guard held else { return }
+                    written = ContinuousClock.now
+                    unwritten = nil
+                }
+            }
+            let sent = unwritten
+            try await services.database.withConnection { connection in
+                if let sent {
+                    try WebhookDispatchStore.recordSuccess(claim, last: sent, clock: clock, in: connection)
+                } else {
+                    try WebhookDispatchStore.release(claim, in: connection)
+                }
             }
         } catch {
             logger.warning("webhook attempt failed", ["webhook.id": claim.id, "error": String(describing: error)])
         }
     }
 
-    /// Sends one batch and records the outcome; true when it was accepted and the lease still
-    /// holds (`keepLease`: renewed for the next batch rather than released).
-    private func attemptBatch(_ events: [StoredEvent], last: StoredEvent, claim: WebhookClaim,
-                              keepLease: Bool) async throws -> Bool {
-        let result = await send(events, to: claim)
-        let metrics = services.metrics.webhooks
-        let lease = max(settings.leaseSeconds, Double(settings.requestTimeout.components.seconds) * 3)
+    private var metrics: WebhookMetrics { services.metrics.webhooks }
+
+    /// How long a lease holds: past three request timeouts.
+    private var leaseSeconds: Double { max(settings.leaseSeconds, Double(settings.requestTimeout.components.seconds) * 3) }
+
+    /// Records a failed batch in one transaction: first the batches this lease sent before it
+    /// (`sent`: the cursor moves past them and their success ends the failure streak, as if
+    /// written when each was answered), then the failure, retried or disabled as the schedule says.
+    private func recordFailure(_ failure: Failure, claim: WebhookClaim, sent: EventPosition?) async throws {
+        let schedule = settings.schedule
+        let jitter = self.jitter()
         let clock = settings.clock
-        switch result {
-        case .success:
-            let held = try await services.database.withConnection {
-                try WebhookDispatchStore.recordSuccess(claim, last: last.position, renewingLeaseFor: keepLease ? lease : nil,
-                                                       clock: clock, in: $0)
+        let lease = leaseSeconds
+        let outcome = try await services.database.transaction { connection -> WebhookDispatchStore.FailureOutcome in
+            if let sent, !(try WebhookDispatchStore.recordSuccess(claim, last: sent, renewingLeaseFor: lease, clock: clock,
+                                                                    in: connection)) {
+                return .leaseLost
             }
-            metrics.recordSent(app: claim.appID, events: events.count)
-            return held
-        case .failure(let failure):
-            metrics.recordFailed(app: claim.appID, events: events.count)
-            let schedule = settings.schedule
-            let jitter = self.jitter()
-            let outcome = try await services.database.transaction { connection -> WebhookDispatchStore.FailureOutcome in
-                guard let streak = try WebhookDispatchStore.failureStreak(claim, clock: clock, in: connection) else { return .leaseLost }
-                let decision = schedule.afterFailure(previousFailures: streak.previousFailures, failingSince: streak.failingSince,
-                                                     now: streak.now, jitter: jitter)
-                return try WebhookDispatchStore.recordFailure(claim, status: failure.status, reason: failure.reason,
-                                                              decision: decision, clock: clock, in: connection)
-            }
-            if case .disabled(let reason) = outcome {
-                logger.warning("webhook disabled", ["webhook.id": claim.id, "app.id": claim.appID, "reason": reason])
-            } else if case .retry(let delay) = outcome {
-                logger.info("webhook attempt failed", ["webhook.id": claim.id, "app.id": claim.appID,
-                                                       "reason": failure.reason, "retry.seconds": String(Int(delay))])
-            }
-            return false
+            guard let streak = try WebhookDispatchStore.failureStreak(claim, clock: clock, in: connection) else { return .leaseLost }
+            let decision = schedule.afterFailure(previousFailures: streak.previousFailures, failingSince: streak.failingSince,
+                                                 now: streak.now, jitter: jitter)
+            return try WebhookDispatchStore.recordFailure(claim, status: failure.status, reason: failure.reason,
+                                                          decision: decision, clock: clock, in: connection)
+        }
+        if case .disabled(let reason) = outcome {
+            logger.warning("webhook disabled", ["webhook.id": claim.id, "app.id": claim.appID, "reason": reason])
+        } else if case .retry(let delay) = outcome {
+            logger.info("webhook attempt failed", ["webhook.id": claim.id, "app.id": claim.appID,
+                                                   "reason": failure.reason, "retry.seconds": String(Int(delay))])
         }
     }
 
@@ -208,7 +252,7 @@ public final class WebhookDispatcher: Sendable {
         var reason: String
     }
 
-    private func send(_ events: [StoredEvent], to claim: WebhookClaim) async -> Result<Void, Failure> {
+    private func send(_ events: ArraySlice<StoredEvent>, to claim: WebhookClaim) async -> Result<Void, Failure> {
         guard let target = WebhookTarget(url: claim.url) else {
             return .failure(Failure(reason: "invalid URL"))
         }
@@ -226,7 +270,7 @@ public final class WebhookDispatcher: Sendable {
         // libcurl connects only to the addresses checked here: it never resolves the host again.
         let pinned = "\(target.resolveHost):\(target.port):"
             + addresses.map { $0.isIPv6 ? "[\($0)]" : "\($0)" }.joined(separator: ",")
-        let body = JSONValue.object(["events": .array(events.map(\.json))]).serializedBytes
+        let body = StoredEvent.webhookBody(events)
         let timestamp = Int64(services.now())
         let payload = WebhookSignature.signedPayload(timestamp: timestamp, body: body)
         let secrets = WebhookSignature.signingSecrets(current: claim.secret, previous: claim.previousSecret,
