@@ -7,12 +7,12 @@
 # received in each interval (must be one per interval), the shortest gap between two of them, and
 # whether the last state sent was the last delivered; then the updates' records (coalesced, carried
 # by the push that carried their state).
-# Usage: [LOOPS=4] [DEVICES=4] [DURATION=30] [INTERVAL=5] bench/coalescing.sh
+# Usage: [LOOPS=8] [DEVICES=4] [DURATION=30] [INTERVAL=5] bench/coalescing.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
 bench_require python3 openssl
-bench_start ${LOOPS:-4}
+bench_start ${LOOPS:-8}
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$state/app.p8" 2>/dev/null
 
 bench_python DEVICES="${DEVICES:-4}" DURATION="${DURATION:-30}" INTERVAL="${INTERVAL:-5}" <<'PY'

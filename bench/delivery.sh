@@ -5,7 +5,7 @@
 # start to the last push accepted, the queue→accepted latency (p50/p99) of a second, live run in
 # which the worker runs while requests arrive, then h2load against the same simulator with the
 # same payload, and the ratio.
-# Usage: [LOOPS=4] bench/delivery.sh [requests]     (run `make bench`, which builds first)
+# Usage: [LOOPS=8] bench/delivery.sh [requests]     (run `make bench`, which builds first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 requests=${1:-50}
@@ -58,8 +58,8 @@ def queue(count, tag):
     return sorted(latencies)
 
 def worker():
-    env = dict(os.environ, OPENPUSH_DATABASE_URL=os.environ["CONNINFO"], OPENPUSH_LOG_LEVEL=os.environ.get("WORKER_LOG", "warning"), OPENPUSH_DELIVERY_LOOPS=os.environ.get("LOOPS", "4"),
-               OPENPUSH_DB_POOL_SIZE="8", OPENPUSH_APNS_PRODUCTION_URL=f"http://127.0.0.1:{os.environ['SIM_PORT']}",
+    env = dict(os.environ, OPENPUSH_DATABASE_URL=os.environ["CONNINFO"], OPENPUSH_LOG_LEVEL=os.environ.get("WORKER_LOG", "warning"), OPENPUSH_DELIVERY_LOOPS=os.environ.get("LOOPS", "8"),
+               OPENPUSH_DB_POOL_SIZE="16", OPENPUSH_APNS_PRODUCTION_URL=f"http://127.0.0.1:{os.environ['SIM_PORT']}",
                OPENPUSH_APNS_DEVELOPMENT_URL=f"http://127.0.0.1:{os.environ['SIM_PORT']}")
     log = open(os.path.join(state, "worker.log"), "w")
     return subprocess.Popen([os.environ["BINARY"], "worker"], env=env, stdout=log, stderr=log)

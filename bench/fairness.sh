@@ -7,13 +7,13 @@
 # queue→accepted latency (p50/p99; queued = when B's update request returned, accepted = the
 # simulator's `received_at` of that push, read from its control API), and h2load on A's payload
 # with the ratio. The bar: B's p99 under 1 s.
-# Usage: [LOOPS=4] [UPDATES=60] [INTERVAL=1] bench/fairness.sh [subscriptions of A]
+# Usage: [LOOPS=8] [UPDATES=60] [INTERVAL=1] bench/fairness.sh [subscriptions of A]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 total=${1:-1000000}
 source bench/lib.sh
 bench_require h2load python3 psql openssl
-bench_start ${LOOPS:-4}
+bench_start ${LOOPS:-8}
 
 bench_seed_subscriptions "$total"
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$state/app_b.p8" 2>/dev/null

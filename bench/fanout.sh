@@ -3,13 +3,13 @@
 # notification to `Subscribed Users` through POST /notifications, delivered by one `openpush dev`
 # process to the local APNs simulator. Prints the API latency, time to the first push accepted,
 # pushes/s sustained, time to the last, the peak RSS of openpush, and h2load on the same payload.
-# Usage: [LOOPS=4] bench/fanout.sh [subscriptions]     (run `make bench`, which builds first)
+# Usage: [LOOPS=8] bench/fanout.sh [subscriptions]     (run `make bench`, which builds first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 total=${1:-1000000}
 source bench/lib.sh
 bench_require h2load python3 psql
-bench_start ${LOOPS:-4}
+bench_start ${LOOPS:-8}
 
 bench_seed_subscriptions "$total"
 

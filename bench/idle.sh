@@ -4,13 +4,13 @@
 # it reads the CPU time (utime + stime, all threads) of the openpush process from /proc/<pid>/stat
 # at both ends of a window of N seconds (default 30) and prints it as % of one core; the embedded
 # PostgreSQL (postmaster and its children) is printed beside it. The bar: openpush under 1 %.
-# Usage: [LOOPS=4] [SETTLE=10] bench/idle.sh [seconds]     (run `make bench`, which builds first)
+# Usage: [LOOPS=8] [SETTLE=10] bench/idle.sh [seconds]     (run `make bench`, which builds first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 source bench/lib.sh
 bench_require python3
-bench_start ${LOOPS:-4}
+bench_start ${LOOPS:-8}
 sleep "${SETTLE:-10}"
 
 bench_python SECONDS_IDLE="$seconds" <<'PY'

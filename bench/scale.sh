@@ -9,7 +9,7 @@
 # committed and the client connections open. Then: the delivery records' size on disk, the cost
 # of a read route, and h2load sending the same payload to the same simulator, whose rate and own
 # CPU per 1,000 requests are the yardstick each figure is divided by. docs/SCALING.md reads them.
-# Usage: [LOOPS=4] [POOL=8] [READS=20] bench/scale.sh [subscriptions]     (run `make bench`, which builds first)
+# Usage: [LOOPS=8] [POOL=16] [READS=20] bench/scale.sh [subscriptions]     (run `make bench`, which builds first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 total=${1:-200000}
@@ -56,7 +56,7 @@ def client_connections():
 
 def worker(n):
     env = dict(os.environ, OPENPUSH_DATABASE_URL=os.environ["CONNINFO"], OPENPUSH_LOG_LEVEL="info",
-               OPENPUSH_DELIVERY_LOOPS=os.environ.get("LOOPS", "4"), OPENPUSH_DB_POOL_SIZE=os.environ.get("POOL", "8"),
+               OPENPUSH_DELIVERY_LOOPS=os.environ.get("LOOPS", "8"), OPENPUSH_DB_POOL_SIZE=os.environ.get("POOL", "16"),
                OPENPUSH_APNS_PRODUCTION_URL=simulator, OPENPUSH_APNS_DEVELOPMENT_URL=simulator)
     path = os.path.join(state, f"worker-{n}.log")
     process = subprocess.Popen([os.environ["BINARY"], "worker"], env=env, stdout=open(path, "w"), stderr=subprocess.STDOUT)

@@ -8,7 +8,7 @@
 #     producers do), timed from the commit to the last one received.
 # Until the producers append `delivery.accepted`, (2) measures the push rate with an idle
 # dispatcher and says that no such events exist; (3) is then the dispatcher's measure.
-# Usage: [LOOPS=4] [EVENTS=20000] bench/webhooks.sh [subscriptions]   (run `make bench`, which builds first)
+# Usage: [LOOPS=8] [EVENTS=20000] bench/webhooks.sh [subscriptions]   (run `make bench`, which builds first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 total=${1:-100000}
@@ -16,7 +16,7 @@ events=${EVENTS:-20000}
 source bench/lib.sh
 bench_require python3 psql
 export OPENPUSH_WEBHOOKS_ALLOW_PRIVATE=1
-bench_start ${LOOPS:-4}
+bench_start ${LOOPS:-8}
 bench_seed_subscriptions "$total"
 
 bench_python TOTAL="$total" EVENTS="$events" CONNINFO="$conninfo" SIM_PID="$simulator" <<'PY'

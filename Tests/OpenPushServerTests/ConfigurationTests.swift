@@ -27,7 +27,7 @@ import Postgres
     }
 
     @Test func theAppJobCapIsRead() throws {
-        #expect(try Configuration.fromEnvironment([:]).deliveryAppJobs == 3)
+        #expect(try Configuration.fromEnvironment([:]).deliveryAppJobs == 6)
         #expect(try Configuration.fromEnvironment(["OPENPUSH_DELIVERY_APP_JOBS": "12"]).deliveryAppJobs == 12)
     }
 

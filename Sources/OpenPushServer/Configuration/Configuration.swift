@@ -30,10 +30,10 @@ public struct Configuration: Sendable, Equatable {
     public var apnsCAFile: String?
     /// Delivery jobs in flight at once in this process; 0 runs no workers (`serve` only
     /// answers HTTP, and `openpush worker` processes deliver).
-    public var deliveryLoops: Int = 4
+    public var deliveryLoops: Int = 8
     /// Jobs of one app in flight at once across every process: the rest of its jobs wait, so
     /// another app's job always finds a free worker. Keep it below the total loops.
-    public var deliveryAppJobs: Int = 3
+    public var deliveryAppJobs: Int = 6
     /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
     public var metricsToken: String?
     /// Days each device's delivery records are kept (whole daily partitions are dropped after;
@@ -77,8 +77,8 @@ extension Configuration {
         ("OPENPUSH_APNS_CHANNELS_PRODUCTION_URL", "APNs channel management, production (default https://api-manage-broadcast.push.apple.com:2196)"),
         ("OPENPUSH_APNS_CHANNELS_DEVELOPMENT_URL", "APNs channel management, sandbox (default https://api-manage-broadcast.sandbox.push.apple.com:2195)"),
         ("OPENPUSH_APNS_CA_FILE", "extra PEM CA certificates to trust for APNs (e.g. the simulator's)"),
-        ("OPENPUSH_DELIVERY_LOOPS", "delivery jobs in flight per process, 0-16 (default 4; 0 = no workers in serve)"),
-        ("OPENPUSH_DELIVERY_APP_JOBS", "jobs of one app in flight across all processes, 1-1024 (default 3)"),
+        ("OPENPUSH_DELIVERY_LOOPS", "delivery jobs in flight per process, 0-16 (default 8; 0 = no workers in serve)"),
+        ("OPENPUSH_DELIVERY_APP_JOBS", "jobs of one app in flight across all processes, 1-1024 (default 6)"),
         ("OPENPUSH_METRICS_TOKEN", "when set, /metrics requires Authorization: Bearer <token> (default: open)"),
         ("OPENPUSH_DELIVERY_RETENTION_DAYS", "days per-device delivery records are kept, 1-3650 (default 30); message counts stay"),
         ("OPENPUSH_WEBHOOKS_ALLOW_PRIVATE", "1 lets webhooks use http:// and private, loopback or link-local addresses (default 0; dev sets 1)"),
