@@ -23,30 +23,13 @@ bench_python TOTAL="$total" BINARY="$binary" CONNINFO="$conninfo" SIM_PORT="$sim
 import http.client, os, signal, subprocess, time
 import lib
 total, state = int(os.environ["TOTAL"]), os.environ["BENCH_STATE"]
-tick = os.sysconf("SC_CLK_TCK")
 simulator = f"http://127.0.0.1:{os.environ['SIM_PORT']}"
 
-def stat(pid):
-    """(parent pid, own CPU seconds, reaped children's CPU seconds) from /proc/<pid>/stat."""
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return int(fields[1]), (int(fields[11]) + int(fields[12])) / tick, (int(fields[13]) + int(fields[14])) / tick
-
-def postgres_cpu():
-    """CPU seconds of the whole PostgreSQL server so far: the postmaster, the backends it reaped
-    (their time lands in its children's fields) and every backend alive now."""
-    postmaster = int(open(os.path.join(state, ".openpush", "postgres", "data", "postmaster.pid")).readline())
-    _, own, reaped = stat(postmaster)
-    seconds = own + reaped
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit(): continue
-        try:
-            parent, own, _ = stat(entry)
-            if parent == postmaster: seconds += own
-        except OSError: pass  # exited meanwhile
-    return seconds
+# CPU seconds so far: of the whole PostgreSQL server (lib), and of some processes.
+postgres_cpu = lib.postgres_cpu_seconds
 
 def cpu(pids):
-    return sum(stat(pid)[1] for pid in pids)
+    return sum(lib.cpu_seconds(pid) for pid in pids)
 
 def sql(query):
     return subprocess.run(["psql", os.environ["CONNINFO"], "-At", "-c", query], check=True, capture_output=True, text=True).stdout.strip()
