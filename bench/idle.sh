@@ -46,7 +46,7 @@ before, started = cpu([server] + pids), time.monotonic()
 time.sleep(window)
 after, elapsed = cpu([server] + pids), time.monotonic() - started
 share = lambda group: sum(after[pid] - before[pid] for pid in group if pid in after) / elapsed * 100
-print(f"== idle `openpush dev` ({os.environ.get('LOOPS', '4')} delivery loops, simulator, nothing to send) over {elapsed:.1f} s")
+print(f"== idle `openpush dev` ({os.environ.get('LOOPS', '8')} delivery loops, simulator, nothing to send) over {elapsed:.1f} s")
 print(f"   openpush: {share([server]):.2f} % of one core; embedded PostgreSQL ({len(pids)} processes): {share(pids):.2f} %")
 print(f"   requirement, openpush under 1 %: {'met' if share([server]) < 1 else 'NOT met'}")
 PY
