@@ -128,8 +128,8 @@ settings = sql("SELECT string_agg(name || '=' || setting || coalesce(unit, ''), 
                "WHERE name IN ('shared_buffers', 'fsync', 'synchronous_commit', 'wal_level', 'full_page_writes')")
 version = sql("SHOW server_version")
 
-print(f"== {os.cpu_count()} cores; {total:,} subscriptions per run; {os.environ.get('LOOPS', '4')} delivery loops and a pool of "
-      f"{os.environ.get('POOL', '8')} per worker")
+print(f"== {os.cpu_count()} cores; {total:,} subscriptions per run; {os.environ.get('LOOPS', '8')} delivery loops and a pool of "
+      f"{os.environ.get('POOL', '16')} per worker")
 print(f"== PostgreSQL {version} (the embedded cluster of `openpush dev`, stock settings): max_connections={max_connections} {settings}")
 print(f"== h2load (-c 2 -m 100, {requests:,} requests, same payload and simulator): {h2load_rate:,.0f} req/s, "
       f"its CPU {h2load_ms:.1f} ms per 1,000 requests (simulator {h2load_sim_ms:.1f} ms)")
