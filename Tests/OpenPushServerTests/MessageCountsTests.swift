@@ -167,6 +167,17 @@ import Postgres
         #expect(foreign.status == 404)
     }
 
+    /// 600 devices of the harness's app, every sixth with a token the simulator calls dead.
+    static func seedSixHundredOneInSixDead(_ harness: DeliveryHarness) async throws {
+        try await harness.app.services.database.query("""
+            INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
+            SELECT 'sub_c' || i, \(harness.created.app.id),
+                   CASE WHEN i % 6 = 0 THEN 'dead' ELSE 'cc' END || lpad(to_hex(i), CASE WHEN i % 6 = 0 THEN 60 ELSE 62 END, '0'),
+                   now(), now()
+            FROM generate_series(1, 600) AS i
+            """)
+    }
+
     /// Jobs of one message completed by two engines at once: every record is counted exactly once.
     @Test func twoEnginesOnOneMessageCountExactly() async throws {
         var settings = DeliveryHarness.quickSettings()
@@ -174,13 +185,7 @@ import Postgres
         let harness = try await DeliveryHarness.make(settings: settings)
         defer { Task { await harness.shutdown() } }
         let app = harness.app, created = harness.created
-        try await app.services.database.query("""
-            INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
-            SELECT 'sub_c' || i, \(created.app.id),
-                   CASE WHEN i % 6 = 0 THEN 'dead' ELSE 'cc' END || lpad(to_hex(i), CASE WHEN i % 6 = 0 THEN 60 ELSE 62 END, '0'),
-                   now(), now()
-            FROM generate_series(1, 600) AS i
-            """)
+        try await Self.seedSixHundredOneInSixDead(harness)
         let second = DeliveryEngine(services: app.services, client: harness.client, settings: settings, logger: .discarding())
         let messageID = try await Self.post(harness)
         try await withThrowingTaskGroup(of: Void.self) { group in

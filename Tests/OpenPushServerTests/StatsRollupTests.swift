@@ -203,13 +203,7 @@ import Postgres
         let harness = try await DeliveryHarness.make(settings: settings, configure: { $0.organizationAPIKey = Self.orgKey })
         defer { Task { await harness.shutdown() } }
         let app = harness.app, created = harness.created
-        try await app.services.database.query("""
-            INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
-            SELECT 'sub_c' || i, \(created.app.id),
-                   CASE WHEN i % 6 = 0 THEN 'dead' ELSE 'cc' END || lpad(to_hex(i), CASE WHEN i % 6 = 0 THEN 60 ELSE 62 END, '0'),
-                   now(), now()
-            FROM generate_series(1, 600) AS i
-            """)
+        try await MessageCountsTests.seedSixHundredOneInSixDead(harness)
         let second = DeliveryEngine(services: app.services, client: harness.client, settings: settings, logger: .discarding())
         _ = try await Self.post(harness)
         _ = try await Self.post(harness, ["contents": ["en": "Again"]])
