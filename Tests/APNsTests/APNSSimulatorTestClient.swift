@@ -29,18 +29,20 @@ enum APNSSimulatorTestClient {
 
     /// Opens one connection, sends every push at once, and returns the client events once
     /// each stream has ended (or the connection has).
-    static func send(_ pushes: [Push], port: UInt16, caFile: String? = nil, hostname: String = "localhost") async throws -> Outcome {
+    static func send(
+        _ pushes: [Push], port: UInt16, caFile: String? = nil, hostname: String = "localhost", address: String = "127.0.0.1"
+    ) async throws -> Outcome {
         try await Self.onOwnThread {
-            try exchange(pushes, port: port, caFile: caFile, hostname: hostname)
+            try exchange(pushes, port: port, address: address, caFile: caFile, hostname: hostname)
         }
     }
 
     /// Streams are numbered 1, 3, 5, … in submission order on a fresh connection.
     static func streamID(_ index: Int) -> Int32 { Int32(2 * index + 1) }
 
-    private static func exchange(_ pushes: [Push], port: UInt16, caFile: String?, hostname: String) throws -> Outcome {
+    private static func exchange(_ pushes: [Push], port: UInt16, address: String, caFile: String?, hostname: String) throws -> Outcome {
         signal(SIGPIPE, SIG_IGN)
-        let socket = try connect(port: port)
+        let socket = try connect(port: port, address: address)
         defer { close(socket) }
         var tls: TLSConnection?
         if let caFile {
@@ -87,12 +89,12 @@ enum APNSSimulatorTestClient {
         return Outcome(events: events, negotiatedALPN: tls?.negotiatedALPN)
     }
 
-    private static func connect(port: UInt16) throws -> Int32 {
+    private static func connect(port: UInt16, address ipv4: String) throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(ipv4)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))

@@ -261,14 +261,20 @@ import APNs
     }
 
     @Test func stopEndsOpenConnectionsAndThePortCloses() async throws {
-        let simulator = try APNSSimulator(.init(acceptAnyToken: true))
+        // A loopback address of its own: the other suites' simulators listen on 127.0.0.1, and
+        // one of them may be given this port the moment it is freed.
+        let address = "127.0.0.61"
+        let simulator = try APNSSimulator(.init(host: address, acceptAnyToken: true))
         try simulator.start()
         let port = simulator.port
         #expect(port != 0)
-        #expect(simulator.endpoint == "http://127.0.0.1:\(port)")
+        #expect(simulator.endpoint == "http://\(address):\(port)")
+        let push = Client.Push(token: Fixtures.deviceToken(), headers: Fixtures.pushHeaders(), body: Fixtures.alertPayload)
+        #expect(try await Client.send([push], port: port, address: address).responses[Client.streamID(0)]?.status == 200)
         simulator.stop()
         await #expect(throws: (any Error).self) {
-            _ = try await Client.send([.init(token: Fixtures.deviceToken(), headers: Fixtures.pushHeaders(), body: Fixtures.alertPayload)], port: port)
+            _ = try await Client.send([push], port: port, address: address)
         }
+        #expect(simulator.accepted().count == 1)
     }
 }
