@@ -95,15 +95,23 @@ import Postgres
         ])
     }
 
-    @Test func withoutASubscribedEndpointNoDeliveryEventsAreWritten() async throws {
+    /// The feed serves backends that take no inbound HTTP: an app without any endpoint still
+    /// finds its delivery events there.
+    @Test func withoutAnEndpointTheFeedStillHasTheDeliveryEvents() async throws {
         let harness = try await DeliveryHarness.make()
         defer { Task { await harness.shutdown() } }
         let appID = harness.created.app.id
-        try await Self.subscribe(harness, ["click"])
-        _ = try await harness.app.insertSubscription(appID: appID, token: Self.good)
-        _ = try await Self.send(harness)
+        let good = try await harness.app.insertSubscription(appID: appID, token: Self.good)
+        let bad = try await harness.app.insertSubscription(appID: appID, token: Self.bad)
+        let messageID = try await Self.send(harness)
         try await harness.drain()
-        #expect(try await Self.events(harness).map(\.type) == ["notification.completed"])
+        let feed = try await EventFeedTests.feed(harness.app, harness.created, count: 4).events
+        #expect(feed.map { $0["type"]?.stringValue } == ["delivery.accepted", "delivery.failed", "token.invalidated",
+                                                          "notification.completed"])
+        #expect(feed[0]["data"]?.objectValue?["subscription_id"] == .string(good))
+        #expect(feed[0]["data"]?.objectValue?["notification_id"] == .string(messageID))
+        #expect(feed[1]["data"]?.objectValue?["subscription_id"] == .string(bad))
+        #expect(feed[1]["data"]?.objectValue?["reason"] == "BadDeviceToken")
     }
 
     @Test func manyJobsCompleteTheMessageExactlyOnce() async throws {
