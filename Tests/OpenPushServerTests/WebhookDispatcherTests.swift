@@ -210,6 +210,11 @@ import Testing
         #expect(try !row.decode("failing", as: Bool.self))
         #expect(setup.app.services.metrics.webhooks.failed(app: setup.appID) == 6)
         #expect(setup.app.services.metrics.webhooks.sent(app: setup.appID) == 3)
+        // /metrics shows the events of the failed attempts for the app.
+        let metrics = String(decoding: await setup.app.request(.get, "/metrics").body, as: UTF8.self)
+        let failedLine = metrics.split(separator: "\n").first { $0.hasPrefix("openpush_webhook_events_failed_total{app=\"\(setup.appID)\"} ") }
+        let failedValue = failedLine.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+        #expect((failedValue ?? 0) > 0, "\(failedLine.map(String.init) ?? "no openpush_webhook_events_failed_total line for the app")")
         await receiver.shutdown()
         await setup.client.shutdown()
     }
