@@ -11,6 +11,15 @@ public enum Curl {
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
+    /// The status of each request one curl process makes, in order: `urls` one after another on
+    /// kept-alive connections, each with the same `arguments` and its body thrown away.
+    public static func statuses(_ arguments: [String], urls: [String]) async throws -> [Int] {
+        let output = try await Subprocess.run("curl", ["-s", "-S", "--max-time", "60", "-w", "%{http_code}\\n"] + arguments
+                                                  + urls.flatMap { ["-o", "/dev/null", $0] })
+        guard output.status == 0 else { throw Subprocess.Failure("curl failed: \(output.text)") }
+        return output.text.split(separator: "\n").compactMap { Int($0) }
+    }
+
     public static func run(_ arguments: [String]) async throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
