@@ -26,14 +26,22 @@ import Glibc
         defer { server.stop() }
         let client = try APNSClient(configuration: APNSClientConfiguration(
             productionURL: "https://127.0.0.1:\(UInt16(bigEndian: address.sin_port))", sandboxURL: server.url,
-            connectionsPerKey: 1, eventLoops: 1, connectTimeout: 3))
+            connectionsPerKey: 1, eventLoops: 1, connectTimeout: 15))
         let credential = try APNSTestSupport.credential()
 
         let stuck = Task {
             try await client.send(APNSTestSupport.push(token: APNSTestSupport.token("a")), credential: credential,
                                   environment: .production)
         }
-        try await Task.sleep(for: .milliseconds(200))  // the TLS handshake is under way
+        // The stuck push waits in the queue while its TLS handshake is under way. The 15 s connect
+        // timeout outlasts this poll and the other push on a loaded machine, so the stuck push is
+        // still waiting when the other one is checked.
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(30)
+        while client.metrics.queuedRequests != 1, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(client.metrics.queuedRequests == 1, "the stuck push never reached the queue")
         let other = try await client.send(
             APNSTestSupport.push(token: APNSTestSupport.token("a")), credential: credential, environment: .sandbox)
         let stuckStillWaits = client.metrics.queuedRequests == 1

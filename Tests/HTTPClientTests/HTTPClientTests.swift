@@ -3,6 +3,10 @@ import HTTPClient
 import HTTPServer
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A local HTTPServer: `/echo` answers the request's method, headers and body as text,
 /// `/status/<n>` answers `n`, `/sleep` answers after 5 s.
 private struct TestResponder: HTTPResponder {
@@ -105,15 +109,15 @@ private func withServer(_ body: (UInt16) async throws -> Void) async throws {
     }
 
     @Test func aRefusedConnectionIsATransportError() async throws {
-        // A port just released by a server: nothing listens there now.
-        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threadPoolSize: 1),
-                                responder: TestResponder())
-        try server.start()
-        let port = server.port
-        await server.shutdown()
+        // A port bound but not listening: connecting is refused, and no other test can be given
+        // the port meanwhile (a port a server has just released can be).
+        let (descriptor, port) = Self.boundPort()
+        defer { close(descriptor) }
         let client = try HTTPClient()
+        // The refusal is immediate; the timeout only keeps a loaded machine from turning it into
+        // .timedOut, which would fail the test as much as any other outcome but .transport.
         let result = await Result(catching: { () async throws(HTTPClientError) -> HTTPClientResponse in
-            try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/echo", timeout: .seconds(2)))
+            try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/echo", timeout: .seconds(30)))
         })
         guard case .failure(.transport) = result else {
             Issue.record("expected a transport error, got \(result)")
@@ -129,6 +133,23 @@ private func withServer(_ body: (UInt16) async throws -> Void) async throws {
             try await client.send(HTTPClientRequest(url: "http://127.0.0.1:1/"))
         })
         #expect(result.failure == .shutDown)
+    }
+
+    /// A socket bound to an ephemeral port of 127.0.0.1 without listening: connections to it are
+    /// refused for as long as the descriptor stays open.
+    private static func boundPort() -> (descriptor: Int32, port: UInt16) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                precondition(bind(descriptor, $0, length) == 0)
+                _ = getsockname(descriptor, $0, &length)
+            }
+        }
+        return (descriptor, UInt16(bigEndian: address.sin_port))
     }
 }
 

@@ -145,23 +145,30 @@ import Testing
     }
 
     @Test func shutdownWaitsForInFlightRequest() async throws {
-        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        // A loopback address of its own: once this server has closed its port, another suite's
+        // server on 127.0.0.1 may be given the same port number, and the refused-connection check
+        // below would reach it.
+        var configuration = HTTPServerConfiguration(host: "127.0.0.62", port: 0)
         configuration.shutdownGrace = .seconds(5)
         let server = HTTPServer(configuration: configuration, responder: TestResponder())
         try server.start()
-        let base = "http://127.0.0.1:\(server.port)"
+        let base = "http://127.0.0.62:\(server.port)"
 
-        let slow = Task { try await Curl.request(["\(base)/slow?ms=600"]) }
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(5)
+        let sent = clock.now
+        let slow = Task { try await Curl.request(["\(base)/slow?ms=3000"]) }
+        let deadline = clock.now + .seconds(30)
         while server.inFlightRequests == 0, clock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
         #expect(server.inFlightRequests == 1)
 
-        let start = clock.now
         await server.shutdown()
-        #expect(clock.now - start > .milliseconds(300), "shutdown returned before the request finished")
+        // The handler sleeps 3 s after the request arrived, which is after `sent`, so a shutdown
+        // that waits cannot return sooner, however late the poll above saw the request. One that
+        // does not wait returns as soon as it is called: unless the poll was 3 s late, earlier.
+        // (The 5 s grace covers the 3 s request from any point the poll can call shutdown at.)
+        #expect(clock.now - sent >= .milliseconds(3000), "shutdown returned before the request finished")
         #expect(server.inFlightRequests == 0)
 
         let response = try await slow.value
@@ -180,15 +187,22 @@ import Testing
         try server.start()
         let base = "http://127.0.0.1:\(server.port)"
 
-        let slow = Task { try await Curl.run(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/slow?ms=10000"]) }
-        while server.inFlightRequests == 0 {
-            try await Task.sleep(for: .milliseconds(5))
+        // curl gives up after 20 s; the request would take 19 s.
+        let slow = Task {
+            try await Curl.run(["--max-time", "20", "-o", "/dev/null", "-w", "%{http_code}", "\(base)/slow?ms=19000"])
         }
         let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(30)
+        while server.inFlightRequests == 0, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(server.inFlightRequests == 1)
         let start = clock.now
         await server.shutdown()
-        // Far sooner than the 10 s request (the grace is 100 ms; a loaded machine adds seconds).
-        #expect(clock.now - start < .seconds(5))
+        // Far sooner than the 19 s request (the grace is 100 ms; a loaded machine adds seconds). A
+        // shutdown that ignored the grace would wait out the request: more than 15 s from here
+        // unless the poll above saw the request 4 s late.
+        #expect(clock.now - start < .seconds(15))
         let result = try await slow.value
         // Either the 503 got out before the daemon stopped or the connection was closed.
         #expect(result.text == "503" || result.exitCode != 0)
