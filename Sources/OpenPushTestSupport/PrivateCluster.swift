@@ -9,13 +9,21 @@ public final class PrivateCluster: Sendable {
 
     public init(prefix: String) async throws {
         let directory = try TemporaryDirectory.make(prefix: prefix)
-        cluster = PostgresCluster(directory: directory)
+        var cluster = PostgresCluster(directory: directory)
+        cluster.settings = Self.settings
+        self.cluster = cluster
         try cluster.initializeIfNeeded()
         try cluster.start()
         let pool = PostgresPool(conninfo: cluster.conninfo, size: 1)
         try await Migrator(pool: pool).apply(Migrator.load(directory: TestApp.repositoryRoot + "/migrations"))
         await pool.close()
     }
+
+    /// No TCP listener, only the Unix socket in the cluster's own directory (`conninfo` goes
+    /// there): these tests stop the server and start it again on the same port, and while it is
+    /// down another test may be given that port on 127.0.0.1. A later `-c listen_addresses`
+    /// overrides the one `PostgresCluster.start()` passes first.
+    public static let settings = ["listen_addresses": ""]
 
     deinit {
         try? cluster.stop(mode: .immediate)

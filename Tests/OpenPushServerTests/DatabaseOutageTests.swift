@@ -22,7 +22,9 @@ import Postgres
         let native = await app.request(.get, "/v1/apps/a/test/database")
         let rest = await app.request(.get, "/apps/a/test/database")
         let ready = await app.request(.get, "/ready")
-        #expect(ContinuousClock.now - started < .seconds(3), "failing requests must fail fast")
+        // Refused connections fail at once; the bound tells that from requests hanging on the
+        // stopped database, with room for the parallel run's load.
+        #expect(ContinuousClock.now - started < .seconds(15), "failing requests must fail fast")
         #expect(native.status == 503)
         #expect(native.json?.objectValue?["detail"]?.stringValue?.isEmpty == false)
         #expect(rest.status == 503)
@@ -31,13 +33,14 @@ import Postgres
         #expect(await app.request(.get, "/health").status == 200)
 
         try cluster.start()
-        let deadline = ContinuousClock.now + .seconds(5)
+        // Generous for a loaded machine; a pool that never reconnects fails it all the same.
+        let deadline = ContinuousClock.now + .seconds(30)
         var recovered = false
         while ContinuousClock.now < deadline {
             if await app.request(.get, "/apps/a/test/database").status == 200 { recovered = true; break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        #expect(recovered, "the pool did not reconnect within 5 s")
+        #expect(recovered, "the pool did not reconnect within 30 s")
         #expect(await app.request(.get, "/ready").status == 200)
     }
 }

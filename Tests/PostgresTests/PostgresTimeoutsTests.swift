@@ -51,11 +51,13 @@ import OpenPushTestSupport
         let pool = PostgresPool(conninfo: database.conninfo, size: 1, timeouts: PostgresTimeouts(statement: .milliseconds(300)))
         let started = ContinuousClock.now
         await #expect {
-            try await pool.query("SELECT pg_sleep(5)")
+            try await pool.query("SELECT pg_sleep(60)")
         } throws: { error in
             (error as? PostgresError)?.isTimeout == true && (error as? PostgresError)?.isConnectionFailure == false
         }
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // Cancelled at 300 ms; uncancelled it would sleep 60 s. Half of that leaves a loaded
+        // machine all the room it needs.
+        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(try await pool.query("SELECT 1 AS one").firstRow().decode("one", as: Int.self) == 1)
         await pool.close()
     }
@@ -101,9 +103,10 @@ import OpenPushTestSupport
 
         proxy.stall()
         // Without a deadline the query would wait forever; resume after a while so that a
-        // regression fails the expectations below instead of hanging the suite.
+        // regression fails the expectations below instead of hanging the suite. 45 s: whichever
+        // of the two queries hung, it would have waited well past the 15 s bound by then.
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(20))
+            try await Task.sleep(for: .seconds(45))
             proxy.resume()
         }
         for _ in 0..<2 {  // the idle connection that looks fine, then a fresh one that cannot log in
@@ -113,7 +116,9 @@ import OpenPushTestSupport
             } throws: { error in
                 (error as? PostgresError)?.isConnectionFailure == true
             }
-            #expect(ContinuousClock.now - started < .seconds(6))
+            // The reply deadline is 2.5 s (connect_timeout 2 s for the fresh one); 15 s leaves
+            // room for the parallel run's load.
+            #expect(ContinuousClock.now - started < .seconds(15))
         }
         #expect(pool.statistics.inUse == 0)
         watchdog.cancel()
