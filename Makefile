@@ -24,7 +24,7 @@ run: deps release
 # 100,000-device send isolation, the headless-Chromium suites, the spawned `openpush dev`, and
 # the PgBouncer deployment of two servers and two workers), then, alone, the suites that check
 # timing rules (push intervals, webhook timeouts, the HTTP client), which any load starves.
-HEAVY_SUITES := OneSignalPythonClientTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|PgBouncerScaleOutTests
+HEAVY_SUITES := OneSignalPythonClientTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|PgBouncerScaleOutTests|DeliveryResilienceTests|DeliveryGuaranteesTests
 TIMING_SUITES := PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests
 AFTER_SUITES := $(HEAVY_SUITES)|$(TIMING_SUITES)
 test: deps compat-venv browser-deps

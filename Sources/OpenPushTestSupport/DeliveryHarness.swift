@@ -18,9 +18,11 @@ public struct DeliveryHarness: Sendable {
     public static let bundleID = "com.example.delivery"
 
     /// `configure` adjusts the application's configuration after it is pointed at the simulator
-    /// (for example to open the `/apps` routes with an organization key).
+    /// (for example to open the `/apps` routes with an organization key); `now` is the
+    /// application's clock, which the delivery engine plans by (`ManualClock.source` to move it).
     public static func make(settings: DeliveryEngine.Settings = quickSettings(), conninfo: String? = nil,
-                            configure: @escaping (inout Configuration) -> Void = { _ in }) async throws -> DeliveryHarness {
+                            configure: @escaping (inout Configuration) -> Void = { _ in },
+                            now: @escaping @Sendable () -> Double = WallClock.now) async throws -> DeliveryHarness {
         let pem = try P256SigningKey.generatePEM()
         let key = try P256SigningKey(pem: pem)
         let simulator = try APNSSimulator(.init(port: 0, providerKeys: ["KEYID00001": key.publicKeyDER], recordLimit: 200_000))
@@ -33,9 +35,9 @@ public struct DeliveryHarness: Sendable {
             configure(&$0)
         }
         let app = if let conninfo {
-            try TestApp.make(conninfo: conninfo, configure: pointAtSimulator)
+            try TestApp.make(conninfo: conninfo, configure: pointAtSimulator, now: now)
         } else {
-            try await TestApp.make(configure: pointAtSimulator)
+            try await TestApp.make(configure: pointAtSimulator, now: now)
         }
         let client = try APNSClient(configuration: APNSClientConfiguration(
             productionURL: simulator.endpoint, sandboxURL: simulator.endpoint, requestTimeout: 10))

@@ -49,9 +49,10 @@ public final class OpenPushProcess: Sendable {
         throw Subprocess.Failure("no '\(marker)' in the output of openpush:\n\(log)")
     }
 
-    /// The port from the `listening` line (`http.address=host:port`).
-    public func waitForPort() async throws -> Int {
-        let rest = try await waitForLog("http.address=")
+    /// The port from the `listening` line (`http.address=host:port`). `timeout` as for
+    /// `waitForLog`: a start that first migrates an empty database needs more on a loaded machine.
+    public func waitForPort(timeout: Duration = .seconds(30)) async throws -> Int {
+        let rest = try await waitForLog("http.address=", timeout: timeout)
         let address = rest.split(separator: " ").first ?? ""
         guard let port = Int(address.split(separator: ":").last ?? "") else {
             throw Subprocess.Failure("cannot read the port from '\(rest)'")

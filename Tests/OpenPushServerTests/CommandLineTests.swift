@@ -73,7 +73,8 @@ import Postgres
         let server = try OpenPushProcess(["serve"], environment: [
             "OPENPUSH_DATABASE_URL": empty, "OPENPUSH_LISTEN": "127.0.0.1:0",
         ])
-        let port = try await server.waitForPort()
+        // It listens only after applying every migration to the empty database: minutes, under load.
+        let port = try await server.waitForPort(timeout: .seconds(120))
         #expect(try await Curl.run(["http://127.0.0.1:\(port)/ready"]).status == 200)
         server.signal(SIGINT)
         #expect(try await server.waitForExit() == 0)

@@ -175,7 +175,8 @@ import Subprocess
         let database = try await TestDatabase.create()
         environment["OPENPUSH_DATABASE_URL"] = try await database.createEmptySibling()
         let server = try OpenPushProcess(["serve"], environment: environment, workingDirectory: scratch)
-        let port = try await server.waitForPort()
+        // It listens only after applying every migration to the empty database: minutes, under load.
+        let port = try await server.waitForPort(timeout: .seconds(120))
         #expect(try await Curl.run(["http://127.0.0.1:\(port)/ready"]).status == 200)
         let document = try await Curl.run(["http://127.0.0.1:\(port)/openapi.json"])
         #expect(document.status == 200)
