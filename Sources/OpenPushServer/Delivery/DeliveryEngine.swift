@@ -93,7 +93,7 @@ public final class DeliveryEngine: Sendable {
             defer { tasks = [] }
             return tasks
         }
-        wake.signalAll()
+        wake.close()
         // The first task relays NOTIFYs; it ends when the listener stops.
         for task in running { await task.value }
     }

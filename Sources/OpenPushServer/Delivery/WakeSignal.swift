@@ -3,10 +3,13 @@ import Synchronization
 /// Wakes waiting delivery loops early: a NOTIFY arrived (all of them), or work is flowing and
 /// another loop could help (one). A signal with nobody waiting is kept for the next wait, so
 /// none is lost between a loop's last claim and its wait. Waiters park on continuations: an
-/// idle loop costs nothing until its timeout.
+/// idle loop costs nothing until its timeout. Closed (a stop), it wakes every waiter and every
+/// later wait returns at once.
 final class WakeSignal: Sendable {
     private struct State {
         var pending = false
+        /// After `close()`: no wait parks again.
+        var closed = false
         var nextID = 0
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
         /// Waits whose timeout fired before they parked.
@@ -37,9 +40,22 @@ final class WakeSignal: Sendable {
         waiters.forEach { $0.resume() }
     }
 
-    /// Returns at the next signal, or after `timeout`.
+    /// Wakes every waiting loop and every loop that waits from now on. A stop calls it: one
+    /// pending signal would wake only the first of the loops that were between their last look
+    /// at the stop flag and their wait, and the others slept their whole idle timeout (30 s).
+    func close() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer { state.waiters = [:] }
+            state.closed = true
+            return Array(state.waiters.values)
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    /// Returns at the next signal, or after `timeout`; at once when closed.
     func wait(timeout: Duration) async {
         let id = state.withLock { state -> Int? in
+            if state.closed { return nil }
             if state.pending {
                 state.pending = false
                 return nil
@@ -55,7 +71,7 @@ final class WakeSignal: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resumeNow = state.withLock { state -> Bool in
                 // A signal or the timeout may have come before we parked: then do not park.
-                if state.expired.remove(id) != nil { return true }
+                if state.expired.remove(id) != nil || state.closed { return true }
                 if state.pending {
                     state.pending = false
                     return true

@@ -87,7 +87,7 @@ public final class WebhookDispatcher: Sendable {
     public func stop() async {
         stopping.store(true, ordering: .sequentiallyConsistent)
         listener.withLock { $0 }?.stop()
-        wake.signalAll()
+        wake.close()
         await driver.withLock { $0 }?.value
         await relay.withLock { $0 }?.value
         for task in inFlight.withLock({ Array($0.values) }) { await task.value }
