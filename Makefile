@@ -21,8 +21,9 @@ run: deps release
 
 # Two groups run after the parallel run, so their load does not upset the timing of the rest on
 # a small machine: first the heavy suites (the compatibility suite with its own processes, the
-# 100,000-device send isolation, the headless-Chromium suites, the spawned `openpush dev`, and
-# the PgBouncer deployment of two servers and two workers), then, alone, the suites that check
+# 100,000-device send isolation, the headless-Chromium suites, the spawned `openpush dev`, the
+# PgBouncer deployment of two servers and two workers, and the 20,000-50,000-push deliveries
+# through child workers that are stopped or killed midway), then, alone, the suites that check
 # timing rules (push intervals, webhook timeouts, the HTTP client), which any load starves.
 HEAVY_SUITES := OneSignalPythonClientTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|PgBouncerScaleOutTests|DeliveryResilienceTests|DeliveryGuaranteesTests
 TIMING_SUITES := PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests
