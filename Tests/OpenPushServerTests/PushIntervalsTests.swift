@@ -124,11 +124,14 @@ import Postgres
         let last = await Self.view(harness, app, ticks[2])
         #expect(last["successful"] == 2 && Self.suppressed(last, .coalesced) == 0, "\(last)")
         #expect(await Self.view(harness, app, first)["successful"] == 2)
-        // The two pushes of each activity are at least the interval apart.
+        // The two pushes of each activity are about the interval apart. The interval is decided
+        // on PostgreSQL's clock before a push goes, and these are the simulator's receive times:
+        // a loaded machine that took 0.5 s to send the first push showed 5.5 s between them.
+        // Without the rule the second would follow the first within the drain (well under 4 s).
         for token in tokens {
             let times = harness.simulator.accepted().filter { $0.deviceToken == token }.map(\.receivedAt)
             #expect(times.count == 2)
-            if times.count == 2 { #expect(times[1].timeIntervalSince(times[0]) >= 5.9, "\(times)") }
+            if times.count == 2 { #expect(times[1].timeIntervalSince(times[0]) >= 4, "\(times)") }
         }
     }
 
