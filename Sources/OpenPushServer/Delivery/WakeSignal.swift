@@ -32,21 +32,21 @@ final class WakeSignal: Sendable {
 
     /// Wakes every waiting loop, and the next one to wait.
     func signalAll() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            defer { state.waiters = [:] }
-            state.pending = true
-            return Array(state.waiters.values)
-        }
-        waiters.forEach { $0.resume() }
+        wakeEveryWaiter { $0.pending = true }
     }
 
     /// Wakes every waiting loop and every loop that waits from now on. A stop calls it: one
     /// pending signal would wake only the first of the loops that were between their last look
     /// at the stop flag and their wait, and the others slept their whole idle timeout (30 s).
     func close() {
+        wakeEveryWaiter { $0.closed = true }
+    }
+
+    /// Resumes every parked waiter after `mark` has set what the waits to come will find.
+    private func wakeEveryWaiter(_ mark: (inout State) -> Void) {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             defer { state.waiters = [:] }
-            state.closed = true
+            mark(&state)
             return Array(state.waiters.values)
         }
         waiters.forEach { $0.resume() }
