@@ -92,6 +92,20 @@ extension TestApp {
     {
         try await AppStore.create(settings, now: services.now(), in: services.database)
     }
+
+    /// Writes fixtures in one transaction without the request connections' statement timeout:
+    /// tens of thousands of rows on a loaded machine (the heavy suites run side by side) can take
+    /// longer than the 10 s a request gets.
+    public func seed(_ body: @escaping @Sendable (PostgresConnection) throws -> Void) async throws {
+        try await services.database.transaction { connection in
+            try connection.query("SET LOCAL statement_timeout TO 0")
+            try body(connection)
+        }
+    }
+
+    public func seed(_ query: PostgresQuery) async throws {
+        try await seed { try $0.query(query) }
+    }
 }
 
 extension HTTPHeaders {

@@ -47,7 +47,7 @@ import Postgres
     }
 
     static func seed(_ harness: DeliveryHarness, _ n: Int, prefix: String = "aa") async throws {
-        try await harness.app.services.database.query("""
+        try await harness.app.seed("""
             INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
             SELECT 'sub_' || lpad(g::text, 8, '0'), \(harness.created.app.id), \(prefix) || lpad(to_hex(g), 62, '0'), now(), now()
             FROM generate_series(1, \(n)) AS g

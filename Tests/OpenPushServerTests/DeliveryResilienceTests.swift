@@ -17,7 +17,7 @@ import Postgres
             "event": "start", "activity_id": "crash-1", "name": "n", "event_attributes": ["a": 1], "event_updates": ["b": 2],
             "headings": ["en": "t"], "contents": ["en": "b"], "included_segments": ["Subscribed Users"],
         ]
-        try await harness.app.services.database.transaction { connection in
+        try await harness.app.seed { connection in
             try connection.query("""
                 INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
                 SELECT 'sub_c' || i, \(appID), 'aa' || md5('c' || i) || md5('d' || i), now(), now() FROM generate_series(1, \(count)) AS i
@@ -111,7 +111,7 @@ import Postgres
         defer { Task { await harness.shutdown() } }
         let total = 50_000
         let appID = harness.created.app.id
-        try await harness.app.services.database.query("""
+        try await harness.app.seed("""
             INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
             SELECT 'sub_n' || lpad(i::text, 6, '0'), \(appID), 'aa' || md5('n' || i) || md5('m' || i), now(), now()
             FROM generate_series(1, \(total)) AS i

@@ -30,7 +30,7 @@ import Postgres
         /// device `i` was last active `i` seconds ago.
         func insertStartableDevices(_ count: Int, type: String = LiveActivitySendTests.type, prefix: String = "u") async throws {
             let now = clock.now()
-            try await app.services.database.transaction { connection in
+            try await app.seed { connection in
                 try connection.query("""
                     INSERT INTO subscriptions (id, app_id, token, external_id, first_session_at, last_session_at)
                     SELECT 'sub_' || \(prefix) || '_' || lpad(i::text, 6, '0'), \(appID), md5(\(prefix) || i::text), \(prefix) || '-' || i,

@@ -10,7 +10,7 @@ import Testing
         let app = try await TestApp.make()
         let created = try await app.createApp()
         let appID = created.app.id
-        try await app.services.database.query("""
+        try await app.seed("""
             INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
             SELECT 'sub_' || lpad(g::text, 8, '0'), \(appID), lpad(to_hex(g), 64, '0'), now(), now()
             FROM generate_series(1, 100000) AS g

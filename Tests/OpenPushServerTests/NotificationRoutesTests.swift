@@ -25,7 +25,7 @@ import Postgres
 
     /// `n` devices inserted in one statement.
     static func seed(_ harness: DeliveryHarness, _ n: Int) async throws {
-        try await harness.app.services.database.query("""
+        try await harness.app.seed("""
             INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
             SELECT 'sub_' || lpad(g::text, 8, '0'), \(harness.created.app.id), lpad(to_hex(g), 64, '0'), now(), now()
             FROM generate_series(1, \(n)) AS g

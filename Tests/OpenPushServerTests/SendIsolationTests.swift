@@ -20,10 +20,7 @@ import Postgres
     /// `count` devices holding a push-to-start token, tagged `tier=gold`, external ids `u-0…`.
     static func insertStartableDevices(_ count: Int, appID: String, into app: TestApp) async throws {
         let now = app.services.now()
-        // Its own pool, without the app's statement timeout: 100,000 rows on a busy machine take a while.
-        let fixtures = PostgresPool(conninfo: app.conninfo, size: 1)
-        defer { Task { await fixtures.close() } }
-        try await fixtures.transaction { connection in
+        try await app.seed { connection in
             try connection.query("""
                 INSERT INTO subscriptions (id, app_id, token, external_id, tags, first_session_at, last_session_at)
                 SELECT 'sub_' || \(appID) || '_' || i, \(appID), md5(\(appID) || i::text), 'u-' || i, '{"tier": "gold"}',
@@ -37,7 +34,7 @@ import Postgres
                 FROM generate_series(0, \(count - 1)) AS i
                 """)
         }
-        try await fixtures.query("ANALYZE subscriptions, push_to_start_tokens")
+        try await app.seed("ANALYZE subscriptions, push_to_start_tokens")
     }
 
     /// Before, the limit's row was written in the send's own transaction, so a send that failed
