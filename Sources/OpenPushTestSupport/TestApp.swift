@@ -93,14 +93,18 @@ extension TestApp {
         try await AppStore.create(settings, now: services.now(), in: services.database)
     }
 
-    /// Writes fixtures in one transaction without the request connections' statement timeout:
-    /// tens of thousands of rows on a loaded machine (the heavy suites run side by side) can take
-    /// longer than the 10 s a request gets.
+    /// Writes fixtures in one transaction, on a connection of their own without the request
+    /// connections' timeouts (10 s a statement, and the connection closed 2 s after): tens of
+    /// thousands of rows on a loaded machine (the heavy suites run side by side) can take longer.
     public func seed(_ body: @escaping @Sendable (PostgresConnection) throws -> Void) async throws {
-        try await services.database.transaction { connection in
-            try connection.query("SET LOCAL statement_timeout TO 0")
-            try body(connection)
+        let fixtures = PostgresPool(conninfo: conninfo, size: 1)
+        do {
+            try await fixtures.transaction(body)
+        } catch {
+            await fixtures.close()
+            throw error
         }
+        await fixtures.close()
     }
 
     public func seed(_ query: PostgresQuery) async throws {

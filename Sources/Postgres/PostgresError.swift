@@ -58,6 +58,13 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// 40001 / 40P01: the transaction may succeed when retried.
     public var isRetryableTransactionFailure: Bool { sqlState == "40001" || sqlState == "40P01" }
 
+    /// A failure that says nothing about the statements: the same transaction may well commit
+    /// when tried again (a lost connection, a timeout, a deadlock or serialization failure, no
+    /// pooled connection free in time).
+    public var isPassing: Bool {
+        isConnectionFailure || isTimeout || isRetryableTransactionFailure || kind == .poolTimeout
+    }
+
     public var description: String {
         switch kind {
         case .connectionFailure:

@@ -318,7 +318,8 @@ import Postgres
         _ = try await second.waitForExit(timeout: .seconds(30))
         #expect(finished)
         let tokens = harness.simulator.accepted().map(\.deviceToken)
-        #expect(tokens.count == total, "duplicates: \(tokens.count - Set(tokens).count)")
+        let warnings = (first.log + second.log).split(separator: "\n").filter { $0.contains("warning") || $0.contains("error") }
+        #expect(tokens.count == total, "duplicates: \(tokens.count - Set(tokens).count); the workers said: \(warnings)")
         #expect(Set(tokens).count == total)
     }
 

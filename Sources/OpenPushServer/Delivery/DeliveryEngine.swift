@@ -399,6 +399,25 @@ public final class DeliveryEngine: Sendable {
 
     // MARK: recording
 
+    /// Runs `completion` again after a passing database failure (a lost connection, a timeout, a
+    /// deadlock) for up to two thirds of a lease, which the renewal keeps meanwhile: the job's
+    /// pushes have gone, and a completion given up means the job runs again after its lease and
+    /// sends every one of them twice. Any other failure, or one that outlasts that, is thrown.
+    private func untilRecorded<T: Sendable>(_ job: DeliveryJob, _ completion: () async throws -> T) async throws -> T {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(settings.leaseSeconds * 2000 / 3))
+        var pause = Duration.milliseconds(50)
+        while true {
+            do {
+                return try await completion()
+            } catch let error as PostgresError where error.isPassing && ContinuousClock.now + pause < deadline {
+                logger.warning("recording a job's outcomes failed; trying again",
+                               ["job.id": String(job.id), "error": String(describing: error)])
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(2))
+            }
+        }
+    }
+
     private func record(_ job: DeliveryJob, batch: Batch, results: [Int64: Result<APNSResponse, APNSTransportError>],
                         context: DeliveryContext) async throws {
         let policy = settings.retryPolicy
@@ -479,38 +498,40 @@ public final class DeliveryEngine: Sendable {
         let worker = self.worker
         let final = (completion, effects, stamps, releases)
         let deadReasons = deadTokenReasons
-        let completed = try await services.database.transaction(durability: DeliveryQueue.bookkeeping) { connection -> Bool in
-            guard let tally = try DeliveryQueue.completeUncounted(job, worker: worker, with: final.0, in: connection)
-            else { return false }
-            try DeliveryEvents.append(final.0.records, of: job, in: connection)
-            for effect in final.1 {
-                switch effect {
-                case .deadToken(let delivery, let invalidSince) where delivery.tokenKind == .widget:
-                    try WidgetTokens.forget(delivery, invalidSince: invalidSince, reason: deadReasons[delivery.id],
-                                            in: connection)
-                case .deadToken(let delivery, let invalidSince):
-                    try TokenDeath.record(delivery, invalidSince: invalidSince, now: now, reason: deadReasons[delivery.id],
-                                          in: connection)
-                case .pauseApp(let appID, let reason):
-                    try AppCredentialStatus.pause(appID: appID, reason: reason, now: now, in: connection)
+        let completed = try await untilRecorded(job) {
+            try await self.services.database.transaction(durability: DeliveryQueue.bookkeeping) { connection -> Bool in
+                guard let tally = try DeliveryQueue.completeUncounted(job, worker: worker, with: final.0, in: connection)
+                else { return false }
+                try DeliveryEvents.append(final.0.records, of: job, in: connection)
+                for effect in final.1 {
+                    switch effect {
+                    case .deadToken(let delivery, let invalidSince) where delivery.tokenKind == .widget:
+                        try WidgetTokens.forget(delivery, invalidSince: invalidSince, reason: deadReasons[delivery.id],
+                                                in: connection)
+                    case .deadToken(let delivery, let invalidSince):
+                        try TokenDeath.record(delivery, invalidSince: invalidSince, now: now, reason: deadReasons[delivery.id],
+                                              in: connection)
+                    case .pauseApp(let appID, let reason):
+                        try AppCredentialStatus.pause(appID: appID, reason: reason, now: now, in: connection)
+                    }
                 }
+                try AlertDedupeStore.release(final.3, in: connection)
+                for (activityID, timestamp) in final.2 {
+                    try connection.query("""
+                        UPDATE live_activities SET last_push_timestamp = GREATEST(COALESCE(last_push_timestamp, 0), \(Int64(timestamp)))
+                        WHERE id = \(activityID)
+                        """)
+                }
+                // Last: it locks the message row, which every job of a fan-out shares, until commit.
+                try DeliveryCounts.add(tally, messageID: job.messageID, in: connection)
+                // Nothing of this job waits any more (or the message was cancelled): it may be the last.
+                let waiting = !final.0.retry.isEmpty || !final.0.held.isEmpty || !final.0.deferred.isEmpty
+                let cancelled = waiting ? try DeliveryQueue.isCancelled(job.messageID, in: connection) : false
+                if !waiting || cancelled {
+                    try NotificationCompletion.check(messageID: job.messageID, in: connection)
+                }
+                return true
             }
-            try AlertDedupeStore.release(final.3, in: connection)
-            for (activityID, timestamp) in final.2 {
-                try connection.query("""
-                    UPDATE live_activities SET last_push_timestamp = GREATEST(COALESCE(last_push_timestamp, 0), \(Int64(timestamp)))
-                    WHERE id = \(activityID)
-                    """)
-            }
-            // Last: it locks the message row, which every job of a fan-out shares, until commit.
-            try DeliveryCounts.add(tally, messageID: job.messageID, in: connection)
-            // Nothing of this job waits any more (or the message was cancelled): it may be the last.
-            let waiting = !final.0.retry.isEmpty || !final.0.held.isEmpty || !final.0.deferred.isEmpty
-            let cancelled = waiting ? try DeliveryQueue.isCancelled(job.messageID, in: connection) : false
-            if !waiting || cancelled {
-                try NotificationCompletion.check(messageID: job.messageID, in: connection)
-            }
-            return true
         }
         guard completed else {
             logger.warning("a job's lease ran out before it completed: another worker runs it again", ["job.id": String(job.id)])
