@@ -436,9 +436,11 @@ final class APNSConnection {
             return
         }
         let authorization = "bearer " + token.jwt
+        let answerBy = APNSMonotonicClock.now() + shared.configuration.requestTimeout
         for position in items.indices {
             let item = items[position]
             item.authorize(authorization)
+            item.answerBy = answerBy
             do {
                 let streamID = try session.submitRequest(headers: item.headers, body: item.payload)
                 item.sentJWT = token.jwt
@@ -506,7 +508,7 @@ final class APNSConnection {
 
     /// Fails the streams whose request timed out and resets them on the wire.
     func sweepTimeouts(now: Double) {
-        let expired = inFlight.filter { $0.value.deadline <= now }
+        let expired = inFlight.filter { $0.value.answerBy <= now }
         guard !expired.isEmpty else { return }
         for (streamID, item) in expired {
             inFlight[streamID] = nil

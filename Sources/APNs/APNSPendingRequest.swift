@@ -10,8 +10,13 @@ final class APNSPendingRequest: @unchecked Sendable {
     private(set) var headers: [(name: String, value: String)]
     private static let authorizationIndex = 4
     let payload: [UInt8]
-    /// Monotonic seconds after which the request fails with `timeout`.
+    /// Monotonic seconds after which the request, while queued (never sent), fails with `timeout`.
     let deadline: Double
+    /// Set as it goes on the wire: monotonic seconds after which, unanswered, it fails with
+    /// `timeout`. A whole request timeout from the write, not from the queueing: the server may
+    /// be answering it, and a request given up is sent again by its caller, so the time it
+    /// waited for a stream on a loaded machine is not taken from its time to be answered.
+    var answerBy = Double.infinity
     /// Resets and lost connections so far; GOAWAY refusals do not count (never processed).
     var transportFailures = 0
     /// Already retried once after `ExpiredProviderToken`.

@@ -302,6 +302,23 @@ import Synchronization
         #expect(next.status == 200)
     }
 
+    /// A request that waited for a stream is given the whole request timeout from its write:
+    /// timed out in flight, the server may well answer it, and the caller sends it again.
+    @Test func aRequestThatWaitedForAStreamHasTheWholeTimeoutOnceSent() async throws {
+        // One stream; each answer 2 s late. The second push waits 2 s for the stream, then needs
+        // 2 s more: 4 s from its queueing, past the 3 s timeout, but 2 s from its write.
+        let simulator = try APNSSimulator(.init(acceptAnyToken: true, maxConcurrentStreams: 1, slowDelay: .seconds(2)))
+        try simulator.start()
+        defer { simulator.stop() }
+        let client = try APNSTestSupport.client(simulator.endpoint, requestTimeout: 3)
+        let pushes = [APNSTestSupport.push(token: APNSTestSupport.token("5105", 1)),
+                      APNSTestSupport.push(token: APNSTestSupport.token("5105", 2))]
+        let results = await client.send(pushes, credential: try APNSTestSupport.credential(), environment: .sandbox)
+        await client.shutdown()
+        #expect(results.map { (try? $0.get())?.status } == [200, 200])
+        #expect(simulator.acceptedCount == 2)
+    }
+
     @Test func shutdownFailsWhatIsPendingAndLaterSends() async throws {
         let server = H2TestServer { _ in .ignore }
         defer { server.stop() }

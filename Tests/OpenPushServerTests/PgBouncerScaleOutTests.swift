@@ -43,8 +43,15 @@ import Postgres
         let pushes = try await deployment.acceptedPushes()
         #expect(Set(pushes.keys) == tokens)
         let repeated = pushes.filter { $0.value.count != 1 }
-        let warnings = deployment.logs.split(separator: "\n").filter { $0.contains("warning") || $0.contains("error") }.prefix(20)
-        #expect(repeated.count == 0, "devices got more than one push, e.g. \(repeated.first.map { "\($0)" } ?? ""); logs: \(warnings)")
+        if let (token, apnsIDs) = repeated.first {
+            // Which way it went twice: a second attempt (a retry after a transport failure) or a
+            // second run of attempt 1 (a job leased twice).
+            let record = try await deployment.direct.query("""
+                SELECT attempts, state, coalesce(error_reason, '-') AS reason FROM deliveries WHERE token = \(token)
+                """).map { "attempts \(try $0.decode("attempts", as: Int.self)) \(try $0.decode("state", as: String.self)) "
+                           + (try $0.decode("reason", as: String.self)) }
+            Issue.record("\(repeated.count) devices got more than one push, e.g. \(token): \(apnsIDs), recorded \(record)\n\(deployment.logs)")
+        }
         // One outcome per device, recorded once.
         let records = try await deployment.direct.query("""
             SELECT count(*)::int AS n, count(DISTINCT subscription_id)::int AS devices,
