@@ -70,6 +70,7 @@ def one_notification(label, others):
     first, last = lib.wait_accepted(total, started, others=lambda: others)
     rate = total / (last - first)
     print(f"== {label}: {total:,} pushes, first after {first:.2f} s, last after {last:.1f} s: {rate:,.0f} pushes/s")
+    one_notification.last_push = started + last
     return rate
 
 cpu_before = cpu_now()
@@ -97,7 +98,8 @@ else:
     deadline = time.monotonic() + 600
     while len(received) < accepted and time.monotonic() < deadline: time.sleep(0.1)
     print(f"   the receiver got {len(received):,} distinct of {accepted:,} delivery.accepted events"
-          f" ({'every one' if len(received) == accepted else 'NOT exactly every one'}); bad signatures: {bad[0]}")
+          f" ({'every one' if len(received) == accepted else 'NOT exactly every one'}); bad signatures: {bad[0]};"
+          f" the last {last_arrival[0] - one_notification.last_push:.1f} s after the last push")
     cpu_with = cpu_report("with the receiver, to the last event received", cpu_before, total)
     print(f"   CPU per event (the difference): PostgreSQL {cpu_with[0] - cpu_without[0]:.1f} us,"
           f" openpush {cpu_with[1] - cpu_without[1]:.1f} us, receiver {cpu_with[3] - cpu_without[3]:.1f} us")

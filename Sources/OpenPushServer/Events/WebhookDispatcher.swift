@@ -49,6 +49,9 @@ public final class WebhookDispatcher: Sendable {
     private let driver = Mutex<Task<Void, Never>?>(nil)
     private let relay = Mutex<Task<Void, Never>?>(nil)
     private let listener = Mutex<PostgresListener?>(nil)
+    /// Where `start`'s attempts run: below push delivery's priority, so events take the CPU
+    /// delivery leaves and never slow the pushes (they catch up after a fan-out).
+    private let attempts = Mutex<LowPriorityExecutor?>(nil)
 
     public init(services: Services, client: HTTPClient, settings: Settings = Settings(), logger: Logger,
                 jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
@@ -79,6 +82,7 @@ public final class WebhookDispatcher: Sendable {
                 }
             }
         }
+        attempts.withLock { $0 = LowPriorityExecutor(name: "openpush-webhooks") }
         driver.withLock { $0 = Task { await self.loop() } }
     }
 
@@ -91,6 +95,7 @@ public final class WebhookDispatcher: Sendable {
         await driver.withLock { $0 }?.value
         await relay.withLock { $0 }?.value
         for task in inFlight.withLock({ Array($0.values) }) { await task.value }
+        attempts.withLock { $0 }?.close()
     }
 
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
@@ -116,8 +121,9 @@ public final class WebhookDispatcher: Sendable {
 
     private func spawn(_ claim: WebhookClaim) {
         let id = nextTaskID.add(1, ordering: .relaxed).newValue
+        let executor = attempts.withLock { $0 }
         inFlight.withLock { tasks in
-            tasks[id] = Task {
+            tasks[id] = Task(executorPreference: executor) {
                 await self.attempt(claim)
                 self.inFlight.withLock { _ = $0.removeValue(forKey: id) }
                 self.wake.signal()
