@@ -26,6 +26,14 @@ import Postgres
         #expect(off.databaseTimeouts.replyTimeout == nil)
     }
 
+    @Test func theAPNsRequestTimeoutIsReadAndReachesTheClient() throws {
+        #expect(try Configuration.fromEnvironment([:]).apnsRequestTimeoutSeconds == 30)
+        #expect(try Configuration.fromEnvironment([:]).apnsClientConfiguration.requestTimeout == 30)
+        let timeout = try Configuration.fromEnvironment(["OPENPUSH_APNS_REQUEST_TIMEOUT": "120"])
+        #expect(timeout.apnsClientConfiguration.requestTimeout == 120)
+        #expect(throws: ConfigurationError.self) { try Configuration.fromEnvironment(["OPENPUSH_APNS_REQUEST_TIMEOUT": "0"]) }
+    }
+
     @Test func theAppJobCapIsRead() throws {
         #expect(try Configuration.fromEnvironment([:]).deliveryAppJobs == 6)
         #expect(try Configuration.fromEnvironment(["OPENPUSH_DELIVERY_APP_JOBS": "12"]).deliveryAppJobs == 12)

@@ -305,8 +305,9 @@ import Postgres
         defer { Task { await harness.shutdown() } }
         let total = 20_000
         try await DeliveryResilienceTests.queueStarts(total, harness: harness)
+        // A starved simulator may leave a push unanswered for 30 s; retried, it would arrive twice.
         let environment = ["OPENPUSH_DATABASE_URL": harness.app.conninfo, "OPENPUSH_APNS_PRODUCTION_URL": harness.simulator.endpoint,
-                           "OPENPUSH_APNS_DEVELOPMENT_URL": harness.simulator.endpoint]
+                           "OPENPUSH_APNS_DEVELOPMENT_URL": harness.simulator.endpoint, "OPENPUSH_APNS_REQUEST_TIMEOUT": "300"]
         let first = try OpenPushProcess(["worker"], environment: environment)
         #expect(try await DeliveryResilienceTests.waitUntil(.seconds(60)) { harness.simulator.acceptedCount >= total / 4 })
         first.signal(SIGTERM)

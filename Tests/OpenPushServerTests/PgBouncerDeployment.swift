@@ -66,6 +66,10 @@ final class PgBouncerDeployment: Sendable {
             "OPENPUSH_DATABASE_DIRECT_URL": database.conninfo,
             "OPENPUSH_DB_POOL_SIZE": String(poolSize),
             "OPENPUSH_APNS_PRODUCTION_URL": endpoint, "OPENPUSH_APNS_DEVELOPMENT_URL": endpoint,
+            // The heavy group starves the simulator (a 20,000-push fan-out at ~150 pushes/s with
+            // thousands of streams in flight): a push unanswered for 30 s would be retried and,
+            // since the simulator takes it in the end, arrive twice. Exactly once is the claim here.
+            "OPENPUSH_APNS_REQUEST_TIMEOUT": "300",
         ]
         let servers = try (0..<serverCount).map { _ in
             try OpenPushProcess(["serve"], environment: environment.merging([

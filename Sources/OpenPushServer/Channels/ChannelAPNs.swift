@@ -59,9 +59,11 @@ public final class ChannelAPNs: Sendable {
 }
 
 extension Configuration {
-    /// The APNs client settings of this configuration: push and channel management hosts, CA file.
+    /// The APNs client settings of this configuration: push and channel management hosts, CA
+    /// file, request timeout.
     public var apnsClientConfiguration: APNSClientConfiguration {
-        var settings = APNSClientConfiguration(productionURL: apnsProductionURL, sandboxURL: apnsDevelopmentURL, caFile: apnsCAFile)
+        var settings = APNSClientConfiguration(productionURL: apnsProductionURL, sandboxURL: apnsDevelopmentURL, caFile: apnsCAFile,
+                                               requestTimeout: Double(apnsRequestTimeoutSeconds))
         settings.channelsProductionURL = apnsChannelsProductionURL
         settings.channelsSandboxURL = apnsChannelsDevelopmentURL
         return settings

@@ -28,6 +28,9 @@ public struct Configuration: Sendable, Equatable {
     public var apnsChannelsDevelopmentURL = "https://api-manage-broadcast.sandbox.push.apple.com:2195"
     /// Extra CA certificates (PEM) to trust for APNs, e.g. the simulator's.
     public var apnsCAFile: String?
+    /// Seconds a push on the wire waits for APNs' answer before it fails and is retried
+    /// (APNs may have taken it: the retry can be a duplicate, with the same `apns-id`).
+    public var apnsRequestTimeoutSeconds: Int = 30
     /// Delivery jobs in flight at once in this process; 0 runs no workers (`serve` only
     /// answers HTTP, and `openpush worker` processes deliver).
     public var deliveryLoops: Int = 8
@@ -77,6 +80,7 @@ extension Configuration {
         ("OPENPUSH_APNS_CHANNELS_PRODUCTION_URL", "APNs channel management, production (default https://api-manage-broadcast.push.apple.com:2196)"),
         ("OPENPUSH_APNS_CHANNELS_DEVELOPMENT_URL", "APNs channel management, sandbox (default https://api-manage-broadcast.sandbox.push.apple.com:2195)"),
         ("OPENPUSH_APNS_CA_FILE", "extra PEM CA certificates to trust for APNs (e.g. the simulator's)"),
+        ("OPENPUSH_APNS_REQUEST_TIMEOUT", "seconds a push sent to APNs waits for its answer before it is retried, 1-600 (default 30)"),
         ("OPENPUSH_DELIVERY_LOOPS", "delivery jobs in flight per process, 0-16 (default 8; 0 = no workers in serve)"),
         ("OPENPUSH_DELIVERY_APP_JOBS", "jobs of one app in flight across all processes, 1-1024 (default 6)"),
         ("OPENPUSH_METRICS_TOKEN", "when set, /metrics requires Authorization: Bearer <token> (default: open)"),
@@ -145,6 +149,9 @@ extension Configuration {
             configuration[keyPath: keyPath] = url
         }
         configuration.apnsCAFile = value("OPENPUSH_APNS_CA_FILE")
+        if let timeout = value("OPENPUSH_APNS_REQUEST_TIMEOUT") {
+            configuration.apnsRequestTimeoutSeconds = try integer(timeout, "OPENPUSH_APNS_REQUEST_TIMEOUT", 1...600)
+        }
         if let loops = value("OPENPUSH_DELIVERY_LOOPS") {
             configuration.deliveryLoops = try integer(loops, "OPENPUSH_DELIVERY_LOOPS", 0...16)
         }
