@@ -58,12 +58,15 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// 40001 / 40P01: the transaction may succeed when retried.
     public var isRetryableTransactionFailure: Bool { sqlState == "40001" || sqlState == "40P01" }
 
-    /// A failure that says nothing about the statements: the same transaction may well commit
-    /// when tried again (a lost connection, a timeout, a deadlock or serialization failure, no
-    /// pooled connection free in time).
-    public var isPassing: Bool {
-        isConnectionFailure || isTimeout || isRetryableTransactionFailure || kind == .poolTimeout
+    /// Failures that mean "the database is not there right now" rather than "this query is wrong":
+    /// lost or unreachable, no connection free in time, or too slow to answer within the timeouts.
+    public var isUnavailable: Bool {
+        isConnectionFailure || kind == .poolTimeout || isTimeout
     }
+
+    /// A failure that says nothing about the statements: the same transaction may well commit
+    /// when tried again (the database unavailable for now, a deadlock or serialization failure).
+    public var isPassing: Bool { isUnavailable || isRetryableTransactionFailure }
 
     public var description: String {
         switch kind {

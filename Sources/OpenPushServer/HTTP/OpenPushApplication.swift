@@ -94,11 +94,3 @@ public final class OpenPushApplication: HTTPResponder {
         ])
     }
 }
-
-extension PostgresError {
-    /// Failures that mean "the database is not there right now" rather than "this query is wrong":
-    /// lost or unreachable, no connection free in time, or too slow to answer within the timeouts.
-    var isUnavailable: Bool {
-        isConnectionFailure || kind == .poolTimeout || isTimeout
-    }
-}

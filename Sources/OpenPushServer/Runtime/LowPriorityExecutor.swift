@@ -5,7 +5,7 @@ import Synchronization
 /// (`nice` + `niceness`): work that can wait, such as sending webhook events, gives the CPU to
 /// push delivery whenever both want it, and catches up when delivery leaves some. On an idle or
 /// half-busy machine it runs as soon as anything else.
-public final class LowPriorityExecutor: TaskExecutor, Sendable {
+final class LowPriorityExecutor: TaskExecutor, Sendable {
     private struct Queue {
         var jobs: [UnownedJob] = []
         var closed = false
@@ -16,7 +16,7 @@ public final class LowPriorityExecutor: TaskExecutor, Sendable {
     private let ready = DispatchSemaphore(value: 0)
 
     /// `niceness`: how much lower than the process the thread runs (Linux's `nice`, 1-19).
-    public init(name: String, niceness: Int32 = 10) {
+    init(name: String, niceness: Int32 = 10) {
         let thread = Thread { [self] in
             // On Linux, PRIO_PROCESS with id 0 sets the calling thread's nice value alone.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
@@ -34,7 +34,7 @@ public final class LowPriorityExecutor: TaskExecutor, Sendable {
 
     /// Ends the thread once the jobs queued so far have run. Tasks still preferring this
     /// executor afterwards would never run: close it only when they are done.
-    public func close() {
+    func close() {
         queue.withLock { $0.closed = true }
         ready.signal()
     }
