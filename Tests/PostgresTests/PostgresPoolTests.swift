@@ -5,7 +5,10 @@ import Testing
 
 @Suite struct PostgresPoolTests {
     @Test func moreConcurrentUsersThanConnectionsAllComplete() async throws {
-        let pool = try await TestDatabase.create().makePool(size: 2)
+        // Each waiter may wait behind the nine before it: in the parallel run, opening the two
+        // connections and answering took longer than the default 5 s acquire timeout.
+        let database = try await TestDatabase.create()
+        let pool = PostgresPool(conninfo: database.conninfo, size: 2, acquireTimeout: .seconds(60))
         let results = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<20 {
                 group.addTask {
