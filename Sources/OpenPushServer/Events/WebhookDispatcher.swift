@@ -124,7 +124,7 @@ public final class WebhookDispatcher: Sendable {
         let executor = attempts.withLock { $0 }
         inFlight.withLock { tasks in
             tasks[id] = Task(executorPreference: executor) {
-                await self.attempt(claim)
+                _ = await self.attempt(claim)
                 self.inFlight.withLock { _ = $0.removeValue(forKey: id) }
                 self.wake.signal()
             }
@@ -150,14 +150,16 @@ public final class WebhookDispatcher: Sendable {
     }
 
     /// Claims and attempts every due endpoint once, waiting for each; returns how many were
-    /// attempted. For tests and tools: `start` runs the same thing continuously.
+    /// attempted. An endpoint found with no event to read (its events still wait for an older
+    /// transaction to end) is released unsent and not counted. For tests and tools: `start` runs the same thing
+    /// continuously.
     @discardableResult
     public func runOnce() async throws -> Int {
         let claims = try await claim(limit: settings.concurrency)
-        await withTaskGroup(of: Void.self) { group in
+        return await withTaskGroup(of: Bool.self) { group in
             for claim in claims { group.addTask { await self.attempt(claim) } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
-        return claims.count
     }
 
     /// Batches one lease sends in a row before the endpoint goes back to the queue, so a
@@ -170,7 +172,8 @@ public final class WebhookDispatcher: Sendable {
     /// first failure (in the transaction that records it), or when half the lease has gone by
     /// with batches still to send (renewed). A crash in between resends at most the batches
     /// sent since the last write: one lease's read, `batchesPerLease` × `batchSize` events.
-    private func attempt(_ claim: WebhookClaim) async {
+    /// Returns false when it found no event to read and released the endpoint unsent.
+    private func attempt(_ claim: WebhookClaim) async -> Bool {
         do {
             let batchSize = max(1, settings.batchSize)
             let events = try await services.database.withConnection {
@@ -178,7 +181,7 @@ public final class WebhookDispatcher: Sendable {
             }
             guard !events.isEmpty else {
                 try await services.database.withConnection { try WebhookDispatchStore.release(claim, in: $0) }
-                return
+                return false
             }
             let lease = leaseSeconds
             let clock = settings.clock
@@ -191,7 +194,7 @@ public final class WebhookDispatcher: Sendable {
                 if case .failure(let failure) = await send(batch, to: claim) {
                     metrics.recordFailed(app: claim.appID, events: batch.count)
                     try await recordFailure(failure, claim: claim, sent: unwritten)
-                    return
+                    return true
                 }
                 metrics.recordSent(app: claim.appID, events: batch.count)
                 unwritten = batch[batch.index(before: end)].position
@@ -202,7 +205,7 @@ public final class WebhookDispatcher: Sendable {
                     let held = try await services.database.withConnection {
                         try WebhookDispatchStore.recordSuccess(claim, last: sent, renewingLeaseFor: lease, clock: clock, in: $0)
                     }
-                    guard held else { return }
+                    guard held else { return true }
                     written = ContinuousClock.now
                     unwritten = nil
                 }
@@ -215,8 +218,10 @@ public final class WebhookDispatcher: Sendable {
                     try WebhookDispatchStore.release(claim, in: connection)
                 }
             }
+            return true
         } catch {
             logger.warning("webhook attempt failed", ["webhook.id": claim.id, "error": String(describing: error)])
+            return true
         }
     }
 
