@@ -20,13 +20,14 @@ public enum Curl {
         return output.text.split(separator: "\n").compactMap { Int($0) }
     }
 
-    public static func run(_ arguments: [String]) async throws -> Result {
+    /// One request; curl gives up after `maxTime` seconds.
+    public static func run(_ arguments: [String], maxTime: Int = 30) async throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let headerFile = directory.appendingPathComponent("headers").path
         let bodyFile = directory.appendingPathComponent("body").path
-        let output = try await Subprocess.run("curl", ["-s", "-S", "--max-time", "30", "-D", headerFile, "-o", bodyFile,
+        let output = try await Subprocess.run("curl", ["-s", "-S", "--max-time", String(maxTime), "-D", headerFile, "-o", bodyFile,
                                                  "-w", "%{http_code}"] + arguments)
         guard output.status == 0 else { throw Subprocess.Failure("curl failed: \(output.text)") }
         let headerText = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""

@@ -5,6 +5,7 @@ import OpenPushCore
 import OpenPushServer
 import OpenPushTestSupport
 import Postgres
+import Subprocess
 
 /// A scale-out deployment on one machine, as `docker-compose.yml` describes it: PostgreSQL,
 /// pgbouncer in transaction mode in front of it, `serve` processes (HTTP only) and `worker`
@@ -117,7 +118,13 @@ final class PgBouncerDeployment: Sendable {
         if let json {
             arguments += ["-H", "Content-Type: application/json", "--data-binary", String(decoding: json.serializedBytes, as: UTF8.self)]
         }
-        return try await Curl.run(arguments + [serverURLs[server] + path])
+        // Four processes beside the heavy group's other fleets on two cores: a CI run once saw a
+        // send take more than 30 s to be answered.
+        do {
+            return try await Curl.run(arguments + [serverURLs[server] + path], maxTime: 120)
+        } catch {
+            throw Subprocess.Failure("\(method) \(path) on server \(server): \(error)\n\(logs)")
+        }
     }
 
     var restKeyHeader: [String: String] { ["Authorization": "Key \(created.restKey)"] }
