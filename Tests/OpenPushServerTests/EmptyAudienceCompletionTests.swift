@@ -117,9 +117,10 @@ import Testing
         try await Self.expectOneCompletion(harness, id)
     }
 
-    /// Live Activity sends check their audience before creating the message, so an empty one is
-    /// refused with no id; the audience can still empty between that count and the queueing (a
-    /// device retired in between). A trigger dropping the job rows stands in for that race here.
+    /// Live Activity sends count their audience and queue it in one statement, and an empty one
+    /// is refused with no id; should the queueing still write no job for an audience it counted,
+    /// the message must end at once, since no job will. A trigger dropping the job rows stands in
+    /// for that here.
     static func dropQueuedJobs(_ harness: DeliveryHarness) async throws {
         try await harness.app.services.database.query("""
             CREATE FUNCTION test_drop_job() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$

@@ -32,18 +32,4 @@ enum LiveActivityAudience {
         guard let tenantID else { return "" }
         return "AND s.tenant_id = \(tenantID)"
     }
-
-    static func count(_ audience: PostgresQuery, in connection: PostgresConnection) throws -> Int {
-        try connection.query("SELECT count(*)::int AS n FROM (\(audience)) AS a")[0].decode("n")
-    }
-
-    /// The first `liveActivityFanOutCap` recipients: most recently active devices first, ties by
-    /// id, so the cap keeps the devices most likely to be looked at.
-    static func capped(_ audience: PostgresQuery) -> PostgresQuery {
-        """
-        SELECT * FROM (\(audience)) AS a
-        ORDER BY a.last_session_at DESC, a.subscription_id
-        LIMIT \(MessageStore.liveActivityFanOutCap)
-        """
-    }
 }

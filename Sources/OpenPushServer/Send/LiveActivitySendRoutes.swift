@@ -30,18 +30,20 @@ enum LiveActivitySendRoutes {
             let targeted = try AudienceResolver.targeted(targeting, appID: appID, tenantID: principal.tenantID, now: now,
                                                           in: connection)
             let audience = LiveActivityAudience.startable(targeted: targeted, appID: appID, activityType: activityType)
-            let total = try LiveActivityAudience.count(audience, in: connection)
-            guard total > 0 else { throw APIError.badRequest(SendMessages.nobodyStartable(activityType)) }
             let timestamp = try MessageStore.nextActivityTimestamp(appID: appID, activityID: send.activityID, now: now, in: connection)
             let messageID = try MessageStore.insert(.init(
                 appID: appID, kind: "live_activity", event: .start, name: send.name, activityType: activityType,
-                activityID: send.activityID, request: (try? body.get()) ?? [:], send: send, audienceTotal: total,
-                truncated: total > MessageStore.liveActivityFanOutCap, tenantID: principal.tenantID, pushTimestamp: timestamp),
+                activityID: send.activityID, request: (try? body.get()) ?? [:], send: send, audienceTotal: 0,
+                truncated: false, tenantID: principal.tenantID, pushTimestamp: timestamp),
                 now: now, in: connection)
-            let sent = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: .pushToStart,
-                                                          recipients: LiveActivityAudience.capped(audience), in: connection)
-            // The audience can empty between the count and the queueing: then this is the message's end.
-            if sent == 0 { try NotificationCompletion.check(messageID: messageID, in: connection) }
+            // The audience is read once, counted and queued together; nobody to start rolls the
+            // message and its timestamp back with the refusal.
+            let queued = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: .pushToStart,
+                                                            audience: audience, in: connection)
+            guard queued.total > 0 else { throw APIError.badRequest(SendMessages.nobodyStartable(activityType)) }
+            try MessageStore.recordAudience(queued, messageID: messageID, in: connection)
+            // A message that queued nobody (no job written) has no job to complete it: it ends here.
+            if queued.queued == 0 { try NotificationCompletion.check(messageID: messageID, in: connection) }
             try MessageStore.notifyWorkers(appID: appID, in: connection)
             let response: JSONValue = ["notification_id": .string(messageID)]
             if let key = send.idempotencyKey {
@@ -50,7 +52,7 @@ enum LiveActivitySendRoutes {
                                           response: IdempotentResponse(status: 201, body: response, messageID: messageID),
                                           now: now, in: connection)
             }
-            return .created(status: 201, body: response, audienceTotal: total, audienceSent: sent)
+            return .created(status: 201, body: response, audienceTotal: queued.total, audienceSent: queued.queued)
         }
         return try outcome.response()
     }
@@ -70,22 +72,23 @@ enum LiveActivitySendRoutes {
                 SELECT DISTINCT h.activity_type FROM (\(holders)) AS h WHERE h.activity_type IS NOT NULL
                 """)
             guard types.count <= 1 else { throw APIError.badRequest(SendMessages.multipleActivityTypes) }
-            let total = try LiveActivityAudience.count(holders, in: connection)
-            guard total > 0 else {
-                try TenantAccess.requireNotForeignActivity(activityID, appID: appID, tenantID: principal.tenantID,
-                                                           in: connection)
-                throw APIError.notFound(SendMessages.nothingOpen)
-            }
             let timestamp = try MessageStore.nextActivityTimestamp(appID: appID, activityID: activityID, now: now, in: connection)
             let messageID = try MessageStore.insert(.init(
                 appID: appID, kind: "live_activity", event: send.event, name: send.name,
                 activityType: try types.first?.decode("activity_type", as: String.self), activityID: activityID,
-                request: (try? body.get()) ?? [:], send: send, audienceTotal: total,
-                truncated: total > MessageStore.liveActivityFanOutCap, tenantID: principal.tenantID, pushTimestamp: timestamp),
+                request: (try? body.get()) ?? [:], send: send, audienceTotal: 0,
+                truncated: false, tenantID: principal.tenantID, pushTimestamp: timestamp),
                 now: now, in: connection)
-            let sent = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: .update,
-                                                          recipients: LiveActivityAudience.capped(holders), in: connection)
-            if sent == 0 { try NotificationCompletion.check(messageID: messageID, in: connection) }
+            let queued = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: .update,
+                                                            audience: holders, in: connection)
+            // Nothing open: the refusal rolls the message and its timestamp back.
+            guard queued.total > 0 else {
+                try TenantAccess.requireNotForeignActivity(activityID, appID: appID, tenantID: principal.tenantID,
+                                                           in: connection)
+                throw APIError.notFound(SendMessages.nothingOpen)
+            }
+            try MessageStore.recordAudience(queued, messageID: messageID, in: connection)
+            if queued.queued == 0 { try NotificationCompletion.check(messageID: messageID, in: connection) }
             if send.event == .end {
                 // An accepted end closes the rows it goes to: nothing can update them again.
                 let ended = try connection.query("""
@@ -99,7 +102,7 @@ enum LiveActivitySendRoutes {
                 try PushIntervals.endQueued(messageID: messageID, appID: appID, timestamp: timestamp, in: connection)
             }
             try MessageStore.notifyWorkers(appID: appID, in: connection)
-            return .created(status: 201, body: ["id": .string(messageID)], audienceTotal: total, audienceSent: sent)
+            return .created(status: 201, body: ["id": .string(messageID)], audienceTotal: queued.total, audienceSent: queued.queued)
         }
         return try outcome.response()
     }

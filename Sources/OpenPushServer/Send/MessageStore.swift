@@ -58,15 +58,41 @@ public enum MessageStore {
         return id
     }
 
-    /// Queues a Live Activity message's recipients as jobs in the urgent lane: `recipients`
-    /// yields `subscription_id`, `token` and `live_activity_id` (null where there is none), in
-    /// the order to send. Returns how many were queued.
-    @discardableResult
-    public static func queueLiveActivity(messageID: String, appID: String, tokenKind: TokenKind, recipients: PostgresQuery,
-                                         in connection: PostgresConnection) throws -> Int {
-        try DeliveryQueue.enqueue(messageID: messageID, appID: appID, lane: .urgent, tokenKind: tokenKind, recipients: """
-            SELECT r.subscription_id, r.token, r.live_activity_id, NULL::int AS badge FROM (\(recipients)) AS r
-            """, in: connection)
+    /// What queueing a Live Activity audience found: everyone in it, and how many of them were
+    /// queued (the first `liveActivityFanOutCap`).
+    public struct QueuedAudience: Sendable, Equatable {
+        public var total: Int
+        public var queued: Int
+        public var truncated: Bool { total > MessageStore.liveActivityFanOutCap }
+    }
+
+    /// Queues a Live Activity message's audience as jobs in the urgent lane, in one statement
+    /// that reads the audience once: it counts everyone and queues the first
+    /// `liveActivityFanOutCap`, most recently active devices first, ties by id (the devices most
+    /// likely to be looked at). `audience` yields `subscription_id`, `token`, `live_activity_id`
+    /// (null where there is none) and `last_session_at` (see `LiveActivityAudience`). The message
+    /// row must exist; `recordAudience` stores what this returns on it.
+    public static func queueLiveActivity(messageID: String, appID: String, tokenKind: TokenKind, audience: PostgresQuery,
+                                         in connection: PostgresConnection) throws -> QueuedAudience {
+        let insert = DeliveryQueue.jobsInsert(from: "r", messageID: messageID, appID: appID, lane: .urgent,
+                                              tokenKind: tokenKind, jobSize: DeliveryQueue.defaultJobSize)
+        let row = try connection.query("""
+            WITH a AS MATERIALIZED (\(audience)),
+            r AS (SELECT r.*, row_number() OVER () AS ord
+                  FROM (SELECT a.subscription_id, a.token, a.live_activity_id, NULL::int AS badge FROM a
+                        ORDER BY a.last_session_at DESC, a.subscription_id
+                        LIMIT \(liveActivityFanOutCap)) AS r),
+            jobs AS (\(insert))
+            SELECT (SELECT count(*) FROM a)::int AS total, (SELECT COALESCE(sum(n), 0) FROM jobs)::int AS queued
+            """)[0]
+        return QueuedAudience(total: try row.decode("total"), queued: try row.decode("queued"))
+    }
+
+    /// Stores on the message how many its audience held and whether the cap cut it.
+    public static func recordAudience(_ audience: QueuedAudience, messageID: String, in connection: PostgresConnection) throws {
+        try connection.query("""
+            UPDATE messages SET audience_total = \(audience.total), truncated = \(audience.truncated) WHERE id = \(messageID)
+            """)
     }
 
     /// The `aps.timestamp` of a new push to `activityID`: now, or one past the last one handed
