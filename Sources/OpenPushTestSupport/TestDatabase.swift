@@ -16,7 +16,10 @@ public struct TestDatabase: Sendable {
         TestDatabaseCleanup.shared.track(database: name)
         try await server.adminPool.query(PostgresQuery(unsafeSQL:
             "CREATE DATABASE \(PostgresQuery.quoteIdentifier(name)) TEMPLATE \(PostgresQuery.quoteIdentifier(server.template))"))
-        return TestDatabase(conninfo: try PostgresConnection.conninfo(server.adminConninfo, database: name))
+        // A connect may wait its turn on a test machine running a thousand tests on two cores:
+        // the product's 2 s bound (PostgresTimeouts) once ran out there.
+        return TestDatabase(conninfo: try PostgresConnection.conninfo(server.adminConninfo,
+                                                                      replacing: ["dbname": name, "connect_timeout": "10"]))
     }
 
     public func makePool(size: Int = 4) -> PostgresPool {

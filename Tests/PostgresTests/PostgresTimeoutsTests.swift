@@ -22,11 +22,14 @@ import OpenPushTestSupport
 
     @Test func connectionsGetTCPBoundsUnlessTheConninfoSetsThem() async throws {
         let database = try await TestDatabase.create()
-        let standard = try PostgresConnection.connect(database.conninfo)
+        // The test databases' conninfo sets a longer connect_timeout of its own.
+        let bare = try PostgresConnection.conninfoValues(database.conninfo).filter { $0.key != "connect_timeout" }
+            .map { "\($0.key)=\(PostgresConnection.quoteConninfoValue($0.value))" }.joined(separator: " ")
+        let standard = try PostgresConnection.connect(bare)
         #expect(standard.connectionOption("tcp_user_timeout") == "10000")
         #expect(standard.connectionOption("keepalives_idle") == "10")
         #expect(standard.connectionOption("connect_timeout") == "2")
-        let chosen = try PostgresConnection.connect(database.conninfo + " tcp_user_timeout=1234 connect_timeout=7")
+        let chosen = try PostgresConnection.connect(bare + " tcp_user_timeout=1234 connect_timeout=7")
         #expect(chosen.connectionOption("tcp_user_timeout") == "1234")
         #expect(chosen.connectionOption("connect_timeout") == "7")
     }
