@@ -173,3 +173,74 @@ import OpenPushCore
                                                "mutable-content": 1], "id": "1", "os_data": osData])
     }
 }
+
+/// Texts that read only some tags are rendered once per batch for the recipients alike in those
+/// tags (`DeliveryPlanner.textsKey`); every recipient still gets the text its own context renders.
+@Suite struct DeliveryPlannerSharedTextsTests {
+    static let now = 1_800_000_000.0
+    static let tags: [String: [String: String]] = [
+        "sub_1": ["name": "Ana", "city": "Porto"], "sub_2": ["name": "Bo", "city": "Porto"],
+        "sub_3": ["name": "Ana", "city": "Lisboa"], "sub_4": [:],
+    ]
+
+    static func batch(_ message: DeliveryContext.Message, kind: TokenKind) throws -> [String: JSONValue] {
+        var context = DeliveryContext()
+        context.add(message)
+        context.add(DeliveryContext.App(id: "app_a", bundleID: "com.example.app"))
+        var deliveries: [ClaimedDelivery] = []
+        for (index, (id, tags)) in Self.tags.sorted(by: { $0.key < $1.key }).enumerated() {
+            context.add(DeliveryContext.Subscription(id: id, appID: "app_a", tags: tags, externalID: "u-\(index)", token: id))
+            if kind == .update {
+                context.add(DeliveryContext.Activity(id: "lact_\(index)", appID: "app_a", staleAt: now + 3600))
+            }
+            deliveries.append(ClaimedDelivery(
+                id: Int64(index), apnsID: "6f1e2d3c-0000-8000-8000-00000000000\(index)", messageID: "msg_1", appID: "app_a",
+                subscriptionID: id, liveActivityID: kind == .update ? "lact_\(index)" : nil, tokenKind: kind, token: id,
+                badge: nil, attempts: 1, createdAt: now))
+        }
+        var cache = DeliveryPlanner.PayloadCache()
+        var alerts: [String: JSONValue] = [:]
+        for delivery in deliveries {
+            let plan = try DeliveryPlanner.plan(delivery, context: context, now: now, lastTimestamps: [:], cache: &cache).get()
+            alerts[delivery.subscriptionID] = plan.request.payload.objectValue?["aps"]?.objectValue?["alert"] ?? .null
+        }
+        return alerts
+    }
+
+    static func notification(_ contents: String) throws -> DeliveryContext.Message {
+        let send = try NotificationSendParser.parse(["included_segments": ["Subscribed Users"], "headings": ["en": "Hi"],
+                                                     "contents": ["en": .string(contents)]]).get()
+        return DeliveryContext.Message(id: "msg_1", appID: "app_a", notification: send, sendTime: now)
+    }
+
+    static func liveActivityUpdate(_ contents: String) throws -> DeliveryContext.Message {
+        let send = try LiveActivitySendParser.parseUpdateOrEnd(
+            ["event": "update", "name": "n", "event_updates": ["home": 1], "headings": ["en": "Hi"], "contents": ["en": .string(contents)]],
+            activityID: "game").get()
+        return DeliveryContext.Message(id: "msg_1", appID: "app_a", send: send, activityType: "Score", pushTimestamp: Int(now))
+    }
+
+    static func body(_ alert: JSONValue?) -> String? { alert?.objectValue?["body"]?.stringValue }
+
+    @Test(arguments: [TokenKind.device, .update])
+    func recipientsAlikeInTheTagsReadShareATextAndEachGetsItsOwn(kind: TokenKind) throws {
+        let template = "{{ name | default: \"friend\" }} of {{ city | default: \"nowhere\" }}"
+        let message = kind == .device ? try Self.notification(template) : try Self.liveActivityUpdate(template)
+        #expect(message.liquidTagNames == ["city", "name"])
+        let alerts = try Self.batch(message, kind: kind)
+        #expect(Self.body(alerts["sub_1"]) == "Ana of Porto")
+        #expect(Self.body(alerts["sub_2"]) == "Bo of Porto")
+        #expect(Self.body(alerts["sub_3"]) == "Ana of Lisboa")
+        #expect(Self.body(alerts["sub_4"]) == "friend of nowhere")
+    }
+
+    @Test(arguments: [TokenKind.device, .update])
+    func textsReadingTheSubscriptionAreEachRecipientsOwn(kind: TokenKind) throws {
+        let template = "{{ name }} {{ subscription.id }}"
+        let message = kind == .device ? try Self.notification(template) : try Self.liveActivityUpdate(template)
+        #expect(message.liquidTagNames == nil)
+        let alerts = try Self.batch(message, kind: kind)
+        #expect(Self.body(alerts["sub_1"]) == "Ana sub_1")
+        #expect(Self.body(alerts["sub_3"]) == "Ana sub_3")
+    }
+}

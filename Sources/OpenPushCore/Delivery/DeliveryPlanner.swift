@@ -58,18 +58,22 @@ public enum DeliveryPlanner {
             var timestamp: Int
         }
 
-        /// What a notification's texts depend on when they render no Liquid: the recipient's
-        /// language and privacy choice.
+        /// What a recipient's texts depend on when they read no more of it than some tags
+        /// (`Message.liquidTagNames`): its language, privacy choice and those tags' values.
         struct TextsKey: Hashable {
             var appID: String
             var messageID: String
             var language: String?
             var hideDetails: Bool
+            /// The values of the message's `liquidTagNames`, in their order.
+            var tags: [String?] = []
         }
 
         var built: [Key: Result<APNSRequest, Refusal>] = [:]
         /// Rendering and trimming the texts per recipient was a tenth of planning a fan-out.
         var texts: [TextsKey: AlertPrivacy.Decision] = [:]
+        /// A Live Activity's texts (nil: blank), shared the same way.
+        var activityTexts: [TextsKey: AlertPrivacy.Texts?] = [:]
         var builtActivities: [ActivityKey: Result<APNSRequest, Refusal>] = [:]
 
         public init() {}
@@ -105,10 +109,16 @@ public enum DeliveryPlanner {
         } else {
             timestamp = LiveActivityPayload.nextTimestamp(now: now, previous: previous)
         }
-        let liquid = message.rendersLiquid ? liquidContext(subscription, context: context) : [:]
-        guard let texts = liveActivityTexts(message, send: send, app: app, subscription: subscription, liquid: liquid) else {
-            return .failure(.suppressed(.blank))
+        let shared = textsKey(message, app: app, subscription: subscription)
+        let rendered: AlertPrivacy.Texts?
+        if let shared, let known = cache.activityTexts[shared] {
+            rendered = known
+        } else {
+            let liquid = message.rendersLiquid ? liquidContext(subscription, context: context) : [:]
+            rendered = liveActivityTexts(message, send: send, app: app, subscription: subscription, liquid: liquid)
+            if let shared { cache.activityTexts[shared] = rendered }
         }
+        guard let texts = rendered else { return .failure(.suppressed(.blank)) }
         let key = PayloadCache.ActivityKey(
             texts: PayloadCache.Key(appID: app.id, messageID: message.id, title: texts.title, body: texts.body,
                                     platform: subscription.platform, privacy: texts.shape),
@@ -185,21 +195,30 @@ public enum DeliveryPlanner {
         }
     }
 
-    /// The recipient's notification texts; rendered once per language and privacy choice when
-    /// they need no Liquid context.
+    /// The recipient's notification texts; rendered once per batch for recipients alike
+    /// (`textsKey`), else for each one.
     static func notificationTexts(_ message: DeliveryContext.Message, send: NotificationSend,
                                   app: DeliveryContext.App, subscription: DeliveryContext.Subscription,
                                   context: DeliveryContext, cache: inout PayloadCache) -> AlertPrivacy.Decision {
-        guard !message.rendersLiquid else {
-            let liquid = liquidContext(subscription, context: context, customData: send.customData)
-            return notificationTexts(message, send: send, app: app, subscription: subscription, liquid: liquid)
-        }
-        let key = PayloadCache.TextsKey(appID: app.id, messageID: message.id, language: subscription.language,
-                                        hideDetails: subscription.hideDetails)
-        if let known = cache.texts[key] { return known }
-        let decision = notificationTexts(message, send: send, app: app, subscription: subscription, liquid: [:])
-        cache.texts[key] = decision
+        let shared = textsKey(message, app: app, subscription: subscription)
+        if let shared, let known = cache.texts[shared] { return known }
+        let liquid = message.rendersLiquid ? liquidContext(subscription, context: context, customData: send.customData) : [:]
+        let decision = notificationTexts(message, send: send, app: app, subscription: subscription, liquid: liquid)
+        if let shared { cache.texts[shared] = decision }
         return decision
+    }
+
+    /// What the recipient's texts depend on, when other recipients can share them: its
+    /// language and privacy choice, and the values of the tags the message's Liquid reads.
+    /// Nil when the texts read more of it (`Message.liquidTagNames`): they are its own.
+    static func textsKey(_ message: DeliveryContext.Message, app: DeliveryContext.App,
+                         subscription: DeliveryContext.Subscription) -> PayloadCache.TextsKey? {
+        var key = PayloadCache.TextsKey(appID: app.id, messageID: message.id, language: subscription.language,
+                                        hideDetails: subscription.hideDetails)
+        guard message.rendersLiquid else { return key }
+        guard let names = message.liquidTagNames else { return nil }
+        key.tags = names.map { subscription.tags[$0] }
+        return key
     }
 
     /// Why nothing more may go to this recipient, if something stopped it after it was queued:

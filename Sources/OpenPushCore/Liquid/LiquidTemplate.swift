@@ -32,7 +32,7 @@ public struct LiquidTemplate: Sendable {
     /// Iterations of all `for` loops in one render, nested ones included.
     public static let maximumLoopIterations = 10_000
 
-    private let nodes: [LiquidNode]
+    let nodes: [LiquidNode]
 
     public init(parsing source: String) throws(LiquidError) {
         nodes = try LiquidParser.parse(source)

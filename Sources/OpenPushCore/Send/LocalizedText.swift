@@ -30,11 +30,18 @@ public struct LocalizedTemplates: Sendable {
     /// False when every text is plain (no `{{` or `{%`): it renders as written whatever the
     /// context, so a fan-out need not build each recipient's Liquid context.
     public let usesLiquid: Bool
+    /// The context names any of the texts can read (`LiquidTemplate.variables`); nil when one
+    /// computes the name it reads.
+    public let variables: Set<String>?
 
     public init(_ map: [String: String]?) {
         sources = map ?? [:]
         templates = sources.compactMapValues { try? LiquidTemplate(parsing: $0) }
         usesLiquid = sources.values.contains { $0.contains("{{") || $0.contains("{%") }
+        variables = templates.values.reduce(Set<String>?.some([])) { names, template in
+            guard let names, let more = template.variables else { return nil }
+            return names.union(more)
+        }
     }
 
     public func render(language: String?, context: JSONObject, limit: Int) -> String? {

@@ -43,10 +43,11 @@ extension DeliveryContext {
                 """)
         }
         let results = try connection.pipeline(queries)
-        var rendersLiquid = false
+        // Only texts that may read `user` need the users' aliases.
+        var readsUsers = false
         for row in results[0] {
             let message = try decodeMessage(row)
-            rendersLiquid = rendersLiquid || message.rendersLiquid
+            readsUsers = readsUsers || (message.rendersLiquid && message.liquidTagNames == nil)
             context.add(message)
         }
         for row in results[1] {
@@ -95,8 +96,9 @@ extension DeliveryContext {
                                             subscriptionID: try row.decode("subscription_id"))
             }
         }
-        // The aliases serve only Liquid's `user.aliases`: plain texts need none.
-        if rendersLiquid, !externalIDs.isEmpty {
+        // The aliases serve only Liquid's `user.aliases`: plain texts, and texts reading only
+        // tags, need none.
+        if readsUsers, !externalIDs.isEmpty {
             // `IS TRUE` keeps the app check off the index: with it, PostgreSQL may AND the
             // user's aliases with every alias of the app (pkey), per recipient — 140 ms a job
             // for an app of 2,000 users. A user's aliases are all in its app; the check stays.
