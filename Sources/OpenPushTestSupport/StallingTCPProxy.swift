@@ -53,7 +53,8 @@ public final class StallingTCPProxy: @unchecked Sendable {
         let named = values["hostaddr"] ?? values["host"] ?? ""
         let host = named.hasPrefix("/") || named.isEmpty || named == "localhost" ? "127.0.0.1" : named
         let proxy = try StallingTCPProxy(upstreamHost: host, upstreamPort: values["port"].flatMap { Int($0) } ?? 5432)
-        let proxied = try PostgresConnection.conninfo(conninfo, replacing: [
+        // Through the stall, a login must give up at the product's bound, not the harness's.
+        let proxied = try PostgresConnection.conninfo(TestDatabase.withoutHarnessOptions(conninfo), replacing: [
             "host": "127.0.0.1", "hostaddr": "127.0.0.1", "port": String(proxy.port),
         ])
         return (proxy, proxied)

@@ -22,6 +22,17 @@ public struct TestDatabase: Sendable {
                                                                       replacing: ["dbname": name, "connect_timeout": "10"]))
     }
 
+    /// `conninfo` without the options the harness adds for a loaded test machine (a longer
+    /// `connect_timeout`), for tests of the product's own bounds.
+    public var productConninfo: String {
+        get throws { try Self.withoutHarnessOptions(conninfo) }
+    }
+
+    public static func withoutHarnessOptions(_ conninfo: String) throws -> String {
+        try PostgresConnection.conninfoValues(conninfo).filter { $0.key != "connect_timeout" }
+            .map { "\($0.key)=\(PostgresConnection.quoteConninfoValue($0.value))" }.joined(separator: " ")
+    }
+
     public func makePool(size: Int = 4) -> PostgresPool {
         PostgresPool(conninfo: conninfo, size: size)
     }

@@ -22,9 +22,7 @@ import OpenPushTestSupport
 
     @Test func connectionsGetTCPBoundsUnlessTheConninfoSetsThem() async throws {
         let database = try await TestDatabase.create()
-        // The test databases' conninfo sets a longer connect_timeout of its own.
-        let bare = try PostgresConnection.conninfoValues(database.conninfo).filter { $0.key != "connect_timeout" }
-            .map { "\($0.key)=\(PostgresConnection.quoteConninfoValue($0.value))" }.joined(separator: " ")
+        let bare = try database.productConninfo
         let standard = try PostgresConnection.connect(bare)
         #expect(standard.connectionOption("tcp_user_timeout") == "10000")
         #expect(standard.connectionOption("keepalives_idle") == "10")
