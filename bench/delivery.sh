@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Delivery throughput: 100,000 Live Activity starts queued through the public routes (50 requests
-# × 2000 devices, registered through the SDK routes and then analyzed) while no worker runs, then one `openpush worker` process delivers them to the
-# local APNs simulator. Prints the API latency of a 2000-device start, pushes/s from the worker's
-# start to the last push accepted, the queue→accepted latency (p50/p99) of a second, live run in
-# which the worker runs while requests arrive, then h2load against the same simulator with the
-# same payload, and the ratio.
+# Delivery throughput: 100,000 Live Activity starts queued through the public routes (50
+# requests × 2000 devices, registered through the SDK routes and then analyzed) while no worker
+# runs, then one `openpush worker` process delivers them to the local APNs simulator. Prints the
+# API latency of a 2000-device start, pushes/s from the worker's start to the last push accepted,
+# the CPU the worker, PostgreSQL and the simulator spent per 1,000 pushes of that drain, the
+# queue→accepted latency (p50/p99) of a second, live run in which the worker runs while requests
+# arrive, then h2load against the same simulator with the same payload, and the ratio.
 # Usage: [LOOPS=8] bench/delivery.sh [requests]     (run `make bench`, which builds first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,8 +15,9 @@ bench_require h2load python3 psql
 bench_start 0
 
 BENCH_STATE="$state" API_PORT=$api_port CONTROL_PORT=$control_port REQUESTS=$requests BINARY="$binary" CONNINFO="$conninfo" \
-  SIM_PORT=$sim_port python3 - <<'PY'
+  SIM_PORT=$sim_port SIM_PID=$simulator PYTHONPATH="$PWD/bench" PYTHONDONTWRITEBYTECODE=1 python3 - <<'PY'
 import datetime, http.client, json, os, signal, statistics, subprocess, time
+import lib
 state, port, requests = os.environ["BENCH_STATE"], int(os.environ["API_PORT"]), int(os.environ["REQUESTS"])
 demo = json.load(open(os.path.join(state, ".openpush", "demo_app.json")))
 app, rest, sdk = demo["id"], demo["rest_key"], demo["sdk_key"]
@@ -78,15 +80,19 @@ def wait_for(expected, since):
 control.request("DELETE", "/pushes"); control.getresponse().read()
 latencies = queue(requests, "drain")
 expected = requests * 2000
+processes = lambda: (lib.cpu_seconds(process.pid), lib.postgres_cpu_seconds(), lib.cpu_seconds(os.environ["SIM_PID"]))
 started = time.monotonic()
 process = worker()
+before = processes()
 answer, elapsed = wait_for(expected, started)
+spent = [(after - earlier) * 1e6 / expected for after, earlier in zip(processes(), before)]
 open(os.path.join(state, "payload.json"), "w").write(json.dumps(answer["pushes"][0]["payload"], separators=(",", ":")))
 open(os.path.join(state, "pushes_per_second"), "w").write("%.0f" % (expected / elapsed))
 print(f"== {expected} pushes queued through {requests} start requests of 2000 devices")
 print(f"   start API latency (2000 deliveries written per request): p50 {statistics.median(latencies) * 1000:.1f} ms, "
       f"max {latencies[-1] * 1000:.1f} ms")
 print(f"   one worker process drained them in {elapsed:.1f} s: {expected / elapsed:,.0f} pushes/s (worker start to last accepted)")
+print(f"   CPU per 1,000 pushes: worker {spent[0]:.0f} ms, PostgreSQL {spent[1]:.0f} ms, simulator {spent[2]:.0f} ms")
 # 2. Live: the worker runs while 10 more requests arrive; latency from each request's return to
 #    the simulator's own receive time of each of its pushes.
 queue(10, "live")
