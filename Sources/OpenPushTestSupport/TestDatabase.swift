@@ -29,8 +29,7 @@ public struct TestDatabase: Sendable {
     }
 
     public static func withoutHarnessOptions(_ conninfo: String) throws -> String {
-        try PostgresConnection.conninfoValues(conninfo).filter { $0.key != "connect_timeout" }
-            .map { "\($0.key)=\(PostgresConnection.quoteConninfoValue($0.value))" }.joined(separator: " ")
+        try PostgresConnection.conninfo(conninfo, replacing: [:], removing: ["connect_timeout"])
     }
 
     public func makePool(size: Int = 4) -> PostgresPool {

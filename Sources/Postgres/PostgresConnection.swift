@@ -475,10 +475,12 @@ public final class PostgresConnection {
         try Self.conninfo(conninfo, replacing: ["dbname": database])
     }
 
-    /// Rewrites `conninfo` (key=value or URI) with the given keywords replaced or added.
-    public static func conninfo(_ conninfo: String, replacing replacements: [String: String]) throws -> String {
+    /// Rewrites `conninfo` (key=value or URI) with the given keywords replaced or added, and
+    /// those in `removing` left out.
+    public static func conninfo(_ conninfo: String, replacing replacements: [String: String],
+                                removing removed: Set<String> = []) throws -> String {
         var parts: [String] = []
-        for (key, value) in try conninfoValues(conninfo) where replacements[key] == nil {
+        for (key, value) in try conninfoValues(conninfo) where replacements[key] == nil && !removed.contains(key) {
             parts.append("\(key)=\(quoteConninfoValue(value))")
         }
         for (key, value) in replacements.sorted(by: { $0.key < $1.key }) {

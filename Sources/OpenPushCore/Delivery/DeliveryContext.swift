@@ -44,10 +44,10 @@ public struct DeliveryContext: Sendable {
             headings.usesLiquid || contents.usesLiquid || subtitle.usesLiquid || privacyText.usesLiquid
         }
 
-        /// The tags its texts read, sorted, when they read nothing else of a recipient: then a
-        /// recipient's texts depend only on these tags' values, its language and its privacy
-        /// choice, and recipients alike share one rendering. Nil when the texts read
-        /// `subscription`, `user` or `message`, or a name they compute.
+        /// The tags its texts read, sorted, when they read nothing else of a recipient (none for
+        /// plain texts): then a recipient's texts depend only on these tags' values, its language
+        /// and its privacy choice, and recipients alike share one rendering. Nil when the texts
+        /// read `subscription`, `user` or `message`, or a name they compute.
         public let liquidTagNames: [String]?
 
         /// The names of the recipient's context that are not its tags (`LocalizedText.context`).
@@ -64,10 +64,7 @@ public struct DeliveryContext: Sendable {
             contents = LocalizedTemplates(send?.contents ?? notification?.contents)
             subtitle = LocalizedTemplates(notification?.subtitle)
             privacyText = LocalizedTemplates(notification?.privacyText)
-            let read = [headings, contents, subtitle, privacyText].reduce(Set<String>?.some([])) { names, texts in
-                guard let names, let more = texts.variables else { return nil }
-                return names.union(more)
-            }
+            let read = LiquidTemplate.variables(of: [headings, contents, subtitle, privacyText].map(\.variables))
             liquidTagNames = read.flatMap { $0.isDisjoint(with: Self.recipientContextNames) ? $0.sorted() : nil }
             self.sendTime = sendTime
             self.pushTimestamp = pushTimestamp

@@ -213,12 +213,9 @@ public enum DeliveryPlanner {
     /// Nil when the texts read more of it (`Message.liquidTagNames`): they are its own.
     static func textsKey(_ message: DeliveryContext.Message, app: DeliveryContext.App,
                          subscription: DeliveryContext.Subscription) -> PayloadCache.TextsKey? {
-        var key = PayloadCache.TextsKey(appID: app.id, messageID: message.id, language: subscription.language,
-                                        hideDetails: subscription.hideDetails)
-        guard message.rendersLiquid else { return key }
         guard let names = message.liquidTagNames else { return nil }
-        key.tags = names.map { subscription.tags[$0] }
-        return key
+        return PayloadCache.TextsKey(appID: app.id, messageID: message.id, language: subscription.language,
+                                     hideDetails: subscription.hideDetails, tags: names.map { subscription.tags[$0] })
     }
 
     /// Why nothing more may go to this recipient, if something stopped it after it was queued:

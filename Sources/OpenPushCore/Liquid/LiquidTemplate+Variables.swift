@@ -8,6 +8,14 @@ extension LiquidTemplate {
         var names: Set<String> = []
         return LiquidVariables.collect(nodes, into: &names) ? names : nil
     }
+
+    /// What several texts can read together: every name any reads, nil when one may read any.
+    static func variables(of each: some Sequence<Set<String>?>) -> Set<String>? {
+        each.reduce(Set<String>?.some([])) { names, more in
+            guard let names, let more else { return nil }
+            return names.union(more)
+        }
+    }
 }
 
 /// The walk behind `LiquidTemplate.variables`; each function returns false when a root name is

@@ -38,10 +38,7 @@ public struct LocalizedTemplates: Sendable {
         sources = map ?? [:]
         templates = sources.compactMapValues { try? LiquidTemplate(parsing: $0) }
         usesLiquid = sources.values.contains { $0.contains("{{") || $0.contains("{%") }
-        variables = templates.values.reduce(Set<String>?.some([])) { names, template in
-            guard let names, let more = template.variables else { return nil }
-            return names.union(more)
-        }
+        variables = LiquidTemplate.variables(of: templates.values.map(\.variables))
     }
 
     public func render(language: String?, context: JSONObject, limit: Int) -> String? {

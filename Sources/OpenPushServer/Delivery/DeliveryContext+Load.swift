@@ -47,7 +47,7 @@ extension DeliveryContext {
         var readsUsers = false
         for row in results[0] {
             let message = try decodeMessage(row)
-            readsUsers = readsUsers || (message.rendersLiquid && message.liquidTagNames == nil)
+            readsUsers = readsUsers || message.liquidTagNames == nil
             context.add(message)
         }
         for row in results[1] {

@@ -151,8 +151,8 @@ public final class WebhookDispatcher: Sendable {
 
     /// Claims and attempts every due endpoint once, waiting for each; returns how many were
     /// attempted. An endpoint found with no event to read (its events still wait for an older
-    /// transaction to end) is released unsent and not counted. For tests and tools: `start` runs the same thing
-    /// continuously.
+    /// transaction to end) is released unsent and not counted. For tests and tools: `start`
+    /// runs the same thing continuously.
     @discardableResult
     public func runOnce() async throws -> Int {
         let claims = try await claim(limit: settings.concurrency)

@@ -33,8 +33,8 @@ enum LiveActivitySendRoutes {
             let timestamp = try MessageStore.nextActivityTimestamp(appID: appID, activityID: send.activityID, now: now, in: connection)
             let messageID = try MessageStore.insert(.init(
                 appID: appID, kind: "live_activity", event: .start, name: send.name, activityType: activityType,
-                activityID: send.activityID, request: (try? body.get()) ?? [:], send: send, audienceTotal: 0,
-                truncated: false, tenantID: principal.tenantID, pushTimestamp: timestamp),
+                activityID: send.activityID, request: (try? body.get()) ?? [:], send: send,
+                tenantID: principal.tenantID, pushTimestamp: timestamp),
                 now: now, in: connection)
             // The audience is read once, counted and queued together; nobody to start rolls the
             // message and its timestamp back with the refusal.
@@ -42,8 +42,6 @@ enum LiveActivitySendRoutes {
                                                             audience: audience, in: connection)
             guard queued.total > 0 else { throw APIError.badRequest(SendMessages.nobodyStartable(activityType)) }
             try MessageStore.recordAudience(queued, messageID: messageID, in: connection)
-            // A message that queued nobody (no job written) has no job to complete it: it ends here.
-            if queued.queued == 0 { try NotificationCompletion.check(messageID: messageID, in: connection) }
             try MessageStore.notifyWorkers(appID: appID, in: connection)
             let response: JSONValue = ["notification_id": .string(messageID)]
             if let key = send.idempotencyKey {
@@ -76,8 +74,8 @@ enum LiveActivitySendRoutes {
             let messageID = try MessageStore.insert(.init(
                 appID: appID, kind: "live_activity", event: send.event, name: send.name,
                 activityType: try types.first?.decode("activity_type", as: String.self), activityID: activityID,
-                request: (try? body.get()) ?? [:], send: send, audienceTotal: 0,
-                truncated: false, tenantID: principal.tenantID, pushTimestamp: timestamp),
+                request: (try? body.get()) ?? [:], send: send,
+                tenantID: principal.tenantID, pushTimestamp: timestamp),
                 now: now, in: connection)
             let queued = try MessageStore.queueLiveActivity(messageID: messageID, appID: appID, tokenKind: .update,
                                                             audience: holders, in: connection)
@@ -88,7 +86,6 @@ enum LiveActivitySendRoutes {
                 throw APIError.notFound(SendMessages.nothingOpen)
             }
             try MessageStore.recordAudience(queued, messageID: messageID, in: connection)
-            if queued.queued == 0 { try NotificationCompletion.check(messageID: messageID, in: connection) }
             if send.event == .end {
                 // An accepted end closes the rows it goes to: nothing can update them again.
                 let ended = try connection.query("""

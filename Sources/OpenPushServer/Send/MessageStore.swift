@@ -20,6 +20,7 @@ public enum MessageStore {
         public var request: JSONObject
         /// The validated send, stored in its canonical form for the workers.
         public var send: LiveActivitySend
+        /// A Live Activity audience's are stored by `recordAudience` once it is queued.
         public var audienceTotal: Int
         public var truncated: Bool
         /// The shared demo tenant whose key sent it: only that tenant reads or cancels it.
@@ -28,7 +29,7 @@ public enum MessageStore {
         public var pushTimestamp: Int?
 
         public init(appID: String, kind: String, event: LiveActivityEvent?, name: String?, activityType: String?,
-                    activityID: String?, request: JSONObject, send: LiveActivitySend, audienceTotal: Int, truncated: Bool, tenantID: String? = nil,
+                    activityID: String?, request: JSONObject, send: LiveActivitySend, audienceTotal: Int = 0, truncated: Bool = false, tenantID: String? = nil,
                     pushTimestamp: Int? = nil) {
             self.pushTimestamp = pushTimestamp
             self.appID = appID
@@ -88,11 +89,13 @@ public enum MessageStore {
         return QueuedAudience(total: try row.decode("total"), queued: try row.decode("queued"))
     }
 
-    /// Stores on the message how many its audience held and whether the cap cut it.
+    /// Stores on the message how many its audience held and whether the cap cut it. A message
+    /// that queued nobody has no job to complete it: it ends here.
     public static func recordAudience(_ audience: QueuedAudience, messageID: String, in connection: PostgresConnection) throws {
         try connection.query("""
             UPDATE messages SET audience_total = \(audience.total), truncated = \(audience.truncated) WHERE id = \(messageID)
             """)
+        if audience.queued == 0 { try NotificationCompletion.check(messageID: messageID, in: connection) }
     }
 
     /// The `aps.timestamp` of a new push to `activityID`: now, or one past the last one handed
