@@ -33,12 +33,15 @@ extension APNSSimulator {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         switch (method, segments) {
         case ("GET", ["pushes"]):
-            var pushes = accepted()
-            if let token = query["token"]?.lowercased() { pushes.removeAll { $0.deviceToken.lowercased() != token } }
-            if let channel = query["channel_id"] { pushes.removeAll { $0.channelID != channel } }
+            var limit: Int?
             if let text = query["limit"] {
-                guard let limit = Int(text), limit >= 0 else { return Self.error(400, "limit must be a number ≥ 0") }
-                pushes = Array(pushes.suffix(limit))
+                guard let number = Int(text), number >= 0 else { return Self.error(400, "limit must be a number ≥ 0") }
+                limit = number
+            }
+            let token = query["token"]?.lowercased()
+            let channel = query["channel_id"]
+            let pushes = accepted(limit: limit) { push in
+                (token.map { push.deviceToken.lowercased() == $0 } ?? true) && (channel.map { push.channelID == $0 } ?? true)
             }
             return ControlResponse(status: 200, body: [
                 "accepted_count": .int(Int64(acceptedCount)), "pushes": .array(pushes.map(\.json)),

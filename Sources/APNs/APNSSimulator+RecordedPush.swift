@@ -39,14 +39,12 @@ extension APNSSimulator {
             for header in headers where header.name != "authorization" {
                 fields[header.name] = .string(header.value)
             }
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             var json: JSONObject = [
                 "token": .string(deviceToken),
                 "apns_id": .string(apnsID),
                 "headers": .object(fields),
                 "payload": payloadJSON ?? .null,
-                "received_at": .string(formatter.string(from: receivedAt)),
+                "received_at": .string(Timestamp.iso8601(receivedAt.timeIntervalSince1970)),
             ]
             if let channelID { json["channel_id"] = .string(channelID) }
             return .object(json)

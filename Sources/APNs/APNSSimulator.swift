@@ -148,6 +148,21 @@ public final class APNSSimulator: Sendable {
         state.withLock { $0.recorded }
     }
 
+    /// The newest `limit` (all when nil) accepted pushes that `matching` keeps, oldest first,
+    /// copied out under the lock. Unlike `accepted()`, it leaves no reference to the record
+    /// behind: a caller holding one made the next push copy all 50,000 records, so a client
+    /// polling the control API while a benchmark ran slowed every connection.
+    public func accepted(limit: Int?, matching: (RecordedPush) -> Bool = { _ in true }) -> [RecordedPush] {
+        state.withLock { state in
+            var newest: [RecordedPush] = []
+            for push in state.recorded.reversed() where matching(push) {
+                if let limit, newest.count >= limit { break }
+                newest.append(push)
+            }
+            return newest.reversed()
+        }
+    }
+
     /// Forgets recorded pushes, restores the built-in behaviours and turns GOAWAY off.
     public func reset() {
         state.withLock { state in

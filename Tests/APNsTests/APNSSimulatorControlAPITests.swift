@@ -1,6 +1,7 @@
+import Foundation
 import OpenPushCore
 import Testing
-import APNs
+@testable import APNs
 
 /// The control API as the executable publishes it, called directly.
 @Suite struct APNSSimulatorControlAPITests {
@@ -59,5 +60,26 @@ import APNs
         simulator.setBehaviour(.accept, forTokenPrefix: "dead")
         #expect(call("POST", "/reset").status == 204)
         #expect(simulator.behaviours() == APNSSimulator.Behaviour.builtIn(slowDelay: .seconds(1)))
+    }
+}
+
+/// `GET /pushes` filters and limits under the simulator's lock; recording goes through the
+/// simulator's own `record`, as a connection does.
+@Suite struct APNSSimulatorPushListTests {
+    @Test func theNewestMatchingPushesComeOldestFirstWithMillisecondTimes() throws {
+        let simulator = try APNSSimulator(.init(acceptAnyToken: true))
+        for (index, token) in ["aa01", "bb02", "AA01", "cc03", "aa01"].enumerated() {
+            simulator.record(APNSSimulator.RecordedPush(
+                deviceToken: token, apnsID: "id-\(index)", headers: [], payload: Array("{}".utf8),
+                receivedAt: Date(timeIntervalSince1970: 1_796_000_000 + Double(index) + 0.25)))
+        }
+        let listed = simulator.control(method: "GET", path: "/pushes", query: ["token": "aa01", "limit": "2"], body: []).body
+        #expect(listed?.objectValue?["accepted_count"] == 5)
+        let pushes = listed?.objectValue?["pushes"]?.arrayValue ?? []
+        #expect(pushes.map { $0.objectValue?["apns_id"] } == ["id-2", "id-4"])
+        #expect(pushes.first?.objectValue?["received_at"] == "2026-11-30T00:53:22.250Z")
+        let all = simulator.control(method: "GET", path: "/pushes", body: []).body?.objectValue?["pushes"]?.arrayValue ?? []
+        #expect(all.map { $0.objectValue?["apns_id"] } == ["id-0", "id-1", "id-2", "id-3", "id-4"])
+        #expect(simulator.accepted(limit: 0).isEmpty)
     }
 }
