@@ -3,14 +3,21 @@ import Postgres
 
 extension DeliveryContext {
     /// Loads what the deliveries need, one query per table, sent together in one round trip
-    /// (the users' aliases, needed only for Liquid, in a second).
-    static func load(for deliveries: [ClaimedDelivery], in connection: PostgresConnection) throws -> DeliveryContext {
+    /// (the users' aliases, needed only for Liquid, in a second). Given the leased job they
+    /// come from, PostgreSQL reads the job's own id arrays: a thousand ids are neither
+    /// formatted here nor parsed there. (The cast makes the subquery an array value: PostgreSQL
+    /// reads `ANY((SELECT …))` as a set of rows, each an array.)
+    static func load(for deliveries: [ClaimedDelivery], job: DeliveryJob? = nil,
+                     in connection: PostgresConnection) throws -> DeliveryContext {
         var context = DeliveryContext()
         let messageIDs = Array(Set(deliveries.map(\.messageID)))
         let appIDs = Array(Set(deliveries.map(\.appID)))
-        let subscriptionIDs = Array(Set(deliveries.map(\.subscriptionID)))
-        let activityIDs = Array(Set(deliveries.compactMap(\.liveActivityID)))
+        let hasActivities = deliveries.contains { $0.liveActivityID != nil }
         let pushToStart = deliveries.contains(where: { $0.tokenKind == .pushToStart })
+        let subscriptionIDs: PostgresQuery = job.map { "(SELECT subscription_ids FROM delivery_jobs WHERE id = \($0.id))::text[]" }
+            ?? "\(Array(Set(deliveries.map(\.subscriptionID))))::text[]"
+        let activityIDs: PostgresQuery = job.map { "(SELECT live_activity_ids FROM delivery_jobs WHERE id = \($0.id))::text[]" }
+            ?? "\(Array(Set(deliveries.compactMap(\.liveActivityID))))::text[]"
         var queries: [PostgresQuery] = ["""
             SELECT id, app_id, kind, event, activity_type, activity_id, \(StoredMessage.columns), push_timestamp,
                    cancelled_at IS NOT NULL AS cancelled,
@@ -26,12 +33,12 @@ extension DeliveryContext {
                    enabled AND retired_at IS NULL AS reachable, token, token_invalid_at IS NOT NULL AS token_invalid,
                    widget_push_token, hide_details,
                    quiet_hours_start IS NOT NULL OR cardinality(muted_threads) > 0 AS sets_attention
-            FROM subscriptions WHERE id = ANY(\(subscriptionIDs)::text[])
+            FROM subscriptions WHERE id = ANY(\(subscriptionIDs))
             """]
-        if !activityIDs.isEmpty {
+        if hasActivities {
             queries.append("""
                 SELECT id, app_id, extract(epoch FROM stale_at)::float8 AS stale_at, last_push_timestamp, ended_reason
-                FROM live_activities WHERE id = ANY(\(activityIDs)::text[])
+                FROM live_activities WHERE id = ANY(\(activityIDs))
                 """)
         }
         if pushToStart {
@@ -39,7 +46,7 @@ extension DeliveryContext {
             // scan of every app's tokens, each compared with the whole array.
             queries.append("""
                 SELECT app_id, subscription_id, token FROM push_to_start_tokens
-                WHERE app_id = ANY(\(appIDs)::text[]) AND subscription_id = ANY(\(subscriptionIDs)::text[])
+                WHERE app_id = ANY(\(appIDs)::text[]) AND subscription_id = ANY(\(subscriptionIDs))
                 """)
         }
         let results = try connection.pipeline(queries)
@@ -82,7 +89,7 @@ extension DeliveryContext {
             context.add(subscription)
         }
         var next = 3
-        if !activityIDs.isEmpty {
+        if hasActivities {
             defer { next += 1 }
             for row in results[next] {
                 let last: Int64? = try row.decode("last_push_timestamp")

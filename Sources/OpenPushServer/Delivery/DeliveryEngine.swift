@@ -207,7 +207,7 @@ public final class DeliveryEngine: Sendable {
         let deliveries = job.deliveries
         let context: DeliveryContext
         do {
-            context = try await services.database.withConnection { try DeliveryContext.load(for: deliveries, in: $0) }
+            context = try await services.database.withConnection { try DeliveryContext.load(for: deliveries, job: job, in: $0) }
         } catch let undecodable as UndecodableMessage {
             renewal.cancel()
             try await fail(job, reason: undecodable.reason)
