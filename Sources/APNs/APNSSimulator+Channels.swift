@@ -63,10 +63,23 @@ extension APNSSimulator {
         }
     }
 
+    /// Whether `path` is on the channel management (`/1`) or broadcast (`/4`) hosts: `/1`, `/4`,
+    /// or under them.
+    static func isChannelPath(_ path: String) -> Bool {
+        let bytes = path.utf8
+        guard bytes.count >= 2, bytes.first == UInt8(ascii: "/") else { return false }
+        let version = bytes[bytes.index(after: bytes.startIndex)]
+        guard version == UInt8(ascii: "1") || version == UInt8(ascii: "4") else { return false }
+        let rest = bytes.dropFirst(2)
+        return rest.isEmpty || rest.first == UInt8(ascii: "/") || rest.first == UInt8(ascii: "?")
+    }
+
     /// The answer to a channel management or broadcast request, or `nil` for any other path.
     func channelAnswer(_ request: HTTP2ServerSession.Request, now: Date,
                        verifiedTokens: inout [String: APNSSimulatorProviderToken]) -> ChannelAnswer? {
         var path = request.path ?? ""
+        // Every device push comes this way first: it costs one prefix check, not a split.
+        guard Self.isChannelPath(path) else { return nil }
         if let query = path.utf8.firstIndex(of: UInt8(ascii: "?")) { path = String(path[..<query]) }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         // "", "1", "apps", bundle, "channels" | "all-channels"; "", "4", "broadcasts", "apps", bundle.
