@@ -143,16 +143,11 @@ public final class APNSSimulator: Sendable {
     /// How many pushes were answered 200 since the start (or `reset()`), beyond `recordLimit` too.
     public var acceptedCount: Int { state.withLock { $0.acceptedCount } }
 
-    /// The pushes answered 200, oldest first (at most `recordLimit`).
-    public func accepted() -> [RecordedPush] {
-        state.withLock { $0.recorded }
-    }
-
-    /// The newest `limit` (all when nil) accepted pushes that `matching` keeps, oldest first,
-    /// copied out under the lock. Unlike `accepted()`, it leaves no reference to the record
-    /// behind: a caller holding one made the next push copy all 50,000 records, so a client
-    /// polling the control API while a benchmark ran slowed every connection.
-    public func accepted(limit: Int?, matching: (RecordedPush) -> Bool = { _ in true }) -> [RecordedPush] {
+    /// The pushes answered 200, oldest first (at most `recordLimit`): the newest `limit` (all
+    /// when nil) that `matching` keeps, copied out under the lock. No reference to the record
+    /// is left behind: a caller holding one made the next push copy all 50,000 records, so a
+    /// client polling the control API while a benchmark ran slowed every connection.
+    public func accepted(limit: Int? = nil, matching: (RecordedPush) -> Bool = { _ in true }) -> [RecordedPush] {
         state.withLock { state in
             var newest: [RecordedPush] = []
             for push in state.recorded.reversed() where matching(push) {
