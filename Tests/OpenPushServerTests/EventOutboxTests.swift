@@ -33,4 +33,27 @@ import Postgres
         #expect(data == ["notification_id": "m1", "subscription_id": "s1"])
         #expect(try rows.map { try $0.decode("webhook_id", as: String?.self) } == [nil, "whk_1"])
     }
+
+    /// More events than one statement takes keep their order across statements, batch sizes and
+    /// data included.
+    @Test func manyEventsSpanStatementsInOrder() async throws {
+        let app = try await TestApp.make()
+        let appID = try await app.createApp().app.id
+        let count = EventOutbox.rowsPerStatement * 2 + 7
+        let events = (0..<count).map { index in
+            var event = OutboundEvent(type: index % 2 == 0 ? .deliveryAccepted : .click, appID: appID,
+                                      data: ["n": .int(Int64(index)), "quote": "\"{a,b}\\"])
+            event.batchSize = index % 3 == 0 ? 2 : nil
+            return event
+        }
+        try await app.services.database.transaction { try EventOutbox.append(events, in: $0) }
+        let rows = try await app.services.database.query("""
+            SELECT type, (data->>'n')::int8 AS n, data->>'quote' AS quote, batch_size FROM events
+            WHERE app_id = \(appID) ORDER BY seq
+            """)
+        #expect(try rows.map { try $0.decode("n", as: Int64.self) } == (0..<Int64(count)).map { $0 })
+        #expect(try rows.map { try $0.decode("type", as: String.self) } == events.map(\.type.rawValue))
+        #expect(try rows.map { try $0.decode("batch_size", as: Int32?.self).map(Int.init) } == events.map(\.batchSize))
+        #expect(try rows.allSatisfy { try $0.decode("quote", as: String.self) == "\"{a,b}\\" })
+    }
 }

@@ -38,18 +38,31 @@ public enum EventOutbox {
     /// `channel` in the same statement (delivered when the transaction commits). Call inside the
     /// transaction that records the facts they report.
     public static func append(_ events: [OutboundEvent], in connection: PostgresConnection) throws {
-        guard !events.isEmpty else { return }
-        try connection.query("""
-            WITH appended AS (
-            INSERT INTO events (id, app_id, type, data, webhook_id, batch_size)
-            SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), e.app_id, e.type, e.data::jsonb, e.webhook_id, e.batch_size
-            FROM unnest(\(events.map(\.appID))::text[], \(events.map(\.type.rawValue))::text[],
-                        \(events.map { JSONValue.object($0.data).serialized })::text[], \(events.map(\.webhookID))::text[],
-                        \(events.map { $0.batchSize.map(Int64.init) })::int4[])
-                 WITH ORDINALITY AS e(app_id, type, data, webhook_id, batch_size, ord)
-            ORDER BY e.ord
-            RETURNING 1)
-            SELECT pg_notify(\(channel), '') FROM (SELECT 1 FROM appended LIMIT 1) AS any_event
-            """)
+        // Each value its own bind: a job's event data (a thousand ids) goes as it is, not
+        // escaped into an array literal for PostgreSQL to parse back. Six binds a row, so a
+        // statement takes a thousand rows (PostgreSQL allows 65,535 binds).
+        var position = 0
+        for start in stride(from: 0, to: events.count, by: rowsPerStatement) {
+            let chunk = events[start..<min(start + rowsPerStatement, events.count)]
+            let rows: [PostgresQuery] = chunk.map { event in
+                defer { position += 1 }
+                return """
+                    (\(event.appID)::text, \(event.type.rawValue)::text, \(JSONValue.object(event.data).serialized)::jsonb,
+                     \(event.webhookID)::text, \(event.batchSize.map(Int64.init))::int4, \(Int64(position))::int8)
+                    """
+            }
+            try connection.query("""
+                WITH appended AS (
+                INSERT INTO events (id, app_id, type, data, webhook_id, batch_size)
+                SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), e.app_id, e.type, e.data, e.webhook_id, e.batch_size
+                FROM (VALUES \(rows.joined(separator: ", "))) AS e(app_id, type, data, webhook_id, batch_size, ord)
+                ORDER BY e.ord
+                RETURNING 1)
+                SELECT pg_notify(\(channel), '') FROM (SELECT 1 FROM appended LIMIT 1) AS any_event
+                """)
+        }
     }
+
+    /// Rows of one appending statement (`append`).
+    static let rowsPerStatement = 1000
 }
