@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import HTTP2
-public import OpenPushCore
+import OpenPushCore
 
 /// Broadcast channels, as Apple's channel management hosts and the broadcast endpoint of the
 /// push hosts answer them ("Sending channel management requests to APNs", "Sending broadcast

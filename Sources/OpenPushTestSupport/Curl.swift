@@ -1,5 +1,5 @@
 import Foundation
-public import Subprocess
+import Subprocess
 
 /// Calls a running server with the `curl` command, for tests that need real sockets.
 public enum Curl {

@@ -1,7 +1,7 @@
 public import APNs
 import Crypto
 import Foundation
-public import OpenPushCore
+import OpenPushCore
 public import OpenPushServer
 
 /// An application, the local APNs simulator, an APNs client pointed at it and a delivery engine:

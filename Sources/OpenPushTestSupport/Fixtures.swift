@@ -1,6 +1,6 @@
 import Foundation
 import OpenPushCore
-public import OpenPushServer
+import OpenPushServer
 public import Postgres
 
 /// Rows inserted straight into the database, for tests of routes that read them.

@@ -1,8 +1,7 @@
 import Foundation
 import Postgres
 import Synchronization
-public import Postgres
-public import Subprocess
+import Subprocess
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import Foundation
-public import Postgres
+import Postgres
 #if canImport(Glibc)
 import Glibc
 #endif

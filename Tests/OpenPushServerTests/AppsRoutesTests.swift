@@ -112,7 +112,7 @@ import OpenPushTestSupport
         let clock = Clock()
         let app = try await Support.makeApp(now: clock.now)
         let pem = try await Support.p256KeyPEM()
-        let created = try await app.request(.post, "/apps", headers: Support.organization, json: [
+        let created = await app.request(.post, "/apps", headers: Support.organization, json: [
             "name": "Shop", "apns_p8": .string(pem), "apns_key_id": "KEY", "apns_team_id": "TEAM",
             "apns_bundle_id": "com.example.shop", "live_activity_auto_end_minutes": 30,
         ]).json?.objectValue

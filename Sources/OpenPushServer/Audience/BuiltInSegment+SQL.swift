@@ -1,4 +1,4 @@
-public import OpenPushCore
+import OpenPushCore
 public import Postgres
 
 extension BuiltInSegment.Rule {

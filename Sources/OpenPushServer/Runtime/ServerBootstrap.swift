@@ -1,7 +1,7 @@
 import Foundation
 public import HTTPServer
 public import OpenPushCore
-public import Postgres
+import Postgres
 public import APNs
 
 /// Builds a process's services and HTTP server from its configuration. Shared by `serve`,

@@ -1,4 +1,4 @@
-public import OpenPushCore
+import OpenPushCore
 public import Postgres
 
 /// The long-lived pieces a handler may use, built once per process.

@@ -1,5 +1,5 @@
 import HTTPServer
-public import OpenPushCore
+import OpenPushCore
 
 /// What a send request came to, decided inside its transaction and rendered after commit.
 /// Every authenticated request counts against the rate limit, refused or not: the limit is

@@ -1,5 +1,5 @@
 import Crypto
-public import OpenPushCore
+import OpenPushCore
 public import Postgres
 
 /// Tenants of shared demo apps, managed with the organization key. Every query names the app.
