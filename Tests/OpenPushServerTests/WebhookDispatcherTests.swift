@@ -275,7 +275,8 @@ import Testing
             clock.advance(by: dueIn - backoff / 2)
             #expect(try await dispatcher.runOnce() == 0, "attempt \(failures + 1) came early")
             clock.advance(by: backoff / 2 + 0.01)
-            #expect(try await dispatcher.runOnce() == 1, "attempt \(failures + 1) did not come at its backoff")
+            // Through `attempt`: a parallel test's open transaction can hide the events for a moment.
+            #expect(try await Self.attempt(dispatcher) == 1, "attempt \(failures + 1) did not come at its backoff")
             elapsed += backoff
             failures += 1
         }
