@@ -41,15 +41,13 @@ public enum EventOutbox {
         // Each value its own bind: a job's event data (a thousand ids) goes as it is, not
         // escaped into an array literal for PostgreSQL to parse back. Six binds a row, so a
         // statement takes a thousand rows (PostgreSQL allows 65,535 binds).
-        var position = 0
         for start in stride(from: 0, to: events.count, by: rowsPerStatement) {
             let chunk = events[start..<min(start + rowsPerStatement, events.count)]
-            let rows: [PostgresQuery] = chunk.map { event in
-                defer { position += 1 }
-                return """
-                    (\(event.appID)::text, \(event.type.rawValue)::text, \(JSONValue.object(event.data).serialized)::jsonb,
-                     \(event.webhookID)::text, \(event.batchSize.map(Int64.init))::int4, \(Int64(position))::int8)
-                    """
+            let rows: [PostgresQuery] = zip(start..., chunk).map { position, event in
+                """
+                (\(event.appID)::text, \(event.type.rawValue)::text, \(JSONValue.object(event.data).serialized)::jsonb,
+                 \(event.webhookID)::text, \(event.batchSize.map(Int64.init))::int4, \(Int64(position))::int8)
+                """
             }
             try connection.query("""
                 WITH appended AS (
