@@ -61,13 +61,13 @@ public final class HTTP2ClientSession {
     /// request until a stream closes.
     public func submitRequest(headers: [(name: String, value: String)], body: [UInt8]) throws -> Int32 {
         let state = HTTP2StreamState(requestBody: body)
-        let streamID = Self.withNameValues(headers) { nameValues in
+        let streamID = HTTP2NameValues.with(headers) { nameValues in
             var provider = nghttp2_data_provider(
                 source: nghttp2_data_source(ptr: nil), read_callback: readRequestBody)
             // An empty body goes as HEADERS with END_STREAM: no data provider.
             return body.isEmpty
-                ? nghttp2_submit_request(session, nil, nameValues, nameValues.count, nil, nil)
-                : nghttp2_submit_request(session, nil, nameValues, nameValues.count, &provider, nil)
+                ? nghttp2_submit_request(session, nil, nameValues.baseAddress, nameValues.count, nil, nil)
+                : nghttp2_submit_request(session, nil, nameValues.baseAddress, nameValues.count, &provider, nil)
         }
         guard streamID > 0 else { throw HTTP2Error.nghttp2(Int(streamID), "nghttp2_submit_request") }
         // The body is read only during pendingOutput(), so registering after submit is in time.
@@ -127,34 +127,5 @@ public final class HTTP2ClientSession {
 
     private static func check(_ result: Int32, _ context: String) throws {
         if result != 0 { throw HTTP2Error.nghttp2(Int(result), context) }
-    }
-
-    /// Lays the header strings out as `nghttp2_nv`s valid for the duration of `body`
-    /// (nghttp2 copies them during submit).
-    private static func withNameValues<R>(
-        _ headers: [(name: String, value: String)], _ body: ([nghttp2_nv]) -> R
-    ) -> R {
-        var storage: [UInt8] = []
-        storage.reserveCapacity(headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
-        for header in headers {
-            storage.append(contentsOf: header.name.utf8)
-            storage.append(contentsOf: header.value.utf8)
-        }
-        return storage.withUnsafeMutableBufferPointer { buffer in
-            var nameValues: [nghttp2_nv] = []
-            nameValues.reserveCapacity(headers.count)
-            var offset = 0
-            for header in headers {
-                let nameLength = header.name.utf8.count
-                let valueLength = header.value.utf8.count
-                let name = buffer.baseAddress! + offset
-                let value = name + nameLength
-                offset += nameLength + valueLength
-                nameValues.append(nghttp2_nv(
-                    name: name, value: value, namelen: nameLength, valuelen: valueLength,
-                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
-            }
-            return body(nameValues)
-        }
     }
 }

@@ -63,14 +63,16 @@ public final class HTTP2ServerSession {
     @discardableResult
     public func respond(streamID: Int32, status: Int, headers: [HTTP2Header] = [], body: [UInt8] = []) throws -> Bool {
         guard openStreams.contains(streamID) else { return false }
-        let fields = [HTTP2Header(name: ":status", value: String(status))] + headers
-        let result = Self.withNameValues(fields) { nameValues in
+        var fields: [(name: String, value: String)] = [(":status", String(status))]
+        fields.reserveCapacity(headers.count + 1)
+        for header in headers { fields.append((header.name, header.value)) }
+        let result = HTTP2NameValues.with(fields) { nameValues in
             if body.isEmpty {
-                return nghttp2_submit_response(session, streamID, nameValues, nameValues.count, nil)
+                return nghttp2_submit_response(session, streamID, nameValues.baseAddress, nameValues.count, nil)
             }
             responseBodies[streamID] = (body, 0)
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readResponseBody)
-            return nghttp2_submit_response(session, streamID, nameValues, nameValues.count, &provider)
+            return nghttp2_submit_response(session, streamID, nameValues.baseAddress, nameValues.count, &provider)
         }
         if result != 0 {
             responseBodies[streamID] = nil
@@ -111,29 +113,5 @@ public final class HTTP2ServerSession {
 
     private static func check(_ result: Int32, _ context: String) throws {
         if result != 0 { throw HTTP2Error.nghttp2(Int(result), context) }
-    }
-
-    /// Lays the fields out as `nghttp2_nv`s valid for the duration of `body`
-    /// (nghttp2 copies them during submit).
-    private static func withNameValues<R>(_ fields: [HTTP2Header], _ body: ([nghttp2_nv]) -> R) -> R {
-        var storage: [UInt8] = []
-        for field in fields {
-            storage.append(contentsOf: field.name.utf8)
-            storage.append(contentsOf: field.value.utf8)
-        }
-        return storage.withUnsafeMutableBufferPointer { buffer in
-            var nameValues: [nghttp2_nv] = []
-            nameValues.reserveCapacity(fields.count)
-            var cursor = buffer.baseAddress
-            for field in fields {
-                let nameLength = field.name.utf8.count
-                let valueLength = field.value.utf8.count
-                nameValues.append(nghttp2_nv(
-                    name: cursor, value: cursor.map { $0 + nameLength }, namelen: nameLength, valuelen: valueLength,
-                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
-                cursor = cursor.map { $0 + nameLength + valueLength }
-            }
-            return body(nameValues)
-        }
     }
 }
