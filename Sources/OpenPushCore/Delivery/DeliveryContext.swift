@@ -15,6 +15,22 @@ public struct DeliveryContext: Sendable {
             self.appID = appID
             self.id = id
         }
+
+        // Hashes the id alone (ids are unique, or nearly, across apps): half the hashing of a
+        // lookup, a few per recipient. Equality still takes the app.
+        public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+        public static func == (left: Key, right: Key) -> Bool { left.id == right.id && left.appID == right.appID }
+    }
+
+    /// A push-to-start token a subscription holds, within its app.
+    private struct PushToStartKey: Hashable {
+        var appID: String
+        var subscriptionID: String
+        var token: String
+
+        // The token alone: unique, or nearly, across subscriptions and apps. Equality takes all three.
+        func hash(into hasher: inout Hasher) { hasher.combine(token) }
     }
 
     /// A class, immutable: every recipient of a job reads the same message, and a lookup then
@@ -167,8 +183,8 @@ public struct DeliveryContext: Sendable {
     private var apps: [String: App] = [:]
     private var subscriptions: [Key: Subscription] = [:]
     private var activities: [Key: Activity] = [:]
-    /// (app, subscription id) → the push-to-start tokens it holds now.
-    private var pushToStartTokens: [Key: Set<String>] = [:]
+    /// The push-to-start tokens each subscription holds now: one set for the job, not one per subscription.
+    private var pushToStartTokens: Set<PushToStartKey> = []
     /// (app, external id) → the user's aliases, for Liquid's `user`.
     private var aliases: [Key: [String: String]] = [:]
     /// (app, subscription id) → its quiet hours, muted threads and local time (`DeviceAttention`).
@@ -183,7 +199,13 @@ public struct DeliveryContext: Sendable {
     }
     public mutating func add(_ activity: Activity) { activities[Key(appID: activity.appID, id: activity.id)] = activity }
     public mutating func addPushToStartToken(_ token: String, appID: String, subscriptionID: String) {
-        pushToStartTokens[Key(appID: appID, id: subscriptionID), default: []].insert(token)
+        pushToStartTokens.insert(PushToStartKey(appID: appID, subscriptionID: subscriptionID, token: token))
+    }
+    /// Room for `count` more subscriptions and as many push-to-start tokens: a job's thousand
+    /// recipients inserted without rehashing as the maps grow.
+    public mutating func reserveCapacity(subscriptions count: Int, pushToStartTokens tokens: Int = 0) {
+        subscriptions.reserveCapacity(subscriptions.count + count)
+        pushToStartTokens.reserveCapacity(pushToStartTokens.count + tokens)
     }
     public mutating func addAlias(label: String, value: String, appID: String, externalID: String) {
         aliases[Key(appID: appID, id: externalID), default: [:]][label] = value
@@ -208,7 +230,7 @@ public struct DeliveryContext: Sendable {
     }
 
     public func holdsPushToStartToken(_ delivery: ClaimedDelivery) -> Bool {
-        pushToStartTokens[Key(appID: delivery.appID, id: delivery.subscriptionID)]?.contains(delivery.token) ?? false
+        pushToStartTokens.contains(PushToStartKey(appID: delivery.appID, subscriptionID: delivery.subscriptionID, token: delivery.token))
     }
 
     /// The aliases of the user behind `externalID` in `appID` only.

@@ -47,6 +47,18 @@ public enum DeliveryPlanner {
             var privacy: AlertPrivacy.Shape = .full
             /// Silenced for a device in its quiet hours (`DeviceAttentionPolicy`).
             var silenced: Bool = false
+
+            // Not the app and message ids: one job's recipients share them, so hashing them is
+            // work per recipient that tells no keys apart. Equality still compares them.
+            func hash(into hasher: inout Hasher) {
+                hasher.combine(title)
+                hasher.combine(subtitle)
+                hasher.combine(body)
+                hasher.combine(badge)
+                hasher.combine(platform)
+                hasher.combine(privacy)
+                hasher.combine(silenced)
+            }
         }
 
         /// What else a Live Activity payload depends on: the activity's own stale date and the
@@ -67,6 +79,13 @@ public enum DeliveryPlanner {
             var hideDetails: Bool
             /// The values of the message's `liquidTagNames`, in their order.
             var tags: [String?] = []
+
+            // As `Key`: the app and message ids are compared, not hashed.
+            func hash(into hasher: inout Hasher) {
+                hasher.combine(language)
+                hasher.combine(hideDetails)
+                hasher.combine(tags)
+            }
         }
 
         var built: [Key: Result<APNSRequest, Refusal>] = [:]
@@ -88,14 +107,17 @@ public enum DeliveryPlanner {
 
     public static func plan(_ delivery: ClaimedDelivery, context: DeliveryContext, now: Double,
                             lastTimestamps: [String: Int], cache: inout PayloadCache) -> Result<Plan, Refusal> {
-        if let message = context.message(for: delivery), message.cancelled { return .failure(.cancelled) }
-        if let stop = stopped(delivery, context: context) { return .failure(.permanent(stop)) }
-        if let message = context.message(for: delivery), message.notification != nil {
-            return planNotification(delivery, message: message, context: context, now: now, cache: &cache)
+        // Each looked up once: a few hashed lookups per recipient add up over a thousand.
+        let message = context.message(for: delivery)
+        let subscription = context.subscription(for: delivery)
+        if let message, message.cancelled { return .failure(.cancelled) }
+        if let stop = stopped(delivery, subscription: subscription, context: context) { return .failure(.permanent(stop)) }
+        if let message, message.notification != nil {
+            return planNotification(delivery, message: message, subscription: subscription, context: context, now: now,
+                                    cache: &cache)
         }
         guard now - delivery.createdAt < maximumAge else { return .failure(.permanent("Expired")) }
-        guard let message = context.message(for: delivery), let send = message.send,
-              let app = context.app(for: delivery), let subscription = context.subscription(for: delivery)
+        guard let message, let send = message.send, let app = context.app(for: delivery), let subscription
         else { return .failure(.permanent("MissingContext")) }
         guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }
         let activity = context.activity(for: delivery)
@@ -149,10 +171,10 @@ public enum DeliveryPlanner {
 
     /// An ordinary notification: alert, background or widget reload. It lives as long as its
     /// `ttl` says (APNs would drop it after that too), not the Live Activity day.
-    static func planNotification(_ delivery: ClaimedDelivery, message: DeliveryContext.Message, context: DeliveryContext,
+    static func planNotification(_ delivery: ClaimedDelivery, message: DeliveryContext.Message,
+                                 subscription: DeliveryContext.Subscription?, context: DeliveryContext,
                                  now: Double, cache: inout PayloadCache) -> Result<Plan, Refusal> {
-        guard let send = message.notification, let app = context.app(for: delivery),
-              let subscription = context.subscription(for: delivery)
+        guard let send = message.notification, let app = context.app(for: delivery), let subscription
         else { return .failure(.permanent("MissingContext")) }
         if StalenessGate.isStale(send, appDefault: app.staleAlertSeconds, now: now) { return .failure(.suppressed(.stale)) }
         // A per-device time or a throttle sends each job at its own due time, which its
@@ -221,7 +243,13 @@ public enum DeliveryPlanner {
     /// Why nothing more may go to this recipient, if something stopped it after it was queued:
     /// the device was disabled or retired, or its token died. Stops stick, retries included.
     public static func stopped(_ delivery: ClaimedDelivery, context: DeliveryContext) -> String? {
-        guard let subscription = context.subscription(for: delivery) else { return nil }
+        stopped(delivery, subscription: context.subscription(for: delivery), context: context)
+    }
+
+    /// `stopped(_:context:)` with the recipient's subscription already looked up.
+    static func stopped(_ delivery: ClaimedDelivery, subscription: DeliveryContext.Subscription?,
+                        context: DeliveryContext) -> String? {
+        guard let subscription else { return nil }
         guard subscription.reachable else { return "Unsubscribed" }
         switch delivery.tokenKind {
         case .device:

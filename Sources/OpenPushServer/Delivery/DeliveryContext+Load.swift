@@ -67,6 +67,7 @@ extension DeliveryContext {
         var externalIDs: Set<String> = []
         let rows = results[2]
         let column = try SubscriptionColumns(rows)
+        context.reserveCapacity(subscriptions: rows.count, pushToStartTokens: pushToStart ? results[results.count - 1].count : 0)
         for row in rows {
             let tagText: String = try row.decode(column.tags)
             // Most devices have no tags: no JSON parse for those.
