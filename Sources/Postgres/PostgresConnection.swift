@@ -13,6 +13,11 @@ public final class PostgresConnection {
     /// In `PostgresSettingsScope.transaction`, what each transaction sets for itself; nil when
     /// the session holds the settings.
     private var transactionSettings: PostgresSessionSettings?
+    /// False behind a transaction pooler: the session is not ours, so nothing is prepared on it.
+    private var keepsSession = true
+    /// The named statements this session prepared (`PostgresQuery.prepared`), by SQL text.
+    private var preparedStatements: [String: String] = [:]
+    private var statementsNamed = 0
 
     private init(handle: OpaquePointer) {
         self.handle = handle
@@ -56,6 +61,7 @@ public final class PostgresConnection {
             let settings = PostgresSessionSettings(settings: PostgresSessionSettings.formats + timeoutSettings)
             try connection.execute(script: settings.sessionScript)
         case .transaction:
+            connection.keepsSession = false
             // The server's own values, read before any setting is in place (nothing to prefix yet).
             let names = PostgresSessionSettings.formats.map(\.name)
             let row = try connection.query(PostgresQuery(unsafeSQL: "SELECT " + names.enumerated().map {
@@ -99,22 +105,68 @@ public final class PostgresConnection {
         try self.query(query, durability: .flushed)
     }
 
+    /// `query` as the session's named prepared statement (`PostgresQuery.prepared`): for the
+    /// statements a worker runs for every job.
+    @discardableResult
+    public func query(prepared query: PostgresQuery, durability: CommitDurability = .flushed) throws -> PostgresRows {
+        try self.query(query.prepared, durability: durability)
+    }
+
     /// `query`; when it runs outside a transaction (as a transaction of its own), its commit has
     /// `durability`: `.deferred` pipelines `set_config('synchronous_commit', 'off', true)` before
     /// it, in the same round trip and implicit transaction.
     @discardableResult
     public func query(_ query: PostgresQuery, durability: CommitDurability) throws -> PostgresRows {
         if isIdle, let settings = settings(with: durability) {
-            return try runPipeline([settings.statementPrefix, query])[1]
+            return try runPipeline([settings.statementPrefix.prepared, query])[1]
         }
+        let statement = self.statement(for: query)
+        // Preparing and running take two commands: one round trip in a pipeline.
+        if case .named(_, prepare: true) = statement { return try runPipeline([query])[0] }
         let handle = try requireHandle()
+        guard send(query, as: statement, on: handle) else { throw sendFailure(handle) }
+        do {
+            return try rows(from: awaitResult(handle))
+        } catch {
+            forgetIfStale(query, after: error)
+            throw error
+        }
+    }
+
+    /// A prepared statement whose result columns changed under it (a migration altered its
+    /// table or function) fails with 0A000 on every run: the next run prepares it afresh.
+    private func forgetIfStale(_ query: PostgresQuery, after error: any Error) {
+        guard query.reusesPlan, (error as? PostgresError)?.sqlState == "0A000" else { return }
+        preparedStatements[query.sql] = nil
+    }
+
+    /// How a query goes out: unnamed, or as the session's named statement for its text
+    /// (`prepare`: not prepared yet, so its Parse goes first).
+    private enum Statement {
+        case unnamed
+        case named(String, prepare: Bool)
+    }
+
+    /// `pending`: statements being prepared earlier in the same pipeline, by SQL text.
+    private func statement(for query: PostgresQuery, pending: [String: String] = [:]) -> Statement {
+        guard query.reusesPlan, keepsSession else { return .unnamed }
+        if let name = preparedStatements[query.sql] ?? pending[query.sql] { return .named(name, prepare: false) }
+        statementsNamed += 1
+        return .named("openpush_\(statementsNamed)", prepare: true)
+    }
+
+    /// Queues the query's execution (binds as text, results as text); false if libpq refused.
+    private func send(_ query: PostgresQuery, as statement: Statement, on handle: OpaquePointer) -> Bool {
         let values: [UnsafeMutablePointer<CChar>?] = query.binds.map { bind in bind.text.map { strdup($0) } }
         defer { values.forEach { free($0) } }
-        let sent = values.map { UnsafePointer($0) }.withUnsafeBufferPointer { buffer in
-            PQsendQueryParams(handle, query.sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
-        }
-        guard sent == 1 else { throw sendFailure(handle) }
-        return try rows(from: awaitResult(handle))
+        return values.map { UnsafePointer($0) }.withUnsafeBufferPointer { buffer in
+            switch statement {
+            case .unnamed:
+                PQsendQueryParams(handle, query.sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
+            case .named(let name, _):
+                PQsendQueryPrepared(handle, name, Int32(buffer.count), buffer.baseAddress, nil, nil, 0)
+            }
+        } == 1
     }
 
     /// Runs `queries` in one round trip (libpq's pipeline mode) and returns each one's rows, in
@@ -122,7 +174,7 @@ public final class PostgresConnection {
     /// that fails aborts the rest, and its error is thrown once every reply has been read.
     public func pipeline(_ queries: [PostgresQuery]) throws -> [PostgresRows] {
         if let settings = transactionSettings, isIdle, !queries.isEmpty {
-            return Array(try runPipeline([settings.statementPrefix] + queries).dropFirst())
+            return Array(try runPipeline([settings.statementPrefix.prepared] + queries).dropFirst())
         }
         return try runPipeline(queries)
     }
@@ -130,21 +182,29 @@ public final class PostgresConnection {
     private func runPipeline(_ queries: [PostgresQuery]) throws -> [PostgresRows] {
         let handle = try requireHandle()
         guard PQenterPipelineMode(handle) == 1 else { throw sendFailure(handle) }
+        // Each command's results come in order: a Parse's (a statement being prepared), then
+        // every query's.
+        var preparing: [String: String] = [:]
+        var replies: [(query: PostgresQuery, preparedAs: String?)] = []
         for query in queries {
-            let values: [UnsafeMutablePointer<CChar>?] = query.binds.map { bind in bind.text.map { strdup($0) } }
-            defer { values.forEach { free($0) } }
-            let sent = values.map { UnsafePointer($0) }.withUnsafeBufferPointer { buffer in
-                PQsendQueryParams(handle, query.sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
+            let statement = self.statement(for: query, pending: preparing)
+            if case .named(let name, prepare: true) = statement {
+                guard PQsendPrepare(handle, name, query.sql, Int32(query.binds.count), nil) == 1 else {
+                    throw sendFailure(handle)
+                }
+                preparing[query.sql] = name
+                replies.append((query, name))
             }
-            guard sent == 1 else { throw sendFailure(handle) }
+            guard send(query, as: statement, on: handle) else { throw sendFailure(handle) }
+            replies.append((query, nil))
         }
         guard PQpipelineSync(handle) == 1 else { throw sendFailure(handle) }
         let deadline = replyTimeout.map { ContinuousClock.now + $0 }
         try flush(handle, until: deadline)
         var results: [PostgresRows] = []
         var failure: (any Error)?
-        for _ in queries {
-            // Each statement's results end with a NULL.
+        for reply in replies {
+            // Each command's results end with a NULL.
             var last: OpaquePointer?
             while let result = try nextResult(handle, until: deadline) {
                 PQclear(last)
@@ -155,8 +215,15 @@ public final class PostgresConnection {
                 continue
             }
             do {
-                results.append(try rows(from: last))
+                let rows = try rows(from: last)
+                // Known only once the server has it: an aborted or failed Parse prepared nothing.
+                if let name = reply.preparedAs {
+                    preparedStatements[reply.query.sql] = name
+                } else {
+                    results.append(rows)
+                }
             } catch {
+                forgetIfStale(reply.query, after: error)
                 if failure == nil { failure = error }
             }
         }

@@ -5,11 +5,27 @@
 public struct PostgresQuery: Sendable, Equatable, ExpressibleByStringInterpolation, CustomStringConvertible {
     public var sql: String
     public var binds: [PostgresBind]
+    /// Run as a named prepared statement of the session, parsed and planned once per connection
+    /// (`prepared`). Off by default.
+    public private(set) var reusesPlan = false
 
     /// For static SQL and migrations only: `sql` is sent as written.
     public init(unsafeSQL: String, binds: [PostgresBind] = []) {
         self.sql = unsafeSQL
         self.binds = binds
+    }
+
+    /// This query as a named prepared statement on connections that keep their session (a
+    /// direct connection, `PostgresSettingsScope.session`): the first run on a connection
+    /// prepares it (in the same round trip), later runs skip parsing and planning. For
+    /// statements run over and over with the same text, whose plan does not depend on their
+    /// values (after five runs PostgreSQL may settle on a generic plan). Behind a transaction
+    /// pooler it runs unnamed, as every query does: the next transaction may land on a server
+    /// connection that never saw the statement.
+    public var prepared: PostgresQuery {
+        var query = self
+        query.reusesPlan = true
+        return query
     }
 
     public init(stringLiteral value: String) {

@@ -49,7 +49,7 @@ extension DeliveryContext {
                 WHERE app_id = ANY(\(appIDs)::text[]) AND subscription_id = ANY(\(subscriptionIDs))
                 """)
         }
-        let results = try connection.pipeline(queries)
+        let results = try connection.pipeline(queries.map(\.prepared))
         // Only texts that may read `user` need the users' aliases.
         var readsUsers = false
         for row in results[0] {

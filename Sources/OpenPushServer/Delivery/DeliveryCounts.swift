@@ -30,12 +30,12 @@ enum DeliveryCounts {
             """
         guard tally.successful + tally.errors + tally.suppressed + tally.cancelled > 0 else {
             // Only `superseded` records: nothing the rollup counts.
-            try connection.query(counts)
+            try connection.query(prepared: counts)
             return
         }
         // One statement: the message's app comes from its row (the job's records are the
         // message's app's), and the records' `created_at` is this transaction's now().
-        try connection.query("""
+        try connection.query(prepared: """
             WITH counted AS (\(counts) RETURNING app_id)
             INSERT INTO delivery_stats AS s (app_id, bucket, accepted, failed, suppressed, cancelled, errors_by_reason)
             SELECT app_id, \(bucketNow), \(tally.successful), \(tally.errors), \(tally.suppressed), \(tally.cancelled),

@@ -517,7 +517,7 @@ public final class DeliveryEngine: Sendable {
                 }
                 try AlertDedupeStore.release(final.3, in: connection)
                 for (activityID, timestamp) in final.2 {
-                    try connection.query("""
+                    try connection.query(prepared: """
                         UPDATE live_activities SET last_push_timestamp = GREATEST(COALESCE(last_push_timestamp, 0), \(Int64(timestamp)))
                         WHERE id = \(activityID)
                         """)

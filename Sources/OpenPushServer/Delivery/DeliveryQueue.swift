@@ -42,7 +42,7 @@ public enum DeliveryQueue {
                                  in connection: PostgresConnection) throws -> Claim {
         // `openpush_claim_job` (migration 0036): a function, so its plans are kept per connection.
         // A lease lost in a server crash is a job another worker runs again (`bookkeeping`).
-        let row = try connection.query("""
+        let row = try connection.query(prepared: """
             SELECT * FROM openpush_claim_job(\(worker), \(leaseSeconds)::float8, \(appCap))
             """, durability: bookkeeping)[0]
         let expansionDue: Bool = try row.decode("expansion_due")
@@ -139,7 +139,7 @@ public enum DeliveryQueue {
     static func completeUncounted(_ job: DeliveryJob, worker: String, with completion: Completion,
                                   in connection: PostgresConnection) throws -> DeliveryTally? {
         // The records' `finished_at`: this transaction's now(), in the form binary COPY takes.
-        guard let held = try connection.query("""
+        guard let held = try connection.query(prepared: """
             DELETE FROM delivery_jobs WHERE id = \(job.id) AND leased_by = \(worker)
             RETURNING ((extract(epoch FROM now()) - 946684800) * 1000000)::int8 AS now_since_2000
             """).first else { return nil }
@@ -162,7 +162,7 @@ public enum DeliveryQueue {
         }
         try DeliveryRecord.append(records, of: job, finishedAt: finishedAt, in: connection)
         for (recipients, attempt, due) in again where !recipients.isEmpty {
-            try connection.query("""
+            try connection.query(prepared: """
                 INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, attempt, due_at, subscription_ids, tokens,
                                            live_activity_ids, badges, created_at)
                 VALUES (\(job.messageID), \(job.appID), \(job.lane.rawValue), \(job.tokenKind.rawValue), \(attempt),
@@ -191,7 +191,7 @@ public enum DeliveryQueue {
         // the one the counts UPDATE later in the same completion takes: with FOR SHARE, two
         // completions of one message each held a share and then waited for the other's to add
         // their counts (a deadlock, and one job's pushes sent again after its lease).
-        try connection.query("""
+        try connection.query(prepared: """
             SELECT cancelled_at IS NOT NULL AS cancelled FROM messages WHERE id = \(messageID) FOR NO KEY UPDATE
             """).first?.decode("cancelled") ?? true
     }
@@ -227,7 +227,7 @@ public enum DeliveryQueue {
     /// worker sleeps until then instead of polling. Paused apps' jobs wait for a `PUT`, which
     /// notifies.
     public static func secondsUntilNextDue(in connection: PostgresConnection) throws -> Double? {
-        try connection.query("""
+        try connection.query(prepared: """
             SELECT extract(epoch FROM least(
                 (SELECT min(due_at) FROM delivery_jobs
                  WHERE leased_until IS NULL AND app_id NOT IN (SELECT id FROM apps WHERE apns_paused_at IS NOT NULL)),
