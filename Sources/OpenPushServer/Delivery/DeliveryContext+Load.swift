@@ -43,10 +43,13 @@ extension DeliveryContext {
         }
         if pushToStart {
             // The app ids let the (app_id, subscription_id, …) key serve it: without them it is a
-            // scan of every app's tokens, each compared with the whole array.
+            // scan of every app's tokens, each compared with the whole array. A job's one app goes
+            // as a value, not an array: then the statement's generic plan uses the key too, and
+            // PostgreSQL stops planning it for every job.
+            let apps: PostgresQuery = appIDs.count == 1 ? "= \(appIDs[0])" : "= ANY(\(appIDs)::text[])"
             queries.append("""
                 SELECT app_id, subscription_id, token FROM push_to_start_tokens
-                WHERE app_id = ANY(\(appIDs)::text[]) AND subscription_id = ANY(\(subscriptionIDs))
+                WHERE app_id \(apps) AND subscription_id = ANY(\(subscriptionIDs))
                 """)
         }
         let results = try connection.pipeline(queries.map(\.prepared))

@@ -10,11 +10,11 @@ import Postgres
 enum NotificationCompletion {
     static func check(messageID: String, in connection: PostgresConnection) throws {
         // A separate statement: the check below then reads a snapshot taken after the lock.
-        guard let row = try connection.query("""
+        guard let row = try connection.query(prepared: """
             SELECT app_id, completed_event_at IS NULL AS open FROM messages WHERE id = \(messageID) FOR UPDATE
             """).first, try row.decode("open", as: Bool.self) else { return }
         let appID: String = try row.decode("app_id")
-        let decided = try connection.query("""
+        let decided = try connection.query(prepared: """
             UPDATE messages SET completed_event_at = now()
             WHERE id = \(messageID) AND completed_event_at IS NULL AND expansion IS DISTINCT FROM 'pending'
               AND NOT EXISTS (SELECT 1 FROM delivery_jobs WHERE message_id = \(messageID))

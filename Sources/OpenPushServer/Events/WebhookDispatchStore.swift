@@ -41,7 +41,7 @@ enum WebhookDispatchStore {
     static func claim(limit: Int, leaseSeconds: Double, token: String, clock: DatabaseClock,
                       in connection: PostgresConnection) throws -> [WebhookClaim] {
         let now = clock.sql
-        let rows = try connection.query("""
+        let rows = try connection.query(prepared: """
             UPDATE webhooks AS leased
             SET lease_token = \(token), lease_until = \(now) + make_interval(secs => \(leaseSeconds))
             FROM (SELECT w.id FROM webhooks AS w
@@ -166,7 +166,7 @@ enum WebhookDispatchStore {
     /// or the end of another process's lease); nil when none has pending events. Pending here
     /// ignores visibility, so an event whose transaction is still settling is looked at again soon.
     static func secondsUntilNextDue(clock: DatabaseClock, in connection: PostgresConnection) throws -> Double? {
-        let rows = try connection.query("""
+        let rows = try connection.query(prepared: """
             SELECT extract(epoch FROM min(greatest(w.next_attempt_at, coalesce(w.lease_until, w.next_attempt_at))) - \(clock.sql))::float8
                    AS seconds
             FROM webhooks AS w
