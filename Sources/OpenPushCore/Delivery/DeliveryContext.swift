@@ -221,6 +221,9 @@ public struct DeliveryContext: Sendable {
 
     public func app(for delivery: ClaimedDelivery) -> App? { apps[delivery.appID] }
 
+    /// Whether any message loaded is an alert notification.
+    public var holdsAlert: Bool { messages.values.contains { $0.notification?.kind == .alert } }
+
     public func subscription(for delivery: ClaimedDelivery) -> Subscription? {
         subscriptions[Key(appID: delivery.appID, id: delivery.subscriptionID)]
     }

@@ -11,7 +11,8 @@ extension DeliveryContext {
     /// user's `timezone_id` when known, else its `timezone` as a UTC offset in seconds (within
     /// ±14 hours), else UTC. Unknown names count as absent, so one bad value fails nothing.
     mutating func loadAttention(for deliveries: [ClaimedDelivery], in connection: PostgresConnection) throws {
-        guard deliveries.contains(where: { message(for: $0)?.notification?.kind == .alert }) else { return }
+        // Asked of the job's few messages, not of each of its thousand recipients.
+        guard holdsAlert else { return }
         // The subscriptions query already said which devices set any: most set none, and then
         // there is nothing to ask PostgreSQL.
         let subscriptionIDs = Array(Set(deliveries.filter { subscription(for: $0)?.setsAttention == true }.map(\.subscriptionID)))
