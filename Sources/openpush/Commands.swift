@@ -151,7 +151,8 @@ enum Commands {
     /// record partitions above all), so a deployment of workers alone still rotates them.
     static func worker(_ configuration: Configuration, logger: Logger) async throws {
         let databaseURL = try requireDatabaseURL(configuration)
-        let services = try ServerBootstrap.makeServices(configuration: configuration, databaseURL: databaseURL)
+        let services = try ServerBootstrap.makeServices(configuration: configuration, databaseURL: databaseURL,
+                                                        servingHTTP: false)
         let delivery = try ServerBootstrap.makeDeliveryEngine(services, logger: logger)
         delivery.0.start()
         let webhooks = try ServerBootstrap.makeWebhookDispatcher(services, logger: logger)

@@ -7,19 +7,22 @@ public import APNs
 /// Builds a process's services and HTTP server from its configuration. Shared by `serve`,
 /// `dev` and the test harness, so all three run the same code.
 public enum ServerBootstrap {
+    /// `servingHTTP` false (`openpush worker`): the OpenAPI document and the web pages, which
+    /// only HTTP routes serve, are neither read nor parsed (most of a worker's start-up before
+    /// its first claim).
     public static func makeServices(configuration: Configuration, databaseURL: String,
-                                    now: @escaping @Sendable () -> Double = WallClock.now)
+                                    now: @escaping @Sendable () -> Double = WallClock.now, servingHTTP: Bool = true)
         throws -> Services
     {
         let resources = try ResourceLocator.resourcesDirectory(configured: configuration.resourcesDirectory)
         let migrations = try Migrator.load(directory: resources + "/migrations")
-        let document = try OpenAPIDocument.load(directory: resources + "/openapi")
-        let webAssets = try WebAssets.load(directory: resources + "/web")
+        let document = servingHTTP ? try OpenAPIDocument.load(directory: resources + "/openapi").serializedBytes : []
+        let webAssets = servingHTTP ? try WebAssets.load(directory: resources + "/web") : WebAssets()
         let endpoints = DatabaseEndpoints(configuration: configuration, databaseURL: databaseURL)
         let pool = PostgresPool(conninfo: endpoints.pooled, size: configuration.databasePoolSize,
                                 timeouts: configuration.databaseTimeouts, settingsScope: endpoints.pooledSettingsScope)
         return Services(configuration: configuration, database: pool, databaseConninfo: endpoints.direct, migrations: migrations,
-                        metrics: Metrics(), openAPIDocument: document.serializedBytes, webAssets: webAssets, now: now)
+                        metrics: Metrics(), openAPIDocument: document, webAssets: webAssets, now: now)
     }
 
     /// Applies pending migrations under the advisory lock; safe with many processes starting at once.
