@@ -490,7 +490,10 @@ public final class PostgresConnection {
         rows.reserveCapacity(Int(rowCount))
         for row in 0..<rowCount {
             let values: [String?] = (0..<columnCount).map { column in
-                PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+                guard PQgetisnull(result, row, column) == 0, let value = PQgetvalue(result, row, column) else { return nil }
+                // libpq has the length: no strlen over each value (a job's claim holds 70 KB of tokens).
+                let bytes = UnsafeRawBufferPointer(start: value, count: Int(PQgetlength(result, row, column)))
+                return String(decoding: bytes, as: UTF8.self)
             }
             rows.append(PostgresRow(columns: columns, values: values))
         }
