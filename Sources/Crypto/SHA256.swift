@@ -13,6 +13,17 @@ public enum SHA256 {
         return Array(data).withUnsafeBufferPointer { digest(of: $0) }
     }
 
+    /// The 32-byte digest of `bytes`, written to `output` (at least 32 bytes): no allocation,
+    /// for a hash per push.
+    public static func hash(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+        precondition(output.count >= 32, "a SHA-256 digest is 32 bytes")
+        var length: UInt32 = 0
+        guard EVP_Digest(bytes.baseAddress, bytes.count, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
+                         fetchedSHA256 ?? EVP_sha256(), nil) == 1 else {
+            fatalError("EVP_Digest(SHA-256) failed: \(CryptoError.openSSL("SHA-256"))")
+        }
+    }
+
     private static func digest(of buffer: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0

@@ -12,6 +12,13 @@ import Testing
         #expect(SHA256.hash(Array(input.utf8)).hexString == expected)
         // A non-contiguous collection takes the copying path and must agree.
         #expect(SHA256.hash(input.utf8).hexString == expected)
+        // Into a caller's buffer: the same 32 bytes, nothing past them touched.
+        var output = [UInt8](repeating: 0xAB, count: 40)
+        Array(input.utf8).withUnsafeBytes { bytes in
+            output.withUnsafeMutableBytes { SHA256.hash(bytes, into: $0) }
+        }
+        #expect(Array(output.prefix(32)).hexString == expected)
+        #expect(output.suffix(8).allSatisfy { $0 == 0xAB })
     }
 
     @Test func randomBytesHaveTheRequestedLengthAndDiffer() {
