@@ -391,8 +391,14 @@ public final class DeliveryEngine: Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(lease / 3))
             guard !Task.isCancelled else { return }
-            try? await services.database.withConnection {
-                try DeliveryQueue.renewLease(jobID: jobID, worker: worker, leaseSeconds: lease, in: $0)
+            do {
+                try await services.database.withConnection {
+                    try DeliveryQueue.renewLease(jobID: jobID, worker: worker, leaseSeconds: lease, in: $0)
+                }
+            } catch {
+                // The next renewal may still come in time; if none does, the job is run again
+                // after its lease, and this says why.
+                logger.warning("delivery lease renewal failed", ["job.id": String(jobID), "error": String(describing: error)])
             }
         }
     }
