@@ -87,3 +87,18 @@ extension PostgresPreparedStatementTests {
         #expect(try connection.query(prepared: everything).columnNames == ["id", "name"])
     }
 }
+
+extension PostgresPreparedStatementTests {
+    /// Prepared statements belong to the session, not to the transaction that prepared them.
+    @Test func aStatementPreparedInATransactionThatRolledBackIsStillThere() async throws {
+        let database = try await TestDatabase.create()
+        let connection = try PostgresConnection.connect(database.conninfo)
+        try connection.begin()
+        #expect(try connection.query(prepared: Self.increment(1)).firstRow().decode("n", as: Int.self) == 2)
+        #expect(throws: PostgresError.self) { try connection.query("SELECT 1 / 0") }
+        try connection.query("ROLLBACK")
+        #expect(try connection.query(prepared: Self.increment(2)).firstRow().decode("n", as: Int.self) == 3)
+        #expect(try connection.pipeline([Self.increment(3).prepared]).first?.firstRow().decode("n", as: Int.self) == 4)
+        #expect(try Self.prepared(on: connection) == [Self.increment(0).sql])
+    }
+}
