@@ -200,3 +200,28 @@ import OpenPushCore
                 == .finished(.error, reason: "ServiceUnavailable"))
     }
 }
+
+extension DeliveryPlannerTests {
+    /// The context's keys hash the id alone; equality still takes the app, so an id two apps
+    /// share finds each app's own row, and a third app finds none.
+    @Test func anIDTwoAppsShareFindsEachAppsOwnRow() {
+        var context = DeliveryContext()
+        for app in ["app_a", "app_b"] {
+            context.add(DeliveryContext.Message(id: "msg_1", appID: app))
+            context.add(DeliveryContext.Subscription(id: "sub_1", appID: app, token: "tok_\(app)"))
+            context.addPushToStartToken("start_\(app)", appID: app, subscriptionID: "sub_1")
+        }
+        for app in ["app_a", "app_b"] {
+            let delivery = Self.recipient(.pushToStart, token: "start_\(app)", app: app)
+            #expect(context.subscription(for: delivery)?.token == "tok_\(app)")
+            #expect(context.message(for: delivery)?.appID == app)
+            #expect(context.holdsPushToStartToken(delivery))
+        }
+        // The other app's token under this app's subscription id is not held.
+        #expect(!context.holdsPushToStartToken(Self.recipient(.pushToStart, token: "start_app_b", app: "app_a")))
+        let stranger = Self.recipient(.pushToStart, token: "start_app_a", app: "app_c")
+        #expect(context.subscription(for: stranger) == nil)
+        #expect(context.message(for: stranger) == nil)
+        #expect(!context.holdsPushToStartToken(stranger))
+    }
+}
