@@ -57,3 +57,25 @@ import Postgres
         #expect(try rows.allSatisfy { try $0.decode("quote", as: String.self) == "\"{a,b}\\" })
     }
 }
+
+extension EventOutboxTests {
+    /// A job's completion appends one to a few rows: those statements are prepared once per
+    /// session; a longer append runs unnamed, so a session keeps a handful of them.
+    @Test func shortAppendsArePreparedAndLongOnesAreNot() async throws {
+        let app = try await TestApp.make()
+        let appID = try await app.createApp().app.id
+        let connection = try PostgresConnection.connect(app.services.databaseConninfo)
+        func events(_ count: Int) -> [OutboundEvent] {
+            (0..<count).map { OutboundEvent(type: .click, appID: appID, data: ["n": .int(Int64($0))]) }
+        }
+        for count in [1, 1, 2, EventOutbox.preparedRowCounts + 1, 1] {
+            try connection.begin()
+            try EventOutbox.append(events(count), in: connection)
+            try connection.query("COMMIT")
+        }
+        let prepared = try connection.query("SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%INSERT INTO events%'")
+        #expect(prepared.count == 2)
+        let appended = try await app.services.database.query("SELECT count(*)::int AS n FROM events WHERE app_id = \(appID)")
+        #expect(try appended.firstRow().decode("n", as: Int.self) == 1 + 1 + 2 + EventOutbox.preparedRowCounts + 1 + 1)
+    }
+}

@@ -49,7 +49,7 @@ public enum EventOutbox {
                  \(event.webhookID)::text, \(event.batchSize.map(Int64.init))::int4, \(Int64(position))::int8)
                 """
             }
-            try connection.query("""
+            let append: PostgresQuery = """
                 WITH appended AS (
                 INSERT INTO events (id, app_id, type, data, webhook_id, batch_size)
                 SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), e.app_id, e.type, e.data, e.webhook_id, e.batch_size
@@ -57,9 +57,16 @@ public enum EventOutbox {
                 ORDER BY e.ord
                 RETURNING 1)
                 SELECT pg_notify(\(channel), '') FROM (SELECT 1 FROM appended LIMIT 1) AS any_event
-                """)
+                """
+            // The text differs with the row count: the few counts a job's completion appends are
+            // prepared (planning this statement cost more than running it), longer appends are not,
+            // so a session keeps a handful of these.
+            try connection.query(chunk.count <= preparedRowCounts ? append.prepared : append)
         }
     }
+
+    /// Appends of up to this many rows run as prepared statements (`append`).
+    static let preparedRowCounts = 4
 
     /// Rows of one appending statement (`append`).
     static let rowsPerStatement = 1000
