@@ -22,12 +22,12 @@ extension DeliveryContext {
             SELECT id, app_id, kind, event, activity_type, activity_id, \(StoredMessage.columns), push_timestamp,
                    cancelled_at IS NOT NULL AS cancelled,
                    extract(epoch FROM COALESCE(send_after, created_at))::float8 AS send_time
-            FROM messages WHERE id = ANY(\(messageIDs)::text[])
+            FROM messages WHERE id \(oneOf(messageIDs))
             """, """
             SELECT id, apns_bundle_id, apns_watch_bundle_id, live_activity_auto_end_minutes, onesignal_alias, apns_p8,
                    apns_key_id, apns_team_id, extract(epoch FROM updated_at)::float8 AS updated_at,
                    dedupe_window_days, stale_alert_seconds, default_privacy_text
-            FROM apps WHERE id = ANY(\(appIDs)::text[])
+            FROM apps WHERE id \(oneOf(appIDs))
             """, """
             SELECT id, app_id, platform, environment, language, country, app_version, tags::text AS tags, external_id,
                    enabled AND retired_at IS NULL AS reachable, token, token_invalid_at IS NOT NULL AS token_invalid,
@@ -43,13 +43,10 @@ extension DeliveryContext {
         }
         if pushToStart {
             // The app ids let the (app_id, subscription_id, …) key serve it: without them it is a
-            // scan of every app's tokens, each compared with the whole array. A job's one app goes
-            // as a value, not an array: then the statement's generic plan uses the key too, and
-            // PostgreSQL stops planning it for every job.
-            let apps: PostgresQuery = appIDs.count == 1 ? "= \(appIDs[0])" : "= ANY(\(appIDs)::text[])"
+            // scan of every app's tokens, each compared with the whole array.
             queries.append("""
                 SELECT app_id, subscription_id, token FROM push_to_start_tokens
-                WHERE app_id \(apps) AND subscription_id = ANY(\(subscriptionIDs))
+                WHERE app_id \(oneOf(appIDs)) AND subscription_id = ANY(\(subscriptionIDs))
                 """)
         }
         let results = try connection.pipeline(queries.map(\.prepared))
@@ -125,6 +122,13 @@ extension DeliveryContext {
         }
         try context.loadAttention(for: deliveries, in: connection)
         return context
+    }
+
+    /// `= $n` for a job's one id, `= ANY($n::text[])` for several. With an array of unknown length
+    /// a prepared statement's generic plan looks dearer than a plan for the values at hand, so
+    /// PostgreSQL planned these reads again for every job; with one value it keeps the generic plan.
+    private static func oneOf(_ ids: [String]) -> PostgresQuery {
+        ids.count == 1 ? "= \(ids[0])" : "= ANY(\(ids)::text[])"
     }
 
     /// The stored send, decoded loudly (`StoredMessage`): it was validated when it was sent, so a
