@@ -283,3 +283,25 @@ import Postgres
         await app.services.database.close()
     }
 }
+
+extension MessageCountsTests {
+    /// `openpush_add_counts` (PL/pgSQL since migration 0038) sums two reason → count maps key by
+    /// key, and gives the first back as it is when there is nothing to add.
+    @Test func reasonCountsAddKeyByKey() async throws {
+        let app = try await TestApp.make()
+        let row = try await app.services.database.query("""
+            SELECT openpush_add_counts('{"Unregistered": 2, "BadDeviceToken": 1}', '{"Unregistered": 3, "TooManyRequests": 4}')::text AS summed,
+                   openpush_add_counts('{"Unregistered": 2}', '{}')::text AS nothing,
+                   openpush_add_counts('{"Unregistered": 2}', NULL)::text AS null_added,
+                   openpush_add_counts('{}', '{"Expired": 1}')::text AS into_empty,
+                   (SELECT prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql') FROM pg_proc
+                    WHERE proname = 'openpush_add_counts') AS plpgsql
+            """).firstRow()
+        let summed = try JSONValue.parse(try row.decode("summed", as: String.self))
+        #expect(summed == ["Unregistered": 5, "BadDeviceToken": 1, "TooManyRequests": 4])
+        #expect(try JSONValue.parse(try row.decode("nothing", as: String.self)) == ["Unregistered": 2])
+        #expect(try JSONValue.parse(try row.decode("null_added", as: String.self)) == ["Unregistered": 2])
+        #expect(try JSONValue.parse(try row.decode("into_empty", as: String.self)) == ["Expired": 1])
+        #expect(try row.decode("plpgsql", as: Bool.self))
+    }
+}
