@@ -120,9 +120,9 @@ public final class PostgresConnection {
         if isIdle, let settings = settings(with: durability) {
             return try runPipeline([settings.statementPrefix.prepared, query])[1]
         }
-        let statement = self.statement(for: query)
         // Preparing and running take two commands: one round trip in a pipeline.
-        if case .named(_, prepare: true) = statement { return try runPipeline([query])[0] }
+        if query.reusesPlan, keepsSession, preparedStatements[query.sql] == nil { return try runPipeline([query])[0] }
+        let statement = self.statement(for: query)
         let handle = try requireHandle()
         guard send(query, as: statement, on: handle) else { throw sendFailure(handle) }
         do {
