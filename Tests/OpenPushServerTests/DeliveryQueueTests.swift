@@ -40,6 +40,36 @@ import Postgres
         #expect(try await DeliveryQueue.depth(in: app.services.database) == 3000)
     }
 
+    /// The recipients are given in the reverse of their ids' order: each job holds a run of that
+    /// order, and entry i of every array is the same recipient.
+    @Test func jobsKeepTheSendOrderAndTheirArraysAligned() async throws {
+        let app = try await TestApp.make()
+        let appID = try await app.createApp().app.id
+        try await app.services.database.transaction { connection in
+            try connection.query("INSERT INTO messages (id, app_id, kind, request) VALUES ('msg_order', \(appID), 'notification', '{}')")
+            try DeliveryQueue.enqueue(messageID: "msg_order", appID: appID, lane: .bulk, tokenKind: .device, recipients: """
+                SELECT * FROM (
+                    SELECT 'sub_' || lpad(g::text, 4, '0') AS subscription_id, 'tok' || g AS token, 'act' || g AS live_activity_id,
+                           g AS badge
+                    FROM generate_series(1, 2500) AS g ORDER BY g DESC
+                ) AS given
+                """, jobSize: 1000, in: connection)
+        }
+        let jobs = try await app.services.database.query("SELECT id FROM delivery_jobs ORDER BY id").count
+        var seen: [Int] = []
+        for _ in 0..<jobs {
+            let job = try #require(try await Self.claim(app))
+            for recipient in job.recipients {
+                let number = try #require(recipient.badge)
+                #expect(recipient.subscriptionID == "sub_" + String(repeating: "0", count: 4 - String(number).count) + String(number))
+                #expect(recipient.token == "tok\(number)" && recipient.liveActivityID == "act\(number)")
+                seen.append(number)
+            }
+            #expect(job.recipients.count == (seen.count <= 2000 ? 1000 : 500))
+        }
+        #expect(seen == Array((1...2500).reversed()))
+    }
+
     @Test func claimsAreExclusiveAndComeBackWhenTheLeaseRunsOut() async throws {
         let app = try await TestApp.make()
         let appID = try await app.createApp().app.id

@@ -99,12 +99,19 @@ public enum DeliveryQueue {
                            jobSize: Int) -> PostgresQuery {
         """
         INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, subscription_ids, tokens, live_activity_ids, badges)
-        SELECT \(messageID), \(appID), \(lane.rawValue), \(tokenKind.rawValue), array_agg(s.subscription_id ORDER BY s.ord),
-               array_agg(s.token ORDER BY s.ord), array_agg(s.live_activity_id ORDER BY s.ord), array_agg(s.badge ORDER BY s.ord)
-        FROM \(identifier: source) AS s GROUP BY (s.ord - 1) / \(jobSize)
+        SELECT \(messageID), \(appID), \(lane.rawValue), \(tokenKind.rawValue), \(aggregatedRecipients)
+        FROM (SELECT r.*, (r.ord - 1) / \(jobSize) AS job FROM \(identifier: source) AS r ORDER BY job, r.ord) AS s GROUP BY s.job
         RETURNING cardinality(subscription_ids) AS n
         """
     }
+
+    /// A job's four recipient arrays, from input sorted by job and then by send order. One
+    /// sort of the input, not one per array: `array_agg(… ORDER BY ord)` sorted each array's
+    /// rows again (PostgreSQL 15 does not see that its input is sorted already). Every array
+    /// takes the group's rows in the same pass, so entry i of each is the same recipient.
+    static let aggregatedRecipients: PostgresQuery = """
+        array_agg(s.subscription_id), array_agg(s.token), array_agg(s.live_activity_id), array_agg(s.badge)
+        """
 
     /// What one attempt at a job leaves behind: a record per finished recipient, the
     /// recipients to try again (a job on the next attempt, due after `retryDelay`), those

@@ -78,10 +78,11 @@ struct ExpansionSchedule {
                 INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, due_at, created_at, subscription_ids, tokens,
                                            live_activity_ids, badges)
                 SELECT \(messageID), \(appID), \(lane.rawValue), \(tokenKind.rawValue), s.due, GREATEST(s.due, now()),
-                       array_agg(s.subscription_id ORDER BY s.ord), array_agg(s.token ORDER BY s.ord),
-                       array_agg(s.live_activity_id ORDER BY s.ord), array_agg(s.badge ORDER BY s.ord)
-                FROM (SELECT t.*, row_number() OVER (PARTITION BY t.due ORDER BY t.ord) AS due_ord FROM timed t) AS s
-                GROUP BY s.due, (s.due_ord - 1) / \(size)::int
+                       \(DeliveryQueue.aggregatedRecipients)
+                FROM (SELECT d.*, (d.due_ord - 1) / \(size)::int AS job
+                      FROM (SELECT t.*, row_number() OVER (PARTITION BY t.due ORDER BY t.ord) AS due_ord FROM timed t) AS d
+                      ORDER BY d.due, job, d.due_ord) AS s
+                GROUP BY s.due, s.job
                 RETURNING cardinality(subscription_ids) AS n
             )
             """
