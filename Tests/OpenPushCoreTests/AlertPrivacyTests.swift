@@ -85,8 +85,7 @@ import OpenPushCore
         app.defaultPrivacyText = "Something happened"
         context.add(app)
         context.add(DeliveryContext.Subscription(id: "sub_plain", appID: "app_a", token: "sub_plain"))
-        var hiddenDevice = DeliveryContext.Subscription(id: "sub_hidden", appID: "app_a", token: "sub_hidden")
-        hiddenDevice.hideDetails = hidden
+        let hiddenDevice = DeliveryContext.Subscription(id: "sub_hidden", appID: "app_a", token: "sub_hidden", hideDetails: hidden)
         context.add(hiddenDevice)
         return context
     }
@@ -119,10 +118,8 @@ import OpenPushCore
                                         "summary_arg": "Ana"])
         context.add(DeliveryContext.Subscription(id: "sub_plain", appID: "app_a", tags: ["nickname": "Something happened"],
                                                  token: "sub_plain"))
-        var hiddenWithTag = DeliveryContext.Subscription(id: "sub_hidden", appID: "app_a", tags: ["nickname": "Ana"],
-                                                         token: "sub_hidden")
-        hiddenWithTag.hideDetails = true
-        context.add(hiddenWithTag)
+        context.add(DeliveryContext.Subscription(id: "sub_hidden", appID: "app_a", tags: ["nickname": "Ana"], token: "sub_hidden",
+                                                 hideDetails: true))
         var cache = DeliveryPlanner.PayloadCache()
         let own = DeliveryPlanner.plan(Self.delivery("sub_plain", apnsID: "6f1e2d3c-0000-8000-8000-000000000001"),
                                        context: context, now: Self.now, lastTimestamps: [:], cache: &cache)

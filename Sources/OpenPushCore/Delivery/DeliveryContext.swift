@@ -121,31 +121,33 @@ public struct DeliveryContext: Sendable {
         }
     }
 
-    public struct Subscription: Sendable {
-        public var id: String
-        public var appID: String
-        public var platform: String
-        public var environment: DeviceEnvironment
-        public var language: String?
-        public var country: String?
-        public var appVersion: String?
-        public var tags: [String: String]
-        public var externalID: String?
+    /// A class, immutable, like `Message`: the planner looks a recipient's subscription up a few
+    /// times, and each copy of a struct retained and released every one of its fields.
+    public final class Subscription: Sendable {
+        public let id: String
+        public let appID: String
+        public let platform: String
+        public let environment: DeviceEnvironment
+        public let language: String?
+        public let country: String?
+        public let appVersion: String?
+        public let tags: [String: String]
+        public let externalID: String?
         /// Whether it may still be sent to at all (enabled, not retired).
-        public var reachable: Bool
+        public let reachable: Bool
         /// The device token now, and whether APNs called it dead.
-        public var token: String
-        public var tokenInvalid: Bool
-        public var widgetToken: String?
+        public let token: String
+        public let tokenInvalid: Bool
+        public let widgetToken: String?
         /// The device hides alert details (`AlertPrivacy`).
-        public var hideDetails: Bool = false
+        public let hideDetails: Bool
         /// Whether it set quiet hours or muted threads: only those devices' `DeviceAttention` is loaded.
-        public var setsAttention: Bool = false
+        public let setsAttention: Bool
 
         public init(id: String, appID: String, platform: String = "ios", environment: DeviceEnvironment = .production,
                     language: String? = nil, country: String? = nil, appVersion: String? = nil, tags: [String: String] = [:],
                     externalID: String? = nil, reachable: Bool = true, token: String, tokenInvalid: Bool = false,
-                    widgetToken: String? = nil) {
+                    widgetToken: String? = nil, hideDetails: Bool = false, setsAttention: Bool = false) {
             self.id = id
             self.appID = appID
             self.platform = platform
@@ -159,6 +161,8 @@ public struct DeliveryContext: Sendable {
             self.token = token
             self.tokenInvalid = tokenInvalid
             self.widgetToken = widgetToken
+            self.hideDetails = hideDetails
+            self.setsAttention = setsAttention
         }
     }
 

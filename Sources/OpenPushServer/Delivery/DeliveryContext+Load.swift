@@ -77,15 +77,14 @@ extension DeliveryContext {
             guard let known = DeviceEnvironment(rawValue: environment) else {
                 throw InvariantViolation("subscription environment '\(environment)' is neither production nor sandbox")
             }
-            var subscription = Subscription(
+            let subscription = Subscription(
                 id: try row.decode(column.id), appID: try row.decode(column.appID), platform: try row.decode(column.platform),
                 environment: known, language: try row.decode(column.language), country: try row.decode(column.country),
                 appVersion: try row.decode(column.appVersion), tags: tags, externalID: try row.decode(column.externalID),
                 reachable: try row.decode(column.reachable), token: try row.decode(column.token),
                 tokenInvalid: try row.decode(column.tokenInvalid),
-                widgetToken: try row.decode(column.widgetToken))
-            subscription.hideDetails = try row.decode(column.hideDetails)
-            subscription.setsAttention = try row.decode(column.setsAttention)
+                widgetToken: try row.decode(column.widgetToken), hideDetails: try row.decode(column.hideDetails),
+                setsAttention: try row.decode(column.setsAttention))
             if let externalID = subscription.externalID { externalIDs.insert(externalID) }
             context.add(subscription)
         }

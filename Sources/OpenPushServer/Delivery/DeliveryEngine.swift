@@ -246,7 +246,7 @@ public final class DeliveryEngine: Sendable {
 
     private func deliver(_ prepared: Prepared) async throws {
         defer { prepared.renewal.cancel() }
-        let results = await send(prepared.batch)
+        let results = await send(prepared.batch, recipients: prepared.job.recipients.count)
         try await record(prepared.job, batch: prepared.batch, results: results, context: prepared.context)
     }
 
@@ -359,20 +359,21 @@ public final class DeliveryEngine: Sendable {
 
     // MARK: sending
 
-    private func send(_ batch: Batch) async -> [Int64: Result<APNSResponse, APNSTransportError>] {
-        await withTaskGroup(of: [(Int64, Result<APNSResponse, APNSTransportError>)].self) { group in
+    /// Each push's result at its delivery's id (its index in the job); nil for those not sent.
+    private func send(_ batch: Batch, recipients: Int) async -> [Result<APNSResponse, APNSTransportError>?] {
+        await withTaskGroup(of: (ids: [Int64], results: [Result<APNSResponse, APNSTransportError>]).self) { group in
             for (key, outgoing) in batch.groups {
                 guard let credential = batch.credentials[key] else { continue }
                 let environment = Self.apnsEnvironment(outgoing[0].plan.environment)
                 let pushes = outgoing.map { APNSPush(deviceToken: $0.delivery.token, request: $0.plan.request) }
+                let ids = outgoing.map(\.delivery.id)
                 group.addTask {
-                    let results = await self.client.send(pushes, credential: credential, environment: environment)
-                    return Array(zip(outgoing.map(\.delivery.id), results))
+                    (ids, await self.client.send(pushes, credential: credential, environment: environment))
                 }
             }
-            var all: [Int64: Result<APNSResponse, APNSTransportError>] = [:]
-            for await results in group {
-                for (id, result) in results { all[id] = result }
+            var all = [Result<APNSResponse, APNSTransportError>?](repeating: nil, count: recipients)
+            for await sent in group {
+                for (id, result) in zip(sent.ids, sent.results) { all[Int(id)] = result }
             }
             return all
         }
@@ -424,7 +425,7 @@ public final class DeliveryEngine: Sendable {
         }
     }
 
-    private func record(_ job: DeliveryJob, batch: Batch, results: [Int64: Result<APNSResponse, APNSTransportError>],
+    private func record(_ job: DeliveryJob, batch: Batch, results: [Result<APNSResponse, APNSTransportError>?],
                         context: DeliveryContext) async throws {
         let policy = settings.retryPolicy
         let now = services.now()
@@ -476,7 +477,7 @@ public final class DeliveryEngine: Sendable {
         for group in batch.groups.values {
             for outgoing in group {
                 let delivery = outgoing.delivery
-                switch results[delivery.id] {
+                switch results[Int(delivery.id)] {
                 case .success(let response)?:
                     let verdict = APNSResponseClassifier.classify(status: response.status, reason: response.reason?.rawValue)
                     let (decision, effect) = DeliveryOutcome.decide(delivery, verdict: verdict,
