@@ -10,7 +10,8 @@ import Postgres
 /// Failure is per message: a page that throws is rolled back to a savepoint and the message
 /// tried again later, then failed with its reason; no other message waits for it.
 enum NotificationExpansion {
-    static let defaultPageSize = 5000
+    /// Two jobs of `DeliveryQueue.defaultJobSize`: a page's last job is not a short one.
+    static let defaultPageSize = 4000
     /// Tries of a page that throws before its message is failed.
     static let maximumAttempts = 3
 
