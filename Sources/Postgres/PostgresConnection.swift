@@ -493,11 +493,24 @@ public final class PostgresConnection {
                 guard PQgetisnull(result, row, column) == 0, let value = PQgetvalue(result, row, column) else { return nil }
                 // libpq has the length: no strlen over each value (a job's claim holds 70 KB of tokens).
                 let bytes = UnsafeRawBufferPointer(start: value, count: Int(PQgetlength(result, row, column)))
+                if let same = Self.repeatedValue(bytes, above: row, column: column, in: result, rows: rows) { return same }
                 return String(decoding: bytes, as: UTF8.self)
             }
             rows.append(PostgresRow(columns: columns, values: values))
         }
         return PostgresRows(columnNames: names, rows: rows, affectedRows: affectedRows(result))
+    }
+
+    /// The row above's string when this value repeats it (a job's rows all carry its app's id),
+    /// so the row shares it: no allocation, and comparing the two later is a pointer check.
+    /// Only for values too long to be stored inline in a `String` (more than 15 bytes).
+    private static func repeatedValue(_ bytes: UnsafeRawBufferPointer, above row: Int32, column: Int32, in result: OpaquePointer,
+                                      rows: [PostgresRow]) -> String? {
+        guard row > 0, bytes.count > 15, PQgetisnull(result, row - 1, column) == 0,
+              Int(PQgetlength(result, row - 1, column)) == bytes.count,
+              let above = PQgetvalue(result, row - 1, column), memcmp(above, bytes.baseAddress!, bytes.count) == 0
+        else { return nil }
+        return rows[Int(row) - 1].values[Int(column)]
     }
 
     private func affectedRows(_ result: OpaquePointer) -> Int {

@@ -37,6 +37,29 @@ import Testing
         return try rows[0].decode("value", as: T.self)
     }
 
+    /// A long value repeating the row above's is shared with it (one string, not one a row),
+    /// and every row still reads its own value: repeats, changes, NULLs and short values alike.
+    @Test func repeatedValuesReadTheSameAndShareTheRowAbove() async throws {
+        let pool = try await TestDatabase.create().makePool(size: 1)
+        let rows = try await pool.query("""
+            SELECT v.app, v.short FROM (VALUES (1, 'app_01hq8bzzzzzzzzzzzzzzzzzzzz', 'ios'), (2, 'app_01hq8bzzzzzzzzzzzzzzzzzzzz', 'ios'),
+                (3, 'app_01hq8bzzzzzzzzzzzzzzzzzzzy', 'ios'), (4, NULL, NULL), (5, 'app_01hq8bzzzzzzzzzzzzzzzzzzzy', 'mac'),
+                (6, 'app_01hq8bzzzzzzzzzzzzzzzzzzzy', 'mac'), (7, 'app_01hq8bzzzzzzzzzzzzzzzzzzzy-longer', 'mac')) AS v(n, app, short)
+            ORDER BY v.n
+            """)
+        let apps = try rows.map { try $0.decode("app", as: String?.self) }
+        #expect(apps == ["app_01hq8bzzzzzzzzzzzzzzzzzzzz", "app_01hq8bzzzzzzzzzzzzzzzzzzzz", "app_01hq8bzzzzzzzzzzzzzzzzzzzy", nil,
+                         "app_01hq8bzzzzzzzzzzzzzzzzzzzy", "app_01hq8bzzzzzzzzzzzzzzzzzzzy", "app_01hq8bzzzzzzzzzzzzzzzzzzzy-longer"])
+        #expect(try rows.map { try $0.decode("short", as: String?.self) } == ["ios", "ios", "ios", nil, "mac", "mac", "mac"])
+        func storage(_ text: String?) -> UnsafeRawPointer? {
+            var text = text
+            return text?.withUTF8 { UnsafeRawPointer($0.baseAddress) }
+        }
+        #expect(storage(apps[0]) == storage(apps[1]))
+        #expect(storage(apps[4]) == storage(apps[5]))
+        #expect(storage(apps[1]) != storage(apps[2]))
+    }
+
     @Test func everyTypeRoundTrips() async throws {
         let pool = try await TestDatabase.create().makePool(size: 1)
 
