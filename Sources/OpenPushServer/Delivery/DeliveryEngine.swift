@@ -475,8 +475,9 @@ public final class DeliveryEngine: Sendable {
         // `ttl: 0` is now or never: a passing failure is final. A job holds one message.
         let retryable = context.message(forID: job.messageID, appID: job.appID)?.notification?.ttl != 0
         for group in batch.groups.values {
-            for outgoing in group {
-                let delivery = outgoing.delivery
+            // By index: a `for outgoing in` copied (retained and released) every field of each push.
+            for index in group.indices {
+                let delivery = group[index].delivery
                 switch results[Int(delivery.id)] {
                 case .success(let response)?:
                     let verdict = APNSResponseClassifier.classify(status: response.status, reason: response.reason?.rawValue)
@@ -488,7 +489,7 @@ public final class DeliveryEngine: Sendable {
                     if case .deadToken = effect, case .finished(_, let reason) = decision {
                         deadTokenReasons[delivery.id] = reason
                     }
-                    if verdict == .accepted, let stamp = outgoing.plan.activityTimestamp {
+                    if verdict == .accepted, let stamp = group[index].plan.activityTimestamp {
                         stamps[stamp.activityID] = max(stamps[stamp.activityID] ?? stamp.timestamp, stamp.timestamp)
                     }
                 case .failure(let error)?:

@@ -40,24 +40,25 @@ public struct DeliveryRecord: Sendable, Equatable {
                        in connection: PostgresConnection) throws {
         guard !records.isEmpty else { return }
         var rows = PostgresCopyRows(columns: 13, capacity: records.count * 220)
-        for record in records {
-            guard let apnsID = PostgresCopyRows.uuidBytes(record.apnsID) else {
-                throw InvariantViolation("a delivery record's apns-id '\(record.apnsID)' is not a UUID")
+        // By index: a `for record in` copied (retained and released) every field of each record.
+        for index in records.indices {
+            guard let apnsID = PostgresCopyRows.uuidBytes(records[index].apnsID) else {
+                throw InvariantViolation("a delivery record's apns-id '\(records[index].apnsID)' is not a UUID")
             }
             rows.startRow()
             rows.append(uuid: apnsID)
             rows.append(job.messageID)
             rows.append(job.appID)
-            rows.append(record.subscriptionID)
-            rows.append(record.liveActivityID)
+            rows.append(records[index].subscriptionID)
+            rows.append(records[index].liveActivityID)
             rows.append(job.tokenKind.rawValue)
-            rows.append(record.token)
-            rows.append(record.state.rawValue)
-            rows.append(Int32(clamping: record.attempts))
-            rows.append(record.reason)
-            rows.append(record.apnsStatus.map { Int32(clamping: $0) })
+            rows.append(records[index].token)
+            rows.append(records[index].state.rawValue)
+            rows.append(Int32(clamping: records[index].attempts))
+            rows.append(records[index].reason)
+            rows.append(records[index].apnsStatus.map { Int32(clamping: $0) })
             rows.append(timestampSince2000: finishedAt)
-            rows.append(record.carriedBy)
+            rows.append(records[index].carriedBy)
         }
         try connection.copy(into: """
             deliveries (apns_id, message_id, app_id, subscription_id, live_activity_id, token_kind, token, state, attempts,

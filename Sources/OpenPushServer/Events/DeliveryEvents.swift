@@ -10,13 +10,14 @@ enum DeliveryEvents {
     static func append(_ records: [DeliveryRecord], of job: DeliveryJob, in connection: PostgresConnection) throws {
         var acceptedBatch = DeliveryEventBatch(notificationID: job.messageID, tokenKind: job.tokenKind.rawValue)
         var failedBatch = DeliveryEventBatch(notificationID: job.messageID, tokenKind: job.tokenKind.rawValue, failures: ([], []))
-        for record in records {
-            switch record.state {
+        // By index: a `for record in` copied (retained and released) every field of each record.
+        for index in records.indices {
+            switch records[index].state {
             case .accepted:
-                acceptedBatch.append(subscriptionID: record.subscriptionID, apnsID: record.apnsID)
+                acceptedBatch.append(subscriptionID: records[index].subscriptionID, apnsID: records[index].apnsID)
             case .error:
-                failedBatch.append(subscriptionID: record.subscriptionID, apnsID: record.apnsID,
-                                   failure: (record.reason, record.apnsStatus))
+                failedBatch.append(subscriptionID: records[index].subscriptionID, apnsID: records[index].apnsID,
+                                   failure: (records[index].reason, records[index].apnsStatus))
             default:
                 continue
             }
