@@ -3,38 +3,54 @@ import Testing
 
 /// A job's delivery events as one stored row, and the events it expands into.
 @Suite struct DeliveryEventBatchTests {
+    /// Stands in for the server's derivation: a member's apns-id from what the push was.
+    static let derive: DeliveryEventBatch.APNSIDDerivation = { "\($0)/\($1)/\($2)" }
+
     static func accepted() -> DeliveryEventBatch {
         var batch = DeliveryEventBatch(notificationID: "msg_1", tokenKind: "device")
-        batch.append(subscriptionID: "sub_a", apnsID: "A-1")
-        batch.append(subscriptionID: "sub_b", apnsID: "B-2")
+        batch.append(subscriptionID: "sub_a", apnsID: "msg_1/sub_a/device")
+        batch.append(subscriptionID: "sub_b", apnsID: "msg_1/sub_b/device")
         return batch
     }
 
+    static func read(_ data: JSONObject, failed: Bool) -> DeliveryEventBatch? {
+        DeliveryEventBatch(data: data, failed: failed, derivingAPNSID: derive)
+    }
+
+    /// The apns-ids are not stored: read back, each is derived from its member.
     @Test func membersExpandIntoTheEventsSingleRowsCarried() throws {
         let batch = Self.accepted()
         #expect(batch.count == 2)
-        #expect(batch.data == ["notification_id": "msg_1", "token_kind": "device",
-                               "subscription_ids": ["sub_a", "sub_b"], "apns_ids": ["A-1", "B-2"]])
-        let read = try #require(DeliveryEventBatch(data: batch.data, failed: false))
+        #expect(batch.data == ["notification_id": "msg_1", "token_kind": "device", "subscription_ids": ["sub_a", "sub_b"]])
+        let read = try #require(Self.read(batch.data, failed: false))
         #expect(read == batch)
         #expect(read.eventData(at: 1) == EventData.delivery(notificationID: "msg_1", subscriptionID: "sub_b",
-                                                            tokenKind: "device", apnsID: "B-2"))
+                                                            tokenKind: "device", apnsID: "msg_1/sub_b/device"))
+    }
+
+    /// A row written while the apns-ids were stored is read with its own.
+    @Test func rowsThatStoreTheirAPNSIDsAreReadWithThem() throws {
+        var data = Self.accepted().data
+        data["apns_ids"] = ["A-1", "B-2"]
+        let read = try #require(Self.read(data, failed: false))
+        #expect(read.apnsIDs == ["A-1", "B-2"])
+        #expect(read.eventData(at: 0)["apns_id"] == "A-1")
     }
 
     @Test func failuresCarryTheirReasonAndStatus() throws {
         var batch = DeliveryEventBatch(notificationID: "msg_1", tokenKind: "live_activity", failures: ([], []))
-        batch.append(subscriptionID: "sub_a", apnsID: "A-1", failure: ("BadDeviceToken", 400))
-        batch.append(subscriptionID: "sub_b", apnsID: "B-2", failure: (nil, nil))
+        batch.append(subscriptionID: "sub_a", apnsID: "msg_1/sub_a/live_activity", failure: ("BadDeviceToken", 400))
+        batch.append(subscriptionID: "sub_b", apnsID: "msg_1/sub_b/live_activity", failure: (nil, nil))
         #expect(batch.data["reasons"] == ["BadDeviceToken", .null])
         #expect(batch.data["statuses"] == [400, .null])
-        let read = try #require(DeliveryEventBatch(data: batch.data, failed: true))
+        let read = try #require(Self.read(batch.data, failed: true))
         #expect(read == batch)
         #expect(read.eventData(at: 0) == EventData.delivery(notificationID: "msg_1", subscriptionID: "sub_a", tokenKind: "live_activity",
-                                                            apnsID: "A-1", failure: ("BadDeviceToken", 400)))
+                                                            apnsID: "msg_1/sub_a/live_activity", failure: ("BadDeviceToken", 400)))
         #expect(read.eventData(at: 1)["reason"] == .null)
         #expect(read.eventData(at: 1)["status"] == .null)
         // A failed row without its failures is not one OpenPush wrote.
-        #expect(DeliveryEventBatch(data: Self.accepted().data, failed: true) == nil)
+        #expect(Self.read(Self.accepted().data, failed: true) == nil)
     }
 
     @Test func memberIDsAreTheRowsIDAndTheIndex() {
@@ -45,11 +61,11 @@ import Testing
     @Test func malformedDataIsRefused() {
         var data = Self.accepted().data
         data["apns_ids"] = ["A-1"]
-        #expect(DeliveryEventBatch(data: data, failed: false) == nil)
+        #expect(Self.read(data, failed: false) == nil)
         data["apns_ids"] = ["A-1", 2]
-        #expect(DeliveryEventBatch(data: data, failed: false) == nil)
+        #expect(Self.read(data, failed: false) == nil)
         data = Self.accepted().data
         data["notification_id"] = nil
-        #expect(DeliveryEventBatch(data: data, failed: false) == nil)
+        #expect(Self.read(data, failed: false) == nil)
     }
 }

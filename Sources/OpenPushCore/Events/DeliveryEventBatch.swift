@@ -1,7 +1,10 @@
 /// A job's `delivery.accepted` (or `delivery.failed`) events stored as one outbox row, so a
 /// fan-out writes one row per job rather than one per device (migration 0034). The row's `data`
 /// holds what its events share (`notification_id`, `token_kind`) once, and what differs as
-/// parallel arrays (`subscription_ids`, `apns_ids`; for failures `reasons` and `statuses`).
+/// parallel arrays (`subscription_ids`; for failures `reasons` and `statuses`). Each member's
+/// `apns-id` is derived from (notification, subscription, token kind), as the push's was, so
+/// the row does not store them: readers derive them (`init(data:failed:derivingAPNSID:)`).
+/// Rows written before this still hold `apns_ids`, and those are read as they are.
 /// The feed and the webhooks expand it: member `i` is the event `EventData.delivery(…)` builds
 /// for the i-th record, with id `eventID(rowID:index:)` and position (xid, seq, i).
 public struct DeliveryEventBatch: Sendable, Equatable {
@@ -46,7 +49,7 @@ public struct DeliveryEventBatch: Sendable, Equatable {
     public var data: JSONObject {
         var data: JSONObject = [
             "notification_id": .string(notificationID), "token_kind": .string(tokenKind),
-            "subscription_ids": .array(subscriptionIDs.map(JSONValue.string)), "apns_ids": .array(apnsIDs.map(JSONValue.string)),
+            "subscription_ids": .array(subscriptionIDs.map(JSONValue.string)),
         ]
         if let failures {
             data["reasons"] = .array(failures.reasons.map { $0.map(JSONValue.string) ?? .null })
@@ -55,13 +58,23 @@ public struct DeliveryEventBatch: Sendable, Equatable {
         return data
     }
 
+    /// How a member's `apns-id` follows from (notification id, subscription id, token kind).
+    public typealias APNSIDDerivation = @Sendable (_ notificationID: String, _ subscriptionID: String, _ tokenKind: String) -> String
+
     /// Reads a stored row's `data` (`failed`: a `delivery.failed` row); nil when it is not one
-    /// `data` wrote (a missing field, arrays of different lengths).
-    public init?(data: JSONObject, failed: Bool) {
+    /// `data` wrote (a missing field, arrays of different lengths). Rows without `apns_ids`
+    /// (all since they were left out) get each member's from `derive`.
+    public init?(data: JSONObject, failed: Bool, derivingAPNSID derive: APNSIDDerivation) {
         guard let notificationID = data["notification_id"]?.stringValue, let tokenKind = data["token_kind"]?.stringValue,
-              let subscriptionIDs = Self.strings(data["subscription_ids"]), let apnsIDs = Self.strings(data["apns_ids"]),
-              apnsIDs.count == subscriptionIDs.count
+              let subscriptionIDs = Self.strings(data["subscription_ids"])
         else { return nil }
+        let apnsIDs: [String]
+        if let stored = data["apns_ids"] {
+            guard let strings = Self.strings(stored), strings.count == subscriptionIDs.count else { return nil }
+            apnsIDs = strings
+        } else {
+            apnsIDs = subscriptionIDs.map { derive(notificationID, $0, tokenKind) }
+        }
         self.init(notificationID: notificationID, tokenKind: tokenKind, subscriptionIDs: subscriptionIDs, apnsIDs: apnsIDs)
         if failed {
             guard let reasons = data["reasons"]?.arrayValue, let statuses = data["statuses"]?.arrayValue,

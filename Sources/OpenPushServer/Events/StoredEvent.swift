@@ -147,7 +147,8 @@ public struct StoredEvent: Sendable, Equatable {
                 events.append(event)
                 continue
             }
-            guard let batch = DeliveryEventBatch(data: event.data, failed: event.type == EventType.deliveryFailed.rawValue),
+            guard let batch = DeliveryEventBatch(data: event.data, failed: event.type == EventType.deliveryFailed.rawValue,
+                                                 derivingAPNSID: { APNSIdentifier.derive(messageID: $0, subscriptionID: $1, tokenKind: $2) }),
                   batch.count == size
             else { throw MalformedEventRow(seq: event.seq) }
             let first = event.xid == position.xid && event.seq == position.seq ? Int(position.index) + 1 : 0
