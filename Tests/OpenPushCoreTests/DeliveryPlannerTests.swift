@@ -202,6 +202,22 @@ import OpenPushCore
 }
 
 extension DeliveryPlannerTests {
+    /// A bulk check of an app's push-to-start recipients names the gone tokens only: every other
+    /// recipient of that app holds its token, a gone one does not, and an app not checked holds none.
+    @Test func aCheckedAppsPushToStartRecipientsHoldTheirTokensExceptTheGoneOnes() {
+        var context = DeliveryContext()
+        context.checkedPushToStartTokens(appID: "app_a", gone: [(subscriptionID: "sub_2", token: "start_2")])
+        #expect(context.holdsPushToStartToken(Self.recipient(.pushToStart, token: "start_1", app: "app_a")))
+        #expect(!context.holdsPushToStartToken(Self.recipient(.pushToStart, token: "start_2", app: "app_a", subscription: "sub_2")))
+        // The same subscription id and token in another app were not checked.
+        #expect(!context.holdsPushToStartToken(Self.recipient(.pushToStart, token: "start_2", app: "app_b", subscription: "sub_2")))
+        #expect(!context.holdsPushToStartToken(Self.recipient(.pushToStart, token: "start_1", app: "app_b")))
+        let message = DeliveryContext.Message(id: "msg_1", appID: "app_a")
+        var stopped = Self.context(message)
+        stopped.checkedPushToStartTokens(appID: "app_a", gone: [(subscriptionID: "sub_1", token: "aa")])
+        #expect(DeliveryPlanner.stopped(Self.recipient(.pushToStart), context: stopped) == "Unregistered")
+    }
+
     /// The context's keys hash the id alone; equality still takes the app, so an id two apps
     /// share finds each app's own row, and a third app finds none.
     @Test func anIDTwoAppsShareFindsEachAppsOwnRow() {

@@ -49,6 +49,28 @@ import Postgres
         return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.decode("state", as: String.self), try $0.decode("n", as: Int.self)) })
     }
 
+    /// A push-to-start token replaced or removed after the start was queued is not sent to:
+    /// the stop sticks (recorded `Unregistered`); a device that kept its token gets its start.
+    @Test func aPushToStartTokenGoneSinceTheStartWasQueuedIsNotSentTo() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let kept = String(repeating: "1b", count: 32)
+        _ = try await Self.startableDevice(harness, token: String(repeating: "0a", count: 32), pts: kept)
+        let replaced = try await Self.startableDevice(harness, token: String(repeating: "0b", count: 32), pts: String(repeating: "2b", count: 32))
+        let removed = try await Self.startableDevice(harness, token: String(repeating: "0c", count: 32), pts: String(repeating: "3b", count: 32))
+        #expect(await Self.start(harness).status == 201)
+        try await harness.app.services.database.query("""
+            UPDATE push_to_start_tokens SET token = \(String(repeating: "4b", count: 32)) WHERE subscription_id = \(replaced)
+            """)
+        try await harness.app.services.database.query("DELETE FROM push_to_start_tokens WHERE subscription_id = \(removed)")
+        #expect(try await harness.drain() == 3)
+        #expect(harness.simulator.accepted().map(\.deviceToken) == [kept])
+        let reasons = try await harness.app.services.database.query("""
+            SELECT subscription_id, state, error_reason FROM deliveries ORDER BY subscription_id
+            """).map { "\(try $0.decode("state", as: String.self)) \(try $0.decode("error_reason", as: String?.self) ?? "")" }
+        #expect(reasons.sorted() == ["accepted ", "error Unregistered", "error Unregistered"])
+    }
+
     @Test func aStartReachesAPNsWithTheRightHeadersAndPayload() async throws {
         let harness = try await DeliveryHarness.make()
         defer { Task { await harness.shutdown() } }

@@ -189,6 +189,10 @@ public struct DeliveryContext: Sendable {
     private var activities: [Key: Activity] = [:]
     /// The push-to-start tokens each subscription holds now: one set for the job, not one per subscription.
     private var pushToStartTokens: Set<PushToStartKey> = []
+    /// Apps whose push-to-start recipients were checked all at once (`checkedPushToStartTokens`):
+    /// each holds its token unless it is among the gone ones.
+    private var pushToStartCheckedApps: Set<String> = []
+    private var goneTokens: Set<PushToStartKey> = []
     /// (app, external id) → the user's aliases, for Liquid's `user`.
     private var aliases: [Key: [String: String]] = [:]
     /// (app, subscription id) → its quiet hours, muted threads and local time (`DeviceAttention`).
@@ -204,6 +208,13 @@ public struct DeliveryContext: Sendable {
     public mutating func add(_ activity: Activity) { activities[Key(appID: activity.appID, id: activity.id)] = activity }
     public mutating func addPushToStartToken(_ token: String, appID: String, subscriptionID: String) {
         pushToStartTokens.insert(PushToStartKey(appID: appID, subscriptionID: subscriptionID, token: token))
+    }
+    /// Records a check of every push-to-start recipient of `appID` in this context against the
+    /// tokens its subscriptions hold now: each still holds its token except those `gone`. The
+    /// check answers with the few gone, not with every token held (thousands a job).
+    public mutating func checkedPushToStartTokens(appID: String, gone: [(subscriptionID: String, token: String)]) {
+        pushToStartCheckedApps.insert(appID)
+        for entry in gone { goneTokens.insert(PushToStartKey(appID: appID, subscriptionID: entry.subscriptionID, token: entry.token)) }
     }
     /// Room for `count` more subscriptions and as many push-to-start tokens: a job's thousand
     /// recipients inserted without rehashing as the maps grow.
@@ -237,7 +248,11 @@ public struct DeliveryContext: Sendable {
     }
 
     public func holdsPushToStartToken(_ delivery: ClaimedDelivery) -> Bool {
-        pushToStartTokens.contains(PushToStartKey(appID: delivery.appID, subscriptionID: delivery.subscriptionID, token: delivery.token))
+        let key = PushToStartKey(appID: delivery.appID, subscriptionID: delivery.subscriptionID, token: delivery.token)
+        // The empty sets are skipped, not asked: asking hashes the key (a 64-byte token) first.
+        if !pushToStartTokens.isEmpty, pushToStartTokens.contains(key) { return true }
+        guard pushToStartCheckedApps.contains(delivery.appID) else { return false }
+        return goneTokens.isEmpty || !goneTokens.contains(key)
     }
 
     /// The aliases of the user behind `externalID` in `appID` only.

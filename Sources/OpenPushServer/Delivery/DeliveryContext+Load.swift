@@ -41,12 +41,27 @@ extension DeliveryContext {
                 FROM live_activities WHERE id = ANY(\(activityIDs))
                 """)
         }
+        // The apps whose push-to-start recipients the check below covers.
+        var pushToStartApps: [String] = []
         if pushToStart {
-            // The app ids let the (app_id, subscription_id, …) key serve it: without them it is a
-            // scan of every app's tokens, each compared with the whole array.
+            // Only the recipients whose token is gone (none, mostly), not every token held: each
+            // recipient is looked up by the (app_id, subscription_id, …) key either way.
+            let recipients: PostgresQuery
+            if let job {
+                recipients = """
+                    (SELECT j.app_id, r.subscription_id, r.token
+                     FROM delivery_jobs j, unnest(j.subscription_ids, j.tokens) AS r(subscription_id, token) WHERE j.id = \(job.id))
+                    """
+                pushToStartApps = [job.appID]
+            } else {
+                let starts = deliveries.filter { $0.tokenKind == .pushToStart }
+                recipients = "unnest(\(starts.map(\.appID))::text[], \(starts.map(\.subscriptionID))::text[], \(starts.map(\.token))::text[])"
+                pushToStartApps = Array(Set(starts.map(\.appID)))
+            }
             queries.append("""
-                SELECT app_id, subscription_id, token FROM push_to_start_tokens
-                WHERE app_id \(oneOf(appIDs)) AND subscription_id = ANY(\(subscriptionIDs))
+                SELECT r.app_id, r.subscription_id, r.token FROM \(recipients) AS r(app_id, subscription_id, token)
+                WHERE NOT EXISTS (SELECT 1 FROM push_to_start_tokens p
+                                  WHERE p.app_id = r.app_id AND p.subscription_id = r.subscription_id AND p.token = r.token)
                 """)
         }
         let results = try connection.pipeline(queries.map(\.prepared))
@@ -67,7 +82,7 @@ extension DeliveryContext {
         var externalIDs: Set<String> = []
         let rows = results[2]
         let column = try SubscriptionColumns(rows)
-        context.reserveCapacity(subscriptions: rows.count, pushToStartTokens: pushToStart ? results[results.count - 1].count : 0)
+        context.reserveCapacity(subscriptions: rows.count)
         for row in rows {
             let tagText: String = try row.decode(column.tags)
             // Most devices have no tags: no JSON parse for those.
@@ -98,10 +113,11 @@ extension DeliveryContext {
             }
         }
         if pushToStart {
+            var gone: [String: [(subscriptionID: String, token: String)]] = [:]
             for row in results[next] {
-                context.addPushToStartToken(try row.decode("token"), appID: try row.decode("app_id"),
-                                            subscriptionID: try row.decode("subscription_id"))
+                gone[try row.decode("app_id"), default: []].append((try row.decode("subscription_id"), try row.decode("token")))
             }
+            for appID in pushToStartApps { context.checkedPushToStartTokens(appID: appID, gone: gone[appID] ?? []) }
         }
         // The aliases serve only Liquid's `user.aliases`: plain texts, and texts reading only
         // tags, need none.
