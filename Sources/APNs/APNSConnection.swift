@@ -442,7 +442,8 @@ final class APNSConnection {
             item.authorize(authorization)
             item.answerBy = answerBy
             do {
-                let streamID = try session.submitRequest(headers: item.headers, body: item.payload)
+                let streamID = try session.submitRequest(headers: item.headers, body: item.payload,
+                                                         unindexed: APNSPendingRequest.unindexedHeaders)
                 item.sentJWT = token.jwt
                 inFlight[streamID] = item
                 machine.streamOpened(streamID)

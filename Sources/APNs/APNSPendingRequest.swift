@@ -66,8 +66,13 @@ final class APNSPendingRequest: @unchecked Sendable {
         ]
         headers.reserveCapacity(12)
         if let collapseID = apns.collapseID { headers.append(("apns-collapse-id", collapseID)) }
-        headers.append(("content-type", "application/json"))
+        // No content-type: APNs does not ask for one, and each header is work on both ends.
         headers.append(("content-length", String(push.request.payloadBytes.count)))
         return headers
     }
+
+    /// Headers whose value is new on every push: never added to HPACK's dynamic tables, where
+    /// each would evict an entry that repeats (the provider token, the topic) and make it go
+    /// out in full again.
+    static let unindexedHeaders = ["apns-id"]
 }

@@ -59,9 +59,11 @@ public final class HTTP2ClientSession {
     /// Pseudo-headers (`:method`, `:scheme`, `:authority`, `:path`) must come first.
     /// Returns the stream id. If the peer's concurrency limit is reached, nghttp2 holds the
     /// request until a stream closes.
-    public func submitRequest(headers: [(name: String, value: String)], body: [UInt8]) throws -> Int32 {
+    /// `unindexed`: header names whose values are never added to HPACK's dynamic tables, for
+    /// values that differ on every request.
+    public func submitRequest(headers: [(name: String, value: String)], body: [UInt8], unindexed: [String] = []) throws -> Int32 {
         let state = HTTP2StreamState(requestBody: body)
-        let streamID = HTTP2NameValues.with(headers) { nameValues in
+        let streamID = HTTP2NameValues.with(headers, unindexed: unindexed) { nameValues in
             var provider = nghttp2_data_provider(
                 source: nghttp2_data_source(ptr: nil), read_callback: readRequestBody)
             // An empty body goes as HEADERS with END_STREAM: no data provider.
@@ -74,6 +76,9 @@ public final class HTTP2ClientSession {
         streams[streamID] = state
         return streamID
     }
+
+    /// Bytes in the HPACK dynamic table of the headers this session sends (RFC 7541 sizes).
+    public var sentHeaderTableSize: Int { Int(nghttp2_session_get_hd_deflate_dynamic_table_size(session)) }
 
     /// Everything nghttp2 wants to write now; empty when there is nothing.
     public func pendingOutput() throws -> [UInt8] {

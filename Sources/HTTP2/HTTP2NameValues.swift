@@ -4,8 +4,10 @@ import CNghttp2
 /// entries pointing into them live in temporary (stack) storage, copied once, no allocation per
 /// field. nghttp2 copies what it needs during the submit. Shared by the client and the server.
 enum HTTP2NameValues {
+    /// `unindexed`: names whose values HPACK must never add to the dynamic tables (a value
+    /// unique to each request would only push out the entries that repeat).
     static func with<R>(
-        _ fields: [(name: String, value: String)], _ body: (UnsafeBufferPointer<nghttp2_nv>) -> R
+        _ fields: [(name: String, value: String)], unindexed: [String] = [], _ body: (UnsafeBufferPointer<nghttp2_nv>) -> R
     ) -> R {
         var byteCount = 0
         for field in fields { byteCount += field.name.utf8.count + field.value.utf8.count }
@@ -17,9 +19,9 @@ enum HTTP2NameValues {
                     cursor = copyUTF8(of: field.name, to: cursor)
                     let value = cursor
                     cursor = copyUTF8(of: field.value, to: cursor)
+                    let flag = unindexed.contains(field.name) ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE
                     nameValues.initializeElement(at: index, to: nghttp2_nv(
-                        name: name, value: value, namelen: value - name, valuelen: cursor - value,
-                        flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+                        name: name, value: value, namelen: value - name, valuelen: cursor - value, flags: UInt8(flag.rawValue)))
                 }
                 return body(UnsafeBufferPointer(rebasing: nameValues[..<fields.count]))
             }

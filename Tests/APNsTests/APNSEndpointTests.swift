@@ -62,11 +62,11 @@ import HTTP2
         let headers = APNSPendingRequest.headers(for: push, endpoint: endpoint)
         #expect(headers.map(\.name) == [
             ":method", ":scheme", ":authority", ":path", "apns-push-type", "apns-topic", "apns-priority", "apns-expiration",
-            "apns-id", "content-type", "content-length",
+            "apns-id", "content-length",
         ])
         #expect(headers.map(\.value) == [
             "POST", "https", "api.push.apple.com", "/3/device/abcd", "alert", "com.example.app", "10", "0",
-            "0f8c3a5e-2f1b-4c6d-9a7e-1b2c3d4e5f60", "application/json", "2",
+            "0f8c3a5e-2f1b-4c6d-9a7e-1b2c3d4e5f60", "2",
         ])
 
         var collapsing = push

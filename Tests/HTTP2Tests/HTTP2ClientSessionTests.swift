@@ -28,6 +28,29 @@ import Testing
         #expect(client.openStreamCount == 0)
     }
 
+    /// A header named unindexed goes out intact but never into HPACK's dynamic table: fifty
+    /// distinct values leave the table as the first request left it. Indexed, each one grows it.
+    @Test func unindexedHeadersArriveIntactAndStayOutOfTheDynamicTable() throws {
+        func tableSizes(unindexed: [String]) throws -> (first: Int, last: Int, received: [String]) {
+            let server = TestServerSession { _ in TestResponse(status: 200) }
+            let client = try HTTP2ClientSession()
+            var first = 0
+            for index in 0..<50 {
+                _ = try client.submitRequest(headers: apnsRequestHeaders() + [("apns-id", "id-\(index)")], body: [],
+                                             unindexed: unindexed)
+                _ = try exchange(client, server)
+                if index == 0 { first = client.sentHeaderTableSize }
+            }
+            return (first, client.sentHeaderTableSize, server.requests.compactMap { $0.value("apns-id") })
+        }
+        let unindexed = try tableSizes(unindexed: ["apns-id"])
+        #expect(unindexed.first > 0 && unindexed.last == unindexed.first)
+        #expect(unindexed.received == (0..<50).map { "id-\($0)" })
+        let indexed = try tableSizes(unindexed: [])
+        #expect(indexed.last > indexed.first)
+        #expect(indexed.received == unindexed.received)
+    }
+
     @Test func errorResponseCarriesItsJSONBody() throws {
         struct Rejection: Decodable, Equatable { var reason: String }
         let server = TestServerSession { _ in
