@@ -117,8 +117,7 @@ public enum DeliveryPlanner {
                                     cache: &cache)
         }
         guard now - delivery.createdAt < maximumAge else { return .failure(.permanent("Expired")) }
-        // The send is read only when texts or a payload are built, not copied per recipient.
-        guard let message, message.send != nil, let app = context.app(for: delivery), let subscription
+        guard let message, let send = message.send, let app = context.app(for: delivery), let subscription
         else { return .failure(.permanent("MissingContext")) }
         guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }
         let activity = context.activity(for: delivery)
@@ -138,7 +137,7 @@ public enum DeliveryPlanner {
             rendered = known
         } else {
             let liquid = message.rendersLiquid ? liquidContext(subscription, context: context) : [:]
-            rendered = message.send.flatMap { liveActivityTexts(message, send: $0, app: app, subscription: subscription, liquid: liquid) }
+            rendered = liveActivityTexts(message, send: send, app: app, subscription: subscription, liquid: liquid)
             if let shared { cache.activityTexts[shared] = rendered }
         }
         guard let texts = rendered else { return .failure(.suppressed(.blank)) }
@@ -149,7 +148,7 @@ public enum DeliveryPlanner {
         let built: Result<APNSRequest, Refusal>
         if let cached = cache.builtActivities[key] {
             built = cached
-        } else if let send = message.send {
+        } else {
             let input = LiveActivityPushInput(
                 event: send.event, messageID: message.id, activityID: send.activityID,
                 activityType: message.activityType ?? "", attributes: send.attributes, contentState: send.contentState,
@@ -161,8 +160,6 @@ public enum DeliveryPlanner {
                 apnsID: delivery.apnsID, onesignalAlias: app.onesignalAlias, now: now, timestamp: timestamp)
             built = LiveActivityPayload.build(input).mapError { .permanent($0.reason.rawValue) }
             cache.builtActivities[key] = built
-        } else {
-            return .failure(.permanent("MissingContext"))
         }
         return built.map { request in
             var request = request
