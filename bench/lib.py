@@ -1,7 +1,7 @@
 """Shared by the benchmarks' Python parts (run through `bench_python` in lib.sh): the API of the
 `openpush dev` that `bench_start` started, its demo app, and the simulator's control API.
 Each function opens its own connection, so threads can call them side by side."""
-import http.client, json, os, time
+import http.client, json, os, re, subprocess, time
 
 state = os.environ["BENCH_STATE"]
 demo = json.load(open(os.path.join(state, ".openpush", "demo_app.json")))
@@ -92,3 +92,25 @@ def postgres_cpu_seconds():
             if parent == postmaster: seconds += own
         except OSError: pass  # exited meanwhile
     return seconds
+
+
+def h2load(push_type, topic):
+    """One h2load run against the simulator with the payload openpush sent (`save_payload`): 100,000
+    requests over 2 connections of 100 streams each, the yardstick of every ratio. Prints its
+    summary lines and returns its req/s."""
+    device = "aa" + "0" * 61 + "1"
+    run = subprocess.run(["h2load", "-n", "100000", "-c", "2", "-m", "100", "-d", os.path.join(state, "payload.json"),
+                          "-H", f"apns-push-type: {push_type}", "-H", f"apns-topic: {topic}", "-H", "apns-priority: 10",
+                          f"http://127.0.0.1:{os.environ['SIM_PORT']}/3/device/{device}"],
+                         capture_output=True, text=True, check=True)
+    for line in run.stdout.splitlines():
+        if line.startswith(("finished in", "requests:")): print("   h2load: " + line)
+    return float(re.search(r"finished in [^,]*, ([0-9.]+) req/s", run.stdout).group(1))
+
+
+def h2load_ratio(ours, push_type, topic):
+    """h2load three times, and the ratio of `ours` (pushes/s) to their median: one run lasts about
+    a second, so a moment of another process's load moved a single run's figure by half."""
+    print("== h2load against the same simulator, same payload (-c 2 -m 100), three runs")
+    theirs = sorted(h2load(push_type, topic) for _ in range(3))[1]
+    print("== ratio: openpush %.0f pushes/s vs h2load %.0f req/s (median of three) = %.2fx" % (ours, theirs, ours / theirs))

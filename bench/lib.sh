@@ -54,21 +54,14 @@ bench_seed_subscriptions() {
 # bench/); $@: more VAR=value.
 bench_python() {
   env PYTHONPATH="$PWD/bench" PYTHONDONTWRITEBYTECODE=1 BENCH_STATE="$state" API_PORT="$api_port" CONTROL_PORT="$control_port" SERVER_PID="$server" \
-    "$@" python3 -
+    SIM_PORT="$sim_port" "$@" python3 -
 }
 
-# h2load against the simulator with $state/payload.json, three times; prints each rate and the
-# ratio of $1 to their median (one 100,000-request run lasts about a second, so a moment of
-# another process's load moved a single run's figure by half).
-# $2: push type, $3: topic.
+# h2load against the simulator with $state/payload.json, three times, and the ratio of $1
+# (pushes/s) to their median (`h2load_ratio` in lib.py). $2: push type, $3: topic.
 bench_h2load_ratio() {
-  echo "== h2load against the same simulator, same payload (-c 2 -m 100), three runs"
-  local rates=()
-  for run in 1 2 3; do
-    h2load -n 100000 -c 2 -m 100 -d "$state/payload.json" -H "apns-push-type: $2" -H "apns-topic: $3" -H 'apns-priority: 10' \
-      "http://127.0.0.1:$sim_port/3/device/aa0000000000000000000000000000000000000000000000000000000000000001" >"$state/h2load.txt" 2>&1
-    grep -E "finished in|requests:" "$state/h2load.txt" | sed 's/^/   /'
-    rates+=("$(grep -o 'finished in [^,]*, [0-9.]* req/s' "$state/h2load.txt" | grep -o '[0-9.]* req/s' | cut -d' ' -f1)")
-  done
-  python3 -c "import sys; ours = float(sys.argv[1]); theirs = sorted(float(r) for r in sys.argv[2:])[1]; print('== ratio: openpush %.0f pushes/s vs h2load %.0f req/s (median of three) = %.2fx' % (ours, theirs, ours / theirs))" "$1" "${rates[@]}"
+  bench_python RATE="$1" PUSH_TYPE="$2" TOPIC="$3" <<'PY'
+import lib, os
+lib.h2load_ratio(float(os.environ["RATE"]), os.environ["PUSH_TYPE"], os.environ["TOPIC"])
+PY
 }

@@ -4,10 +4,9 @@
 #  1. one notification to N subscriptions without a webhook: pushes/s;
 #  2. the same with the receiver subscribed to `delivery.accepted`: pushes/s, the ratio to (1),
 #     and whether the receiver got every `delivery.accepted` event the outbox holds;
+#     (1) and (2) three times in turn: the figure is the median of the three rounds' ratios;
 #  3. the dispatcher alone: E events appended straight into the outbox (one transaction, as
 #     producers do), timed from the commit to the last one received.
-# Until the producers append `delivery.accepted`, (2) measures the push rate with an idle
-# dispatcher and says that no such events exist; (3) is then the dispatcher's measure.
 # Usage: [LOOPS=8] [EVENTS=20000] bench/webhooks.sh [subscriptions]   (run `make bench`, which builds first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,43 +68,60 @@ def one_notification(label, others):
     lib.notify_everyone()
     first, last = lib.wait_accepted(total, started, others=lambda: others)
     rate = total / (last - first)
-    print(f"== {label}: {total:,} pushes, first after {first:.2f} s, last after {last:.1f} s: {rate:,.0f} pushes/s")
+    print(f"   {label}: {total:,} pushes, first after {first:.2f} s, last after {last:.1f} s: {rate:,.0f} pushes/s")
     one_notification.last_push = started + last
     return rate
 
-cpu_before = cpu_now()
-without = one_notification("without a webhook", 0)
-drained()
-cpu_without = cpu_report("without a webhook, to the last job's completion", cpu_before, total)
-sql(f"INSERT INTO webhooks (id, app_id, url, events, secret) VALUES "
-    f"('whk_bench', '{app}', 'http://127.0.0.1:{server.server_port}/hooks', ARRAY['delivery.accepted'], '{secret}')")
-before = int(sql(f"SELECT coalesce(max(seq), 0) FROM events WHERE app_id = '{app}'"))
-# The endpoint starts at the app's newest event, as the create route does (events are read in (xid, seq) order).
-sql(f"UPDATE webhooks SET (cursor_xid, cursor_seq) = (SELECT xid, seq FROM events WHERE app_id = '{app}' "
-    f"ORDER BY xid DESC, seq DESC LIMIT 1) WHERE id = 'whk_bench' AND EXISTS (SELECT 1 FROM events WHERE app_id = '{app}')")
-cpu_before = cpu_now()
-with_receiver = one_notification("with a receiver subscribed to delivery.accepted", total)
-print(f"== ratio with/without: {with_receiver / without:.2f}x (the issue asks for at least 0.8x)")
-# The simulator has every push; the last jobs' completions (which append the events) may still be committing.
-drained()
-# A row holds one event, or (a job's delivery events stored compactly) one per entry of its subscription_ids.
-accepted = int(sql(f"SELECT coalesce(sum(CASE WHEN data ? 'subscription_ids' THEN jsonb_array_length(data->'subscription_ids')"
-                   f" ELSE 1 END), 0) FROM events WHERE app_id = '{app}' AND type = 'delivery.accepted' AND seq > {before}"))
-if accepted == 0:
-    print("   no delivery.accepted events in the outbox: their producers are not in this build, so this run"
-          " measured push delivery beside an idle dispatcher; step 3 measures the dispatcher")
-else:
+# The endpoint exists from the start, disabled while a notification goes without it.
+sql(f"INSERT INTO webhooks (id, app_id, url, events, secret, enabled) VALUES "
+    f"('whk_bench', '{app}', 'http://127.0.0.1:{server.server_port}/hooks', ARRAY['delivery.accepted'], '{secret}', false)")
+sent = [0]  # pushes the simulator accepted before the current notification
+
+def without_webhook():
+    cpu_before = cpu_now()
+    rate = one_notification("without a webhook", sent[0])
+    sent[0] += total
+    drained()
+    return rate, cpu_report("without a webhook, to the last job's completion", cpu_before, total)
+
+def with_webhook():
+    before = int(sql(f"SELECT coalesce(max(seq), 0) FROM events WHERE app_id = '{app}'"))
+    # The endpoint starts at the app's newest event, as the create route does (events are read in (xid, seq) order).
+    sql(f"UPDATE webhooks SET enabled = true, (cursor_xid, cursor_seq) = (SELECT xid, seq FROM events WHERE app_id = '{app}' "
+        f"ORDER BY xid DESC, seq DESC LIMIT 1) WHERE id = 'whk_bench'")
+    with lock: received.clear()
+    cpu_before = cpu_now()
+    rate = one_notification("with a receiver subscribed to delivery.accepted", sent[0])
+    sent[0] += total
+    # The simulator has every push; the last jobs' completions (which append the events) may still be committing.
+    drained()
+    # A row holds one event, or (a job's delivery events stored compactly) one per entry of its subscription_ids.
+    accepted = int(sql(f"SELECT coalesce(sum(CASE WHEN data ? 'subscription_ids' THEN jsonb_array_length(data->'subscription_ids')"
+                       f" ELSE 1 END), 0) FROM events WHERE app_id = '{app}' AND type = 'delivery.accepted' AND seq > {before}"))
     deadline = time.monotonic() + 600
     while len(received) < accepted and time.monotonic() < deadline: time.sleep(0.1)
     print(f"   the receiver got {len(received):,} distinct of {accepted:,} delivery.accepted events"
           f" ({'every one' if len(received) == accepted else 'NOT exactly every one'}); bad signatures: {bad[0]};"
           f" the last {last_arrival[0] - one_notification.last_push:.1f} s after the last push")
-    cpu_with = cpu_report("with the receiver, to the last event received", cpu_before, total)
+    spent = cpu_report("with the receiver, to the last event received", cpu_before, total)
+    sql("UPDATE webhooks SET enabled = false WHERE id = 'whk_bench'")
+    return rate, spent
+
+# 1 and 2, three rounds: each pairs a notification without the webhook with one with it, run one
+# after the other, so a slow moment of the shared machine weighs on both sides of one ratio.
+rounds = []
+for number in (1, 2, 3):
+    print(f"== round {number}")
+    without, cpu_without = without_webhook()
+    with_receiver, cpu_with = with_webhook()
     print(f"   CPU per event (the difference): PostgreSQL {cpu_with[0] - cpu_without[0]:.1f} us,"
           f" openpush {cpu_with[1] - cpu_without[1]:.1f} us, receiver {cpu_with[3] - cpu_without[3]:.1f} us")
+    rounds.append(with_receiver / without)
+print("== ratio with/without by round: " + ", ".join(f"{ratio:.2f}x" for ratio in rounds)
+      + f"; the median: {sorted(rounds)[1]:.2f}x (the issue asks for at least 0.8x)")
 
 # 3. The dispatcher alone: events appended straight into the outbox in one transaction.
-sql(f"UPDATE webhooks SET events = ARRAY['*'], cursor_seq = (SELECT coalesce(max(seq), 0) FROM events) WHERE id = 'whk_bench'")
+sql(f"UPDATE webhooks SET enabled = true, events = ARRAY['*'], cursor_seq = (SELECT coalesce(max(seq), 0) FROM events) WHERE id = 'whk_bench'")
 with lock: received.clear()
 started = time.monotonic()
 sql(f"WITH appended AS (INSERT INTO events (id, app_id, type, data) "
