@@ -90,7 +90,7 @@ import OpenPushCore
         #expect(DeliveryPlanner.stopped(Self.recipient(.widget), context: Self.context(message, subscription: widgetless)) == "Unregistered")
         #expect(DeliveryPlanner.stopped(Self.recipient(.pushToStart), context: Self.context(message)) == "Unregistered")
         var holding = Self.context(message)
-        holding.addPushToStartToken("aa", appID: "app_a", subscriptionID: "sub_1")
+        holding.checkedPushToStartTokens(appID: "app_a", gone: [])
         #expect(DeliveryPlanner.stopped(Self.recipient(.pushToStart), context: holding) == nil)
     }
 
@@ -219,13 +219,14 @@ extension DeliveryPlannerTests {
     }
 
     /// The context's keys hash the id alone; equality still takes the app, so an id two apps
-    /// share finds each app's own row, and a third app finds none.
+    /// share finds each app's own row, and a third app finds none. Each app's check found the
+    /// other app's token gone under the shared subscription id: that leaves its own token held.
     @Test func anIDTwoAppsShareFindsEachAppsOwnRow() {
         var context = DeliveryContext()
-        for app in ["app_a", "app_b"] {
+        for (app, other) in [("app_a", "app_b"), ("app_b", "app_a")] {
             context.add(DeliveryContext.Message(id: "msg_1", appID: app))
             context.add(DeliveryContext.Subscription(id: "sub_1", appID: app, token: "tok_\(app)"))
-            context.addPushToStartToken("start_\(app)", appID: app, subscriptionID: "sub_1")
+            context.checkedPushToStartTokens(appID: app, gone: [(subscriptionID: "sub_1", token: "start_\(other)")])
         }
         for app in ["app_a", "app_b"] {
             let delivery = Self.recipient(.pushToStart, token: "start_\(app)", app: app)

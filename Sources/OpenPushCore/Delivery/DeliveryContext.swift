@@ -187,8 +187,6 @@ public struct DeliveryContext: Sendable {
     private var apps: [String: App] = [:]
     private var subscriptions: [Key: Subscription] = [:]
     private var activities: [Key: Activity] = [:]
-    /// The push-to-start tokens each subscription holds now: one set for the job, not one per subscription.
-    private var pushToStartTokens: Set<PushToStartKey> = []
     /// Apps whose push-to-start recipients were checked all at once (`checkedPushToStartTokens`):
     /// each holds its token unless it is among the gone ones.
     private var pushToStartCheckedApps: Set<String> = []
@@ -206,9 +204,6 @@ public struct DeliveryContext: Sendable {
         subscriptions[Key(appID: subscription.appID, id: subscription.id)] = subscription
     }
     public mutating func add(_ activity: Activity) { activities[Key(appID: activity.appID, id: activity.id)] = activity }
-    public mutating func addPushToStartToken(_ token: String, appID: String, subscriptionID: String) {
-        pushToStartTokens.insert(PushToStartKey(appID: appID, subscriptionID: subscriptionID, token: token))
-    }
     /// Records a check of every push-to-start recipient of `appID` in this context against the
     /// tokens its subscriptions hold now: each still holds its token except those `gone`. The
     /// check answers with the few gone, not with every token held (thousands a job).
@@ -216,11 +211,10 @@ public struct DeliveryContext: Sendable {
         pushToStartCheckedApps.insert(appID)
         for entry in gone { goneTokens.insert(PushToStartKey(appID: appID, subscriptionID: entry.subscriptionID, token: entry.token)) }
     }
-    /// Room for `count` more subscriptions and as many push-to-start tokens: a job's thousand
-    /// recipients inserted without rehashing as the maps grow.
-    public mutating func reserveCapacity(subscriptions count: Int, pushToStartTokens tokens: Int = 0) {
+    /// Room for `count` more subscriptions: a job's thousand recipients inserted without
+    /// rehashing as the map grows.
+    public mutating func reserveCapacity(subscriptions count: Int) {
         subscriptions.reserveCapacity(subscriptions.count + count)
-        pushToStartTokens.reserveCapacity(pushToStartTokens.count + tokens)
     }
     public mutating func addAlias(label: String, value: String, appID: String, externalID: String) {
         aliases[Key(appID: appID, id: externalID), default: [:]][label] = value
@@ -248,11 +242,10 @@ public struct DeliveryContext: Sendable {
     }
 
     public func holdsPushToStartToken(_ delivery: ClaimedDelivery) -> Bool {
-        let key = PushToStartKey(appID: delivery.appID, subscriptionID: delivery.subscriptionID, token: delivery.token)
-        // The empty sets are skipped, not asked: asking hashes the key (a 64-byte token) first.
-        if !pushToStartTokens.isEmpty, pushToStartTokens.contains(key) { return true }
         guard pushToStartCheckedApps.contains(delivery.appID) else { return false }
-        return goneTokens.isEmpty || !goneTokens.contains(key)
+        // An empty set is skipped, not asked: asking hashes the key (a 64-byte token) first.
+        return goneTokens.isEmpty
+            || !goneTokens.contains(PushToStartKey(appID: delivery.appID, subscriptionID: delivery.subscriptionID, token: delivery.token))
     }
 
     /// The aliases of the user behind `externalID` in `appID` only.
