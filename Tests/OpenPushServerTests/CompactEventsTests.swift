@@ -265,7 +265,7 @@ import Testing
         #expect(Set(feed.compactMap { $0["data"]?.objectValue?["subscription_id"]?.stringValue }) == Set(subscriptions))
         #expect(feed.allSatisfy { $0["data"]?.objectValue?["notification_id"] == .string(messageID) })
         let apnsIDs = try await harness.app.services.database.query("""
-            SELECT subscription_id, apns_id::text AS id FROM deliveries WHERE message_id = \(messageID)
+            SELECT subscription_id, \(DeliveryRecord.storedAPNSID)::text AS id FROM deliveries WHERE message_id = \(messageID)
             """).map { (try $0.decode("subscription_id", as: String.self), try $0.decode("id", as: String.self)) }
         for (subscription, apnsID) in apnsIDs {
             #expect(feed.contains { $0["data"]?.objectValue == EventData.delivery(notificationID: messageID, subscriptionID: subscription,

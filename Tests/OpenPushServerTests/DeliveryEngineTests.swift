@@ -4,7 +4,7 @@ import APNs
 import Crypto
 import HTTPServer
 import OpenPushCore
-import OpenPushServer
+@testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres
 
@@ -87,7 +87,7 @@ import Postgres
         #expect(push.header("apns-push-type") == "liveactivity")
         #expect(push.header("apns-topic") == DeliveryHarness.bundleID + ".push-type.liveactivity")
         #expect(push.header("apns-priority") == "10")
-        let apnsID = try await harness.app.services.database.query("SELECT apns_id::text AS id FROM deliveries").firstRow().decode("id", as: String.self)
+        let apnsID = try await harness.app.services.database.query("SELECT \(DeliveryRecord.storedAPNSID)::text AS id FROM deliveries").firstRow().decode("id", as: String.self)
         #expect(push.apnsID.lowercased() == apnsID.lowercased())
         let aps = try #require(push.payloadJSON?.objectValue?["aps"]?.objectValue)
         #expect(aps["event"] == "start")
@@ -207,7 +207,7 @@ import Postgres
             try await harness.drain()
             try await Task.sleep(for: .milliseconds(50))
         }
-        let record = try await harness.app.services.database.query("SELECT apns_id::text AS id, attempts FROM deliveries").firstRow()
+        let record = try await harness.app.services.database.query("SELECT \(DeliveryRecord.storedAPNSID)::text AS id, attempts FROM deliveries").firstRow()
         #expect(try record.decode("attempts", as: Int.self) == 2)
         let accepted = try #require(harness.simulator.accepted().first)
         #expect(accepted.apnsID.lowercased() == (try record.decode("id", as: String.self)))

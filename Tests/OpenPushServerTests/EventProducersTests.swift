@@ -60,7 +60,7 @@ import Postgres
 
         let accepted = try await Self.events(harness, "delivery.accepted")
         let apnsID = try await harness.app.services.database.query(
-            "SELECT apns_id::text AS id FROM deliveries WHERE subscription_id = \(good)").firstRow().decode("id", as: String.self)
+            "SELECT \(DeliveryRecord.storedAPNSID)::text AS id FROM deliveries WHERE subscription_id = \(good)").firstRow().decode("id", as: String.self)
         #expect(accepted.map(\.data) == [["notification_id": .string(messageID), "subscription_id": .string(good),
                                           "token_kind": "device", "apns_id": .string(apnsID)]])
         let failed = try await Self.events(harness, "delivery.failed")

@@ -45,7 +45,7 @@ import Testing
 
     static func apnsID(_ harness: DeliveryHarness, _ messageID: String, _ subscriptionID: String) async throws -> String {
         try await harness.app.services.database.query("""
-            SELECT apns_id::text AS id FROM deliveries WHERE message_id = \(messageID) AND subscription_id = \(subscriptionID)
+            SELECT \(DeliveryRecord.storedAPNSID)::text AS id FROM deliveries WHERE message_id = \(messageID) AND subscription_id = \(subscriptionID)
             """).firstRow().decode("id")
     }
 

@@ -222,10 +222,9 @@ public enum DeliveryQueue {
                 WHERE message_id = \(messageID) AND (NOT \(onlyWaiting) OR leased_until IS NULL OR leased_until <= now())
                 RETURNING message_id, app_id, token_kind, attempt, subscription_ids, tokens, live_activity_ids
             ), inserted AS (
-                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, live_activity_id, token_kind, token, state,
+                INSERT INTO deliveries (message_id, app_id, subscription_id, live_activity_id, token_kind, token, state,
                                         attempts, error_reason, finished_at)
-                SELECT openpush_apns_id(g.message_id, r.subscription_id, g.token_kind), g.message_id, g.app_id,
-                       r.subscription_id, r.live_activity_id, g.token_kind, r.token, \(state.rawValue), g.attempt - 1, \(reason),
+                SELECT g.message_id, g.app_id, r.subscription_id, r.live_activity_id, g.token_kind, r.token, \(state.rawValue), g.attempt - 1, \(reason),
                        now()
                 FROM gone g, unnest(g.subscription_ids, g.tokens, g.live_activity_ids) AS r(subscription_id, token, live_activity_id)
                 RETURNING message_id, state, error_reason, finished_at

@@ -6,6 +6,11 @@ import Postgres
 public struct DeliveryRecord: Sendable, Equatable {
     public typealias State = DeliveryState
 
+    /// A stored record's apns-id, as readers select it: derived (migration 0039), or the one a
+    /// row written before that holds.
+    static let storedAPNSID: PostgresQuery = "COALESCE(apns_id, openpush_apns_id(message_id, subscription_id, token_kind))"
+
+    /// The push's apns-id: its delivery events carry it in memory; no row stores it.
     public var apnsID: String
     public var subscriptionID: String
     public var liveActivityID: String?
@@ -35,18 +40,16 @@ public struct DeliveryRecord: Sendable, Equatable {
 
     /// Appends every record of one job in one binary `COPY`: nothing for PostgreSQL to parse or
     /// plan per job. `finishedAt` is the transaction's `now()` (PostgreSQL's clock), as
-    /// microseconds since 2000-01-01, the form COPY takes.
+    /// microseconds since 2000-01-01, the form COPY takes. The `apns_id` is not written: it is
+    /// derived from the message, the subscription and the token kind (migration 0039), and
+    /// readers derive it.
     static func append(_ records: [DeliveryRecord], of job: DeliveryJob, finishedAt: Int64,
                        in connection: PostgresConnection) throws {
         guard !records.isEmpty else { return }
-        var rows = PostgresCopyRows(columns: 13, capacity: records.count * 220)
+        var rows = PostgresCopyRows(columns: 12, capacity: records.count * 200)
         // By index: a `for record in` copied (retained and released) every field of each record.
         for index in records.indices {
-            guard let apnsID = PostgresCopyRows.uuidBytes(records[index].apnsID) else {
-                throw InvariantViolation("a delivery record's apns-id '\(records[index].apnsID)' is not a UUID")
-            }
             rows.startRow()
-            rows.append(uuid: apnsID)
             rows.append(job.messageID)
             rows.append(job.appID)
             rows.append(records[index].subscriptionID)
@@ -61,7 +64,7 @@ public struct DeliveryRecord: Sendable, Equatable {
             rows.append(records[index].carriedBy)
         }
         try connection.copy(into: """
-            deliveries (apns_id, message_id, app_id, subscription_id, live_activity_id, token_kind, token, state, attempts,
+            deliveries (message_id, app_id, subscription_id, live_activity_id, token_kind, token, state, attempts,
                         error_reason, apns_status, finished_at, carried_by)
             """, rows: rows)
     }

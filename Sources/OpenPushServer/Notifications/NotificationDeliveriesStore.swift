@@ -45,7 +45,8 @@ enum NotificationDeliveriesStore {
         let state: PostgresQuery = request.state.map { "AND state = \($0.rawValue)" } ?? ""
         // One more than asked for says whether another page follows.
         let rows = try connection.query("""
-            SELECT id, subscription_id, token_kind, state, error_reason, carried_by, apns_id::text AS apns_id, apns_status, attempts,
+            SELECT id, subscription_id, token_kind, state, error_reason, carried_by,
+                   \(DeliveryRecord.storedAPNSID)::text AS apns_id, apns_status, attempts,
                    live_activity_id, floor(extract(epoch FROM finished_at))::bigint AS finished_at,
                    floor(extract(epoch FROM clicked_at))::bigint AS clicked_at
             FROM deliveries
