@@ -49,6 +49,30 @@ import Postgres
         return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.decode("state", as: String.self), try $0.decode("n", as: Int.self)) })
     }
 
+    /// A turn that leases a job of the urgent lane runs it before expanding a page of a bulk
+    /// notification due meanwhile: the Live Activity start goes out first, the page comes on
+    /// the next turn.
+    @Test func anUrgentJobGoesOutBeforeABulkPageIsExpanded() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        _ = try await Self.startableDevice(harness, pts: String(repeating: "4b", count: 32))
+        let notification = await harness.app.request(
+            .post, "/notifications", headers: .restKey(harness.created.restKey),
+            json: ["app_id": .string(harness.created.app.id), "included_segments": ["Subscribed Users"], "contents": ["en": "bulk"]])
+        #expect(notification.status == 200)
+        #expect(await Self.start(harness).status == 201)
+        // The start's one push, and no page (a page expanded would count one more).
+        #expect(try await harness.engine.runOnce() == 1)
+        #expect(harness.simulator.accepted().map { $0.header("apns-push-type") } == ["liveactivity"])
+        let bulkJobs: PostgresQuery = "SELECT count(*)::int AS n FROM delivery_jobs WHERE lane = \(DeliveryLane.bulk.rawValue)"
+        #expect(try await harness.app.services.database.query(bulkJobs).firstRow().decode("n", as: Int.self) == 0)
+        // Next turn: nothing to lease, so the page; then its push.
+        #expect(try await harness.engine.runOnce() == 1)
+        #expect(try await harness.app.services.database.query(bulkJobs).firstRow().decode("n", as: Int.self) == 1)
+        try await harness.drain()
+        #expect(harness.simulator.accepted().map { $0.header("apns-push-type") } == ["liveactivity", "alert"])
+    }
+
     /// A push-to-start token replaced or removed after the start was queued is not sent to:
     /// the stop sticks (recorded `Unregistered`); a device that kept its token gets its start.
     @Test func aPushToStartTokenGoneSinceTheStartWasQueuedIsNotSentTo() async throws {

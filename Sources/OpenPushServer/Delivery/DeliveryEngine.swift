@@ -167,9 +167,9 @@ public final class DeliveryEngine: Sendable {
         var expanded: Int
     }
 
-    /// Expands one page of a due notification (when the last claim saw one), then leases and
-    /// runs one job; returns how many recipients it handled, plus one when it expanded a page
-    /// (0: nothing to do now).
+    /// Leases one job and, unless it is in the urgent lane, expands one page of a due
+    /// notification (when the last claim saw one), then runs the job; returns how many
+    /// recipients it handled, plus one when it expanded a page (0: nothing to do now).
     @discardableResult
     public func runOnce() async throws -> Int {
         switch try await next() {
@@ -187,7 +187,6 @@ public final class DeliveryEngine: Sendable {
     private func next() async throws -> Step {
         guard !isStopping else { return .idle }
         let (due, generation) = expansionHint.withLock { ($0.due, $0.generation) }
-        var expanded = due ? try await expandOnePage() : 0
         let worker = self.worker
         let lease = settings.leaseSeconds
         let cap = settings.appJobsInFlight
@@ -197,11 +196,21 @@ public final class DeliveryEngine: Sendable {
         expansionHint.withLock { hint in
             if hint.generation == generation { hint.due = claim.expansionDue }
         }
-        guard let job = claim.job else {
-            // A notification came due since the last look (a scheduled send): expand it now.
-            if claim.expansionDue, !due { expanded = try await expandOnePage() }
-            return expanded > 0 ? .handled(expanded) : .idle
+        // One page per turn while one is due, but not ahead of a job of the urgent lane: a Live
+        // Activity push does not wait while a loop expands another message's page. (A
+        // notification that came due since the last look, a scheduled send, is expanded by a
+        // turn that found no job.)
+        let expands = due ? claim.job?.lane != .urgent : claim.job == nil && claim.expansionDue
+        var expanded = 0
+        if expands {
+            do {
+                expanded = try await expandOnePage()
+            } catch let error where claim.job != nil {
+                // The job is leased already: it still runs, and a later turn expands the page.
+                logger.warning("expanding a page failed", ["error": String(describing: error)])
+            }
         }
+        guard let job = claim.job else { return expanded > 0 ? .handled(expanded) : .idle }
         let renewal = Task { await self.renewLease(job.id) }
         if job.tokenKind == .channel { return .broadcast(job, renewal) }
         let deliveries = job.deliveries
