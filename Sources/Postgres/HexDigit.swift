@@ -1,4 +1,4 @@
-/// One hexadecimal digit's value, either case: what PostgreSQL's `bytea` and `uuid` text forms use.
+/// One hexadecimal digit's value, either case: what PostgreSQL's `bytea` text form uses.
 enum HexDigit {
     static func value(_ byte: UInt8) -> UInt8? {
         switch byte {

@@ -7,7 +7,7 @@
 ///     try connection.copy(into: "items (name, n)", rows: rows)
 ///
 /// Every row must hold exactly `columns` values, in the target's column order; the column types
-/// must match the encodings (`text`, `int4`, `int8`, `uuid`, `timestamptz`), since binary COPY
+/// must match the encodings (`text`, `int4`, `int8`, `timestamptz`), since binary COPY
 /// does not convert.
 public struct PostgresCopyRows: Sendable {
     public let columns: Int
@@ -74,29 +74,6 @@ public struct PostgresCopyRows: Sendable {
     public mutating func append(_ number: Int64) {
         value(length: 8)
         appendBigEndian(number)
-    }
-
-    /// A `uuid` given as its 16 bytes.
-    public mutating func append(uuid: (UInt64, UInt64)) {
-        value(length: 16)
-        appendBigEndian(uuid.0)
-        appendBigEndian(uuid.1)
-    }
-
-    /// A `uuid` given in its text form (`8-4-4-4-12` hex digits, either case); nil when it is not one.
-    public static func uuidBytes(_ text: String) -> (UInt64, UInt64)? {
-        var halves: (UInt64, UInt64) = (0, 0)
-        var digits = 0
-        for byte in text.utf8 {
-            if byte == UInt8(ascii: "-") {
-                guard digits == 8 || digits == 12 || digits == 16 || digits == 20 else { return nil }
-                continue
-            }
-            guard let nibble = HexDigit.value(byte), digits < 32 else { return nil }
-            if digits < 16 { halves.0 = halves.0 << 4 | UInt64(nibble) } else { halves.1 = halves.1 << 4 | UInt64(nibble) }
-            digits += 1
-        }
-        return digits == 32 ? halves : nil
     }
 
     /// A `timestamptz` value: microseconds since 2000-01-01 UTC (PostgreSQL's own epoch), e.g.

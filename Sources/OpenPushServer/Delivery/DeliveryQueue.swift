@@ -224,8 +224,8 @@ public enum DeliveryQueue {
             ), inserted AS (
                 INSERT INTO deliveries (message_id, app_id, subscription_id, live_activity_id, token_kind, token, state,
                                         attempts, error_reason, finished_at)
-                SELECT g.message_id, g.app_id, r.subscription_id, r.live_activity_id, g.token_kind, r.token, \(state.rawValue), g.attempt - 1, \(reason),
-                       now()
+                SELECT g.message_id, g.app_id, r.subscription_id, r.live_activity_id, g.token_kind, r.token, \(state.rawValue),
+                       g.attempt - 1, \(reason), now()
                 FROM gone g, unnest(g.subscription_ids, g.tokens, g.live_activity_ids) AS r(subscription_id, token, live_activity_id)
                 RETURNING message_id, state, error_reason, finished_at
             )

@@ -40,9 +40,8 @@ public struct DeliveryRecord: Sendable, Equatable {
 
     /// Appends every record of one job in one binary `COPY`: nothing for PostgreSQL to parse or
     /// plan per job. `finishedAt` is the transaction's `now()` (PostgreSQL's clock), as
-    /// microseconds since 2000-01-01, the form COPY takes. The `apns_id` is not written: it is
-    /// derived from the message, the subscription and the token kind (migration 0039), and
-    /// readers derive it.
+    /// microseconds since 2000-01-01, the form COPY takes. `apns_id` is left out: readers
+    /// derive it (`storedAPNSID`, migration 0039).
     static func append(_ records: [DeliveryRecord], of job: DeliveryJob, finishedAt: Int64,
                        in connection: PostgresConnection) throws {
         guard !records.isEmpty else { return }
