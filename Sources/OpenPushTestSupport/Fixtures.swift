@@ -32,9 +32,9 @@ extension TestApp {
                 VALUES (\(id), \(appID), 'live_activity', \(event), 'test', \(activityType), \(activityID), to_timestamp(\(now)))
                 """)
             try connection.query("""
-                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, token, state, finished_at,
+                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, state, finished_at,
                                         created_at)
-                VALUES (\(UUID()), \(id), \(appID), \(subscriptionID), 'update', 'aa', 'accepted', to_timestamp(\(now)),
+                VALUES (\(UUID()), \(id), \(appID), \(subscriptionID), 'update', 'accepted', to_timestamp(\(now)),
                         to_timestamp(\(now)))
                 """)
             try connection.query("SELECT openpush_recount_deliveries(ARRAY[\(id)])")

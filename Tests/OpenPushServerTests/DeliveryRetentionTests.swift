@@ -40,9 +40,9 @@ import Postgres
                     at time: Double) async throws {
             let clickedAt: Double? = clicked ? time + 30 : nil
             try await app.services.database.query("""
-                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, token, state, error_reason,
+                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, state, error_reason,
                                         finished_at, clicked_at, created_at)
-                VALUES (\(UUID()), \(messageID), \(appID), \(device), 'update', 'aa', \(state), \(reason),
+                VALUES (\(UUID()), \(messageID), \(appID), \(device), 'update', \(state), \(reason),
                         to_timestamp(\(time)), to_timestamp(\(clickedAt)::float8), to_timestamp(\(time)))
                 """)
             // Written in SQL, not by the engine: counted as the engine would have.

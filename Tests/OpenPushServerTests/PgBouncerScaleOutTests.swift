@@ -47,7 +47,8 @@ import Postgres
             // Which way it went twice: a second attempt (a retry after a transport failure) or a
             // second run of attempt 1 (a job leased twice).
             let record = try await deployment.direct.query("""
-                SELECT attempts, state, coalesce(error_reason, '-') AS reason FROM deliveries WHERE token = \(token)
+                SELECT d.attempts, d.state, coalesce(d.error_reason, '-') AS reason FROM deliveries d
+                JOIN subscriptions s ON s.id = d.subscription_id WHERE s.token = \(token)
                 """).map { "attempts \(try $0.decode("attempts", as: Int.self)) \(try $0.decode("state", as: String.self)) "
                            + (try $0.decode("reason", as: String.self)) }
             Issue.record("\(repeated.count) devices got more than one push, e.g. \(token): \(apnsIDs), recorded \(record)\n\(deployment.logs)")

@@ -125,9 +125,9 @@ import Postgres
         // show in the first app's figures.
         let other = try await app.createApp(AppSettings(name: "Other", apnsBundleID: "com.example.other"))
         try await database.query("""
-            INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, token, state, error_reason,
+            INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, state, error_reason,
                                     finished_at, clicked_at)
-            SELECT gen_random_uuid(), 'msg_other', \(other.app.id), 'sub_o' || i, 'device', 'aa',
+            SELECT gen_random_uuid(), 'msg_other', \(other.app.id), 'sub_o' || i, 'device',
                    CASE WHEN i % 2 = 0 THEN 'accepted' ELSE 'error' END,
                    CASE WHEN i % 2 = 0 THEN NULL ELSE 'TooManyRequests' END, now(), CASE WHEN i = 2 THEN now() END
             FROM generate_series(1, 7) AS i
@@ -282,9 +282,9 @@ import Postgres
         try await database.query("SELECT openpush_delivery_partitions(\(old.isoDate)::date, \(old.isoDate)::date)")
         for at in [old.startSeconds + 60, old.startSeconds + 86_399, now - 30] {
             try await database.query("""
-                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, token, state, finished_at,
+                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, state, finished_at,
                                         created_at)
-                VALUES (gen_random_uuid(), 'msg_old', \(a), 'sub_old', 'device', 'aa', 'accepted', to_timestamp(\(at)),
+                VALUES (gen_random_uuid(), 'msg_old', \(a), 'sub_old', 'device', 'accepted', to_timestamp(\(at)),
                         to_timestamp(\(at)))
                 """)
         }

@@ -14,7 +14,6 @@ public struct DeliveryRecord: Sendable, Equatable {
     public var apnsID: String
     public var subscriptionID: String
     public var liveActivityID: String?
-    public var token: String
     public var state: State
     public var attempts: Int
     /// The error's reason, or for a `suppressed` record its `SuppressionReason`.
@@ -30,7 +29,6 @@ public struct DeliveryRecord: Sendable, Equatable {
                                                       tokenKind: job.tokenKind.rawValue)
         subscriptionID = recipient.subscriptionID
         liveActivityID = recipient.liveActivityID
-        token = recipient.token
         self.state = state
         self.attempts = attempts ?? job.attempt
         self.reason = reason
@@ -41,11 +39,11 @@ public struct DeliveryRecord: Sendable, Equatable {
     /// Appends every record of one job in one binary `COPY`: nothing for PostgreSQL to parse or
     /// plan per job. `finishedAt` is the transaction's `now()` (PostgreSQL's clock), as
     /// microseconds since 2000-01-01, the form COPY takes. `apns_id` is left out: readers
-    /// derive it (`storedAPNSID`, migration 0039).
+    /// derive it (`storedAPNSID`, migration 0039); so is the token (migration 0040).
     static func append(_ records: [DeliveryRecord], of job: DeliveryJob, finishedAt: Int64,
                        in connection: PostgresConnection) throws {
         guard !records.isEmpty else { return }
-        var rows = PostgresCopyRows(columns: 12, capacity: records.count * 200)
+        var rows = PostgresCopyRows(columns: 11, capacity: records.count * 192)
         // By index: a `for record in` copied (retained and released) every field of each record.
         for index in records.indices {
             rows.startRow()
@@ -54,7 +52,6 @@ public struct DeliveryRecord: Sendable, Equatable {
             rows.append(records[index].subscriptionID)
             rows.append(records[index].liveActivityID)
             rows.append(job.tokenKind.rawValue)
-            rows.append(records[index].token)
             rows.append(records[index].state.rawValue)
             rows.append(Int32(clamping: records[index].attempts))
             rows.append(records[index].reason)
@@ -63,7 +60,7 @@ public struct DeliveryRecord: Sendable, Equatable {
             rows.append(records[index].carriedBy)
         }
         try connection.copy(into: """
-            deliveries (message_id, app_id, subscription_id, live_activity_id, token_kind, token, state, attempts,
+            deliveries (message_id, app_id, subscription_id, live_activity_id, token_kind, state, attempts,
                         error_reason, apns_status, finished_at, carried_by)
             """, rows: rows)
     }
