@@ -9,10 +9,11 @@ import OpenPushCore
     }
 
     @Test func everyParameterIsRead() throws {
-        let cursor = DeliveryCursor.encode(41)
+        let cursor = DeliveryPosition(subscriptionID: "sub_01hq8b", id: 41).cursor
         let request = try DeliveryListRequest.read(["subscription_id": "sub_1", "state": "error", "limit": "1000",
                                                     "cursor": cursor])
-        #expect(request == DeliveryListRequest(subscriptionID: "sub_1", state: .error, limit: 1000, afterID: 41))
+        #expect(request == DeliveryListRequest(subscriptionID: "sub_1", state: .error, limit: 1000,
+                                               after: DeliveryPosition(subscriptionID: "sub_01hq8b", id: 41)))
         for state in DeliveryListRequest.State.allCases {
             #expect(try DeliveryListRequest.read(["state": state.rawValue]).state == state)
         }
@@ -35,11 +36,27 @@ import OpenPushCore
 
     @Test(arguments: ["", "AAAAAAAAAA", "AAAAAAAAAAAA", "AAAAAAAAAAE=", "AAAAAAAAAA+", "AAAAAAAAAA/", "AAAAAAAAAAB",
                       "gAAAAAAAAAA", "__________8", "42", "AAAAAAAAAA\u{0}", "AAAAAAAAAAé", "🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀"])
-    func aCursorEncodeCannotHaveMadeIsRefused(_ cursor: String) {
+    func anIDEncodeCannotHaveMadeIsRefused(_ cursor: String) {
         #expect(DeliveryCursor.decode(cursor) == nil)
+    }
+
+    /// A page's cursor is its last record's id (as `DeliveryCursor`) and then its device.
+    @Test(arguments: ["", "AAAAAAAAAAA", "AAAAAAAAAAE=sub_1", "gAAAAAAAAAAsub_1", "AAAAAAAAAAAsub 1", "AAAAAAAAAAAsub_é",
+                      "AAAAAAAAAAAsub/1", "AAAAAAAAAAAsub%201", "AAAAAAAAAAA" + String(repeating: "s", count: 129)])
+    func aCursorOfNoPositionIsRefused(_ cursor: String) {
+        #expect(DeliveryPosition(cursor: cursor) == nil)
         #expect(throws: APIError(status: 400, "cursor is not valid")) {
             try DeliveryListRequest.read(["cursor": cursor])
         }
+    }
+
+    @Test(arguments: [("sub_01hq8b5v6m0000000000000000", Int64(1)), ("a", Int64(0)),
+                      ("6c4a1f43-8a47-4b38-9b8c-0f2b3a7f11d2", Int64.max), (String(repeating: "s", count: 128), Int64(4_294_967_296))]
+                      as [(String, Int64)])
+    func positionsRoundTrip(_ subscriptionID: String, _ id: Int64) {
+        let position = DeliveryPosition(subscriptionID: subscriptionID, id: id)
+        #expect(position.cursor.hasPrefix(DeliveryCursor.encode(id)))
+        #expect(DeliveryPosition(cursor: position.cursor) == position)
     }
 
     @Test func badValuesAreNamedTogether() {

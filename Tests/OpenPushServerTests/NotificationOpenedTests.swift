@@ -132,4 +132,33 @@ import Postgres
         #expect(late.json == detail)
         #expect(try await Self.counts(harness, messageID) == (0, 0))
     }
+
+    /// A tap finds its device's record in one descent of the record index, not by reading the
+    /// message's records in id order: here 20,000 other devices' records come first in id order.
+    @Test func aTapOnANotificationOfManyDevicesReadsOnlyItsDevicesEntries() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let appID = harness.created.app.id
+        let device = try await harness.app.insertSubscription(appID: appID, token: Self.tokens[0])
+        let messageID = try await Self.send(harness)
+        try await harness.drain()
+        let database = harness.app.services.database
+        try await database.query("""
+            INSERT INTO deliveries (id, message_id, app_id, subscription_id, token_kind, state, finished_at)
+            OVERRIDING SYSTEM VALUE
+            SELECT -g, \(messageID), \(appID), 'sub_' || lpad(g::text, 8, '0'), 'device', 'accepted', now()
+            FROM generate_series(1, 20000) AS g
+            """)
+        try await database.query("ANALYZE deliveries")
+        let plan = try await database.transaction { connection in
+            try connection.query("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "
+                                 + OpenedStore.firstRecord(messageID: messageID, subscriptionID: device, appID: appID))
+        }
+        let explained = try JSONValue.parse(try plan[0].decode("QUERY PLAN", as: String.self))
+        let top = try #require(explained.arrayValue?.first?.objectValue?["Plan"]?.objectValue)
+        let blocks = (top["Shared Hit Blocks"]?.intValue ?? 0) + (top["Shared Read Blocks"]?.intValue ?? 0)
+        #expect(blocks < 60, "the lookup read \(blocks) blocks")
+        #expect(await Self.tap(harness, messageID, token: Self.tokens[0]).status == 200)
+        #expect(try await Self.clickedAt(harness, messageID, device) != nil)
+    }
 }

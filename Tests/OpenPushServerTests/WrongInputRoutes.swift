@@ -407,7 +407,7 @@ struct WrongInputWorld: Sendable {
             RouteCase(method: .get, template: "/notifications/{notification_id}/deliveries",
                       pathValues: ["notification_id": notificationID],
                       query: ["app_id": appID, "subscription_id": restSubscriptionID, "state": "accepted", "limit": "10",
-                              "cursor": DeliveryCursor.encode(1)],
+                              "cursor": DeliveryPosition(subscriptionID: restSubscriptionID, id: 1).cursor],
                       headers: rest),
             RouteCase(method: .delete, template: "/notifications/{notification_id}",
                       pathValues: ["notification_id": notificationID], query: ["app_id": appID], headers: rest),

@@ -1,6 +1,7 @@
-/// Where a page of delivery records resumes: the last record's id, handed out as an opaque
-/// token (base64url without padding of its 8 big-endian bytes, always 11 characters) so callers
-/// pass it back rather than build one, and the id's form can change without breaking them.
+/// An id handed out as an opaque token (base64url without padding of its 8 big-endian bytes,
+/// always 11 characters) so callers pass it back rather than build one, and the id's form can
+/// change without breaking them: a `DeliveryPosition`'s cursor starts with one, and an
+/// `EventPosition`'s is made of them.
 public enum DeliveryCursor {
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".unicodeScalars)
     static let length = 11

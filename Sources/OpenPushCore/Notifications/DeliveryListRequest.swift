@@ -16,14 +16,14 @@ public struct DeliveryListRequest: Sendable, Equatable {
     public var subscriptionID: String?
     public var state: State?
     public var limit: Int
-    /// Only records with a greater id (the page after the cursor's); nil from the first.
-    public var afterID: Int64?
+    /// Only records past this one (the page after the cursor's); nil from the first.
+    public var after: DeliveryPosition?
 
-    public init(subscriptionID: String? = nil, state: State? = nil, limit: Int = defaultLimit, afterID: Int64? = nil) {
+    public init(subscriptionID: String? = nil, state: State? = nil, limit: Int = defaultLimit, after: DeliveryPosition? = nil) {
         self.subscriptionID = subscriptionID
         self.state = state
         self.limit = limit
-        self.afterID = afterID
+        self.after = after
     }
 
     /// Every parameter is optional; other parameters (such as `app_id`) are not this type's.
@@ -38,7 +38,7 @@ public struct DeliveryListRequest: Sendable, Equatable {
         }
         request.limit = PageRequest.limit(query, default: defaultLimit, max: maxLimit, problems: &problems)
         if let text = query["cursor"] {
-            if let id = DeliveryCursor.decode(text) { request.afterID = id } else { problems.append(invalidCursor) }
+            if let position = DeliveryPosition(cursor: text) { request.after = position } else { problems.append(invalidCursor) }
         }
         if !problems.isEmpty { throw APIError(status: 400, messages: problems) }
         return request

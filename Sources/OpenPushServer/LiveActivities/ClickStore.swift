@@ -11,7 +11,7 @@ public enum ClickStore {
     public static func record(appID: String, subscriptionID: String, activityID: String, messageID: String?,
                               activityType: String?, now: Double, in connection: PostgresConnection) throws -> Bool {
         // The activity's messages, newest first (a small index: one row per message); then this
-        // device's record among each one's recipients, which the record index lists by message.
+        // device's record of each, one descent of the record index (message, device, id).
         var messages: PostgresQuery = """
             SELECT m.id, m.created_at FROM messages m
             WHERE m.app_id = \(appID) AND m.kind = 'live_activity' AND md5(m.activity_id) = md5(\(activityID))
@@ -32,7 +32,8 @@ public enum ClickStore {
         return true
     }
 
-    /// One tap on the push behind record `deliveryID` (locked by the caller): every tap counts in
+    /// One tap on the push behind record `deliveryID` of `event`'s device (locked by the caller;
+    /// the device narrows the record index to its entries): every tap counts in
     /// the message's `clicks`, the first one stamps the record (`converted` counts a device once).
     /// Appends a `click` for `event`'s app and device (`activity_id` for a Live Activity tap),
     /// `first` when the record had no tap yet.
@@ -41,7 +42,8 @@ public enum ClickStore {
                          in connection: PostgresConnection) throws {
         // The record is locked by the caller, so reading its first tap and stamping it cannot race.
         let first = try connection.query("""
-            SELECT clicked_at IS NULL AS first FROM deliveries WHERE message_id = \(messageID) AND id = \(deliveryID)
+            SELECT clicked_at IS NULL AS first FROM deliveries
+            WHERE message_id = \(messageID) AND subscription_id = \(event.subscriptionID) AND id = \(deliveryID)
             """).first?.decode("first", as: Bool.self) ?? false
         // The first tap on a record counts its device in `converted` (`DeliveryCounts`).
         try connection.query("""
@@ -50,10 +52,13 @@ public enum ClickStore {
             """)
         try connection.query("""
             UPDATE deliveries SET clicked_at = COALESCE(clicked_at, to_timestamp(\(now)))
-            WHERE message_id = \(messageID) AND id = \(deliveryID)
+            WHERE message_id = \(messageID) AND subscription_id = \(event.subscriptionID) AND id = \(deliveryID)
             """)
         // ... and the record's app in the stats rollup (`clicked`).
-        if first { try DeliveryCounts.addFirstTap(messageID: messageID, deliveryID: deliveryID, in: connection) }
+        if first {
+            try DeliveryCounts.addFirstTap(messageID: messageID, subscriptionID: event.subscriptionID, deliveryID: deliveryID,
+                                           in: connection)
+        }
         try EventOutbox.append([OutboundEvent(type: .click, appID: event.appID, data: EventData.click(
             notificationID: messageID, subscriptionID: event.subscriptionID, activityID: event.activityID, first: first))],
             in: connection)

@@ -2,8 +2,9 @@ import OpenPushCore
 import Postgres
 
 /// A message's per-device delivery records, for support ("did this device get it?"): keyset
-/// pages in record id order over `deliveries_by_message (message_id, id)`, plus how many
-/// recipients are still waiting in jobs, so "not yet" reads differently from "never".
+/// pages by device, then record id, over `deliveries_by_message (message_id, subscription_id,
+/// id)`, plus how many recipients are still waiting in jobs, so "not yet" reads differently
+/// from "never".
 enum NotificationDeliveriesStore {
     /// One record as the route shows it. Times are whole unix seconds.
     struct Record: Sendable, Equatable {
@@ -23,8 +24,8 @@ enum NotificationDeliveriesStore {
 
     struct Page: Sendable {
         var records: [Record]
-        /// The last record's id when more follow it; nil on the last page.
-        var nextAfterID: Int64?
+        /// The last record's position when more follow it; nil on the last page.
+        var nextAfter: DeliveryPosition?
         /// Recipients still queued (of `subscription_id` when the request names one).
         var remaining: Int
     }
@@ -40,7 +41,7 @@ enum NotificationDeliveriesStore {
         guard try !connection.query("""
             SELECT 1 FROM messages WHERE id = \(messageID) AND app_id = \(appID) \(tenant)
             """).isEmpty else { return nil }
-        let after: PostgresQuery = request.afterID.map { "AND id > \($0)" } ?? ""
+        let after: PostgresQuery = request.after.map { "AND (subscription_id, id) > (\($0.subscriptionID), \($0.id))" } ?? ""
         let device: PostgresQuery = request.subscriptionID.map { "AND subscription_id = \($0)" } ?? ""
         let state: PostgresQuery = request.state.map { "AND state = \($0.rawValue)" } ?? ""
         // One more than asked for says whether another page follows.
@@ -51,10 +52,11 @@ enum NotificationDeliveriesStore {
                    floor(extract(epoch FROM clicked_at))::bigint AS clicked_at
             FROM deliveries
             WHERE message_id = \(messageID) AND app_id = \(appID) \(after) \(device) \(state)
-            ORDER BY id LIMIT \(request.limit + 1)
+            ORDER BY subscription_id, id LIMIT \(request.limit + 1)
             """)
         let records = try rows.prefix(request.limit).map(Record.init(row:))
-        return Page(records: records, nextAfterID: rows.count > request.limit ? records.last?.id : nil,
+        let last = records.last.map { DeliveryPosition(subscriptionID: $0.subscriptionID, id: $0.id) }
+        return Page(records: records, nextAfter: rows.count > request.limit ? last : nil,
                     remaining: try DeliveryQueue.waitingRecipients(of: messageID, subscriptionID: request.subscriptionID,
                                                                    in: connection))
     }

@@ -17,17 +17,23 @@ enum OpenedStore {
             SELECT id FROM messages WHERE id = \(messageID) AND app_id = \(appID) AND kind = 'notification'
             """)
         guard !message.isEmpty else { return .unknownMessage }
-        // The device's first record of the message (the record index lists a message's
-        // recipients by id) carries its tap, so a second record could never count it twice.
         // Locked first, then the message: the order the Live Activity click takes.
-        guard let record = try connection.query("""
-            SELECT id FROM deliveries
-            WHERE message_id = \(messageID) AND subscription_id = \(subscriptionID) AND app_id = \(appID)
-            ORDER BY id LIMIT 1
-            FOR UPDATE
-            """).first else { return .notDelivered }
+        guard let record = try connection.query(firstRecord(messageID: messageID, subscriptionID: subscriptionID, appID: appID))
+            .first else { return .notDelivered }
         try ClickStore.countTap(messageID: messageID, deliveryID: try record.decode("id"), now: now,
                                 event: (appID, subscriptionID, nil), in: connection)
         return .counted
+    }
+
+    /// The device's first record of the message, locked: it carries the device's tap, so a
+    /// second record could never count it twice. One descent of the record index (message,
+    /// device, id), however many devices the message reached.
+    static func firstRecord(messageID: String, subscriptionID: String, appID: String) -> PostgresQuery {
+        """
+        SELECT id FROM deliveries
+        WHERE message_id = \(messageID) AND subscription_id = \(subscriptionID) AND app_id = \(appID)
+        ORDER BY id LIMIT 1
+        FOR UPDATE
+        """
     }
 }

@@ -20,7 +20,7 @@ enum NotificationDeliveriesRoutes {
         guard let page else { throw APIError.notFound("notification '\(messageID)' not found") }
         return .json([
             "deliveries": .array(page.records.map(\.json)),
-            "next_cursor": page.nextAfterID.map { .string(DeliveryCursor.encode($0)) } ?? .null,
+            "next_cursor": page.nextAfter.map { .string($0.cursor) } ?? .null,
             "remaining": .int(Int64(page.remaining)),
         ])
     }

@@ -1,0 +1,36 @@
+/// Where a page of a message's delivery records ends: records are listed by device
+/// (subscription id), then by record id, the order of the records' index, so a tap finds its
+/// device's record in one descent and a page continues from one.
+public struct DeliveryPosition: Sendable, Equatable {
+    public var subscriptionID: String
+    public var id: Int64
+
+    public init(subscriptionID: String, id: Int64) {
+        self.subscriptionID = subscriptionID
+        self.id = id
+    }
+
+    /// The record id as a `DeliveryCursor` (11 characters), then the subscription id as it is:
+    /// ids are URL-safe by construction (`sub_` and base32, or a UUID), so nothing is escaped.
+    public var cursor: String { DeliveryCursor.encode(id) + subscriptionID }
+
+    /// Nil for anything `cursor` cannot have produced.
+    public init?(cursor: String) {
+        let scalars = Array(cursor.unicodeScalars)
+        guard scalars.count > DeliveryCursor.length, scalars.count <= DeliveryCursor.length + Self.maxSubscriptionIDLength,
+              let id = DeliveryCursor.decode(String(String.UnicodeScalarView(scalars.prefix(DeliveryCursor.length))))
+        else { return nil }
+        let subscription = scalars.dropFirst(DeliveryCursor.length)
+        guard subscription.allSatisfy(Self.isURLSafe) else { return nil }
+        self.init(subscriptionID: String(String.UnicodeScalarView(subscription)), id: id)
+    }
+
+    static let maxSubscriptionIDLength = 128
+
+    private static func isURLSafe(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "A"..."Z", "a"..."z", "0"..."9", "-", "_": true
+        default: false
+        }
+    }
+}
