@@ -144,10 +144,12 @@ import Postgres
         #expect(done)
         // The apns-id is not stored: readers derive the one the push carried.
         let records = try await app.services.database.query("""
-            SELECT state, apns_id IS NULL AS derived, \(DeliveryRecord.storedAPNSID)::text AS apns_id
+            SELECT id, state, apns_id IS NULL AS derived, \(DeliveryRecord.storedAPNSID)::text AS apns_id
             FROM deliveries WHERE message_id = \(message) ORDER BY id
             """)
         #expect(try records.map { try $0.decode("state", as: String.self) } == ["accepted", "error"])
+        // Ids come from the job, not a sequence: its id, then each record's place.
+        #expect(try records.map { try $0.decode("id", as: Int64.self) } == [job.id << 20, job.id << 20 | 1])
         #expect(try records.allSatisfy { try $0.decode("derived", as: Bool.self) })
         #expect(try records[0].decode("apns_id", as: String.self)
                 == APNSIdentifier.derive(messageID: message, subscriptionID: job.recipients[0].subscriptionID, tokenKind: "device"))
@@ -203,6 +205,8 @@ import Postgres
         let appID = try await app.createApp().app.id
         let message = try await Self.queue(app, appID: appID, lane: .bulk, jobs: 2, size: 2)
         let inFlight = try #require(try await Self.claim(app, worker: "a"))
+        let waiting: Int64 = try await app.services.database.query(
+            "SELECT id FROM delivery_jobs WHERE id <> \(inFlight.id)").firstRow().decode("id")
         try await app.services.database.transaction { connection in
             try connection.query("UPDATE messages SET cancelled_at = now() WHERE id = \(message)")
             try DeliveryQueue.cancel(messageID: message, in: connection)
@@ -217,6 +221,11 @@ import Postgres
             """).map { (try $0.decode("state", as: String.self), try $0.decode("n", as: Int.self)) }
         #expect(states.map(\.0) == ["accepted", "cancelled"])
         #expect(states.map(\.1) == [1, 3])
+        // The waiting job's recipients are numbered in it, as the in-flight job's records are.
+        let ids = try await app.services.database.query("""
+            SELECT id FROM deliveries WHERE message_id = \(message) ORDER BY id
+            """).map { try $0.decode("id", as: Int64.self) }
+        #expect(ids == [inFlight.id << 20, inFlight.id << 20 | 1, waiting << 20, waiting << 20 | 1].sorted())
         #expect(try await DeliveryQueue.depth(in: app.services.database) == 0)
     }
 

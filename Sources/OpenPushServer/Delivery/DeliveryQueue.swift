@@ -220,13 +220,16 @@ public enum DeliveryQueue {
             WITH gone AS (
                 DELETE FROM delivery_jobs
                 WHERE message_id = \(messageID) AND (NOT \(onlyWaiting) OR leased_until IS NULL OR leased_until <= now())
-                RETURNING message_id, app_id, token_kind, attempt, subscription_ids, live_activity_ids
+                RETURNING id, message_id, app_id, token_kind, attempt, subscription_ids, live_activity_ids
             ), inserted AS (
-                INSERT INTO deliveries (message_id, app_id, subscription_id, live_activity_id, token_kind, state, attempts,
-                                        error_reason, finished_at)
-                SELECT g.message_id, g.app_id, r.subscription_id, r.live_activity_id, g.token_kind, \(state.rawValue),
-                       g.attempt - 1, \(reason), now()
-                FROM gone g, unnest(g.subscription_ids, g.live_activity_ids) AS r(subscription_id, live_activity_id)
+                -- Each record's id as `DeliveryRecord.id(jobID:position:)` makes it.
+                INSERT INTO deliveries (id, message_id, app_id, subscription_id, live_activity_id, token_kind, state,
+                                        attempts, error_reason, finished_at)
+                OVERRIDING SYSTEM VALUE
+                SELECT (g.id << \(Int32(DeliveryRecord.positionBits))) | (r.position - 1), g.message_id, g.app_id,
+                       r.subscription_id, r.live_activity_id, g.token_kind, \(state.rawValue), g.attempt - 1, \(reason), now()
+                FROM gone g, unnest(g.subscription_ids, g.live_activity_ids) WITH ORDINALITY
+                     AS r(subscription_id, live_activity_id, position)
                 RETURNING message_id, state, error_reason, finished_at
             )
             """ + DeliveryCounts.addInserted())
