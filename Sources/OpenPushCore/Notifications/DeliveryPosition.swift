@@ -10,17 +10,18 @@ public struct DeliveryPosition: Sendable, Equatable {
         self.id = id
     }
 
-    /// The record id as a `DeliveryCursor` (11 characters), then the subscription id as it is:
-    /// ids are URL-safe by construction (`sub_` and base32, or a UUID), so nothing is escaped.
-    public var cursor: String { DeliveryCursor.encode(id) + subscriptionID }
+    /// The record id as a `DeliveryCursor` (11 characters), a `.`, then the subscription id as it
+    /// is: ids are URL-safe by construction (`sub_` and base32, or a UUID), so nothing is escaped.
+    public var cursor: String { DeliveryCursor.encode(id) + "." + subscriptionID }
 
     /// Nil for anything `cursor` cannot have produced.
     public init?(cursor: String) {
         let scalars = Array(cursor.unicodeScalars)
-        guard scalars.count > DeliveryCursor.length, scalars.count <= DeliveryCursor.length + Self.maxSubscriptionIDLength,
-              let id = DeliveryCursor.decode(String(String.UnicodeScalarView(scalars.prefix(DeliveryCursor.length))))
+        let length = DeliveryCursor.length
+        guard scalars.count > length + 1, scalars.count <= length + 1 + Self.maxSubscriptionIDLength, scalars[length] == ".",
+              let id = DeliveryCursor.decode(String(String.UnicodeScalarView(scalars.prefix(length))))
         else { return nil }
-        let subscription = scalars.dropFirst(DeliveryCursor.length)
+        let subscription = scalars.dropFirst(length + 1)
         guard subscription.allSatisfy(Self.isURLSafe) else { return nil }
         self.init(subscriptionID: String(String.UnicodeScalarView(subscription)), id: id)
     }
