@@ -45,12 +45,14 @@ extension DeliveryContext {
         var pushToStartApps: [String] = []
         if pushToStart {
             // Only the recipients whose token is gone (none, mostly), not every token held: each
-            // recipient is looked up by the (app_id, subscription_id, …) key either way.
+            // recipient is looked up by the (app_id, subscription_id, …) key either way. A job
+            // no token change of its app can have overtaken looks up none (`PushToStartChanges`).
             let recipients: PostgresQuery
             if let job {
                 recipients = """
                     (SELECT j.app_id, r.subscription_id, r.token
-                     FROM delivery_jobs j, unnest(j.subscription_ids, j.tokens) AS r(subscription_id, token) WHERE j.id = \(job.id))
+                     FROM delivery_jobs j, unnest(j.subscription_ids, j.tokens) AS r(subscription_id, token)
+                     WHERE j.id = \(job.id) AND \(PushToStartChanges.mayHaveChanged))
                     """
                 pushToStartApps = [job.appID]
             } else {

@@ -170,14 +170,16 @@ public enum DeliveryQueue {
             again = []
         }
         try DeliveryRecord.append(records, of: job, finishedAt: finishedAt, in: connection)
+        // Without a snapshot (`PushToStartChanges`): their tokens were read under this job's, which
+        // the job does not carry, so a push-to-start retry checks every token.
         for (recipients, attempt, due) in again where !recipients.isEmpty {
             try connection.query(prepared: """
                 INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, attempt, due_at, subscription_ids, tokens,
-                                           live_activity_ids, badges, created_at)
+                                           live_activity_ids, badges, created_at, recipients_snapshot)
                 VALUES (\(job.messageID), \(job.appID), \(job.lane.rawValue), \(job.tokenKind.rawValue), \(attempt),
                         \(due), \(recipients.map(\.subscriptionID))::text[],
                         \(recipients.map(\.token))::text[], \(recipients.map(\.liveActivityID))::text[],
-                        \(recipients.map(\.badge))::int[], to_timestamp(\(job.createdAt)))
+                        \(recipients.map(\.badge))::int[], to_timestamp(\(job.createdAt)), NULL)
                 """)
         }
         // Lazily: `map` built an array of thousands of pairs only to read it once.

@@ -5,9 +5,10 @@ import Postgres
 /// Live Activity starts and a notification body's `idempotency_key`, 24 hours for the
 /// `Idempotency-Key` header), rate-limit rows of apps that stopped
 /// sending, wrong link codes of devices that stopped trying, alert dedupe claims past their app's
-/// `dedupe_window_days`, and daily partitions of delivery
-/// records: the next few days' created, those past `OPENPUSH_DELIVERY_RETENTION_DAYS` dropped
-/// (`DeliveryPartitions`). Running it in many processes at once is harmless.
+/// `dedupe_window_days`, push-to-start token changes every job has seen (`PushToStartChanges`),
+/// and daily partitions of delivery records: the next few days' created, those past
+/// `OPENPUSH_DELIVERY_RETENTION_DAYS` dropped (`DeliveryPartitions`). Running it in many
+/// processes at once is harmless.
 public enum Maintenance {
     public static let interval: Duration = .seconds(600)
 
@@ -33,6 +34,8 @@ public enum Maintenance {
         let partitions = try await maintainDeliveryPartitions(services, now: now)
         // Events past the feed's 7 days (`EventOutbox.retentionDays`).
         try await EventFeed.prune(now: now, in: services.database)
+        // Push-to-start token changes every job has seen.
+        try await PushToStartChanges.prune(in: services.database)
         return (keys, events, linkFailures, partitions, dedupeClaims)
     }
 
