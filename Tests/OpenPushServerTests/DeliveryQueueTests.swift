@@ -153,13 +153,16 @@ import Postgres
         #expect(try records.allSatisfy { try $0.decode("derived", as: Bool.self) })
         #expect(try records[0].decode("apns_id", as: String.self)
                 == APNSIdentifier.derive(messageID: message, subscriptionID: job.recipients[0].subscriptionID, tokenKind: "device"))
+        // A retry carries no snapshot of its recipients: a push-to-start retry checks every token.
         let retry = try await app.services.database.query("""
-            SELECT attempt, subscription_ids, due_at > now() + interval '50 seconds' AS later FROM delivery_jobs
+            SELECT attempt, subscription_ids, due_at > now() + interval '50 seconds' AS later,
+                   recipients_snapshot IS NULL AS unchecked FROM delivery_jobs
             """)
         #expect(retry.count == 1)
         #expect(try retry[0].decode("attempt", as: Int.self) == 2)
         #expect(try retry[0].decode("subscription_ids", as: [String].self) == [job.recipients[2].subscriptionID])
         #expect(try retry[0].decode("later", as: Bool.self))
+        #expect(try retry[0].decode("unchecked", as: Bool.self))
     }
 
     @Test func suppressedRecordsAreCountedByReasonAndDeferredRecipientsWaitOnTheSameAttempt() async throws {

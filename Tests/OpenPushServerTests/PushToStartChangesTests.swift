@@ -77,4 +77,15 @@ import Postgres
         try await harness.app.services.database.query("DELETE FROM subscriptions WHERE id = \(device)")
         #expect(try await Self.mayHaveChanged(harness) == [true])
     }
+
+    /// Jobs queued before the log, and retries, carry no snapshot: they always check.
+    @Test func aJobWithoutASnapshotAlwaysChecks() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        _ = try await DeliveryEngineTests.startableDevice(harness, pts: String(repeating: "1b", count: 32))
+        #expect(await DeliveryEngineTests.start(harness).status == 201)
+        #expect(try await Self.mayHaveChanged(harness) == [false])
+        try await harness.app.services.database.query("UPDATE delivery_jobs SET recipients_snapshot = NULL")
+        #expect(try await Self.mayHaveChanged(harness) == [true])
+    }
 }
