@@ -84,14 +84,38 @@ import OpenPushCore
         #expect(DeliveryPlanner.stopped(Self.recipient(), context: Self.context(message, endedReason: "remote")) == nil)
         let dead = DeliveryContext.Subscription(id: "sub_1", appID: "app_a", token: "aa", tokenInvalid: true)
         #expect(DeliveryPlanner.stopped(Self.recipient(.device), context: Self.context(message, subscription: dead)) == "Unregistered")
+        // A device token replaced since the send is no stop: the push goes to the new one.
         let moved = DeliveryContext.Subscription(id: "sub_1", appID: "app_a", token: "bb")
-        #expect(DeliveryPlanner.stopped(Self.recipient(.device), context: Self.context(message, subscription: moved)) == "Unregistered")
-        let widgetless = DeliveryContext.Subscription(id: "sub_1", appID: "app_a", token: "aa", widgetToken: "cc")
+        #expect(DeliveryPlanner.stopped(Self.recipient(.device), context: Self.context(message, subscription: moved)) == nil)
+        let widgetless = DeliveryContext.Subscription(id: "sub_1", appID: "app_a", token: "aa")
         #expect(DeliveryPlanner.stopped(Self.recipient(.widget), context: Self.context(message, subscription: widgetless)) == "Unregistered")
+        let widget = DeliveryContext.Subscription(id: "sub_1", appID: "app_a", token: "aa", widgetToken: "cc")
+        #expect(DeliveryPlanner.stopped(Self.recipient(.widget), context: Self.context(message, subscription: widget)) == nil)
         #expect(DeliveryPlanner.stopped(Self.recipient(.pushToStart), context: Self.context(message)) == "Unregistered")
         var holding = Self.context(message)
         holding.checkedPushToStartTokens(appID: "app_a", gone: [])
         #expect(DeliveryPlanner.stopped(Self.recipient(.pushToStart), context: holding) == nil)
+    }
+
+    @Test func deviceAndWidgetRecipientsTakeTheTokenTheirSubscriptionHoldsNow() throws {
+        var context = Self.context(try Self.update(pushTimestamp: 1),
+                                   subscription: .init(id: "sub_1", appID: "app_a", token: "new", widgetToken: "widget_new"))
+        context.add(DeliveryContext.Subscription(id: "sub_2", appID: "app_a", token: "other"))
+        // The same subscription id in another app: its token is never taken.
+        context.add(DeliveryContext.Subscription(id: "sub_3", appID: "app_b", token: "foreign"))
+        let devices = [Self.recipient(.device, token: "", activity: nil), Self.recipient(.device, token: "old", activity: nil),
+                       Self.recipient(.device, token: "", activity: nil, subscription: "sub_2"),
+                       Self.recipient(.device, token: "", activity: nil, subscription: "sub_3"),
+                       Self.recipient(.device, token: "kept", activity: nil, app: "app_b")]
+        #expect(context.withCurrentTokens(devices).map(\.token) == ["new", "new", "other", "", "kept"])
+        let widgets = [Self.recipient(.widget, token: "", activity: nil)]
+        #expect(context.withCurrentTokens(widgets).map(\.token) == ["widget_new"])
+        // Live Activity tokens are the ones read at the send.
+        let updates = [Self.recipient(.update, token: "activity_token")]
+        #expect(context.withCurrentTokens(updates).map(\.token) == ["activity_token"])
+        var widgetless = DeliveryContext()
+        widgetless.add(DeliveryContext.Subscription(id: "sub_1", appID: "app_a", token: "new"))
+        #expect(widgetless.withCurrentTokens(widgets).map(\.token) == [""])
     }
 
     @Test func ttlZeroIsNowOrNever() throws {

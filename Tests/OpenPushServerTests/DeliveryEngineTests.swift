@@ -154,6 +154,46 @@ import Postgres
         #expect(pushes.last?.payloadJSON?.objectValue?["aps"]?.objectValue?["event"] == "end")
     }
 
+    /// A job reads its devices' tokens when it runs: a device that registered a new token after
+    /// the notification was queued gets it there, and nothing goes to the old one; a device
+    /// whose token died meanwhile gets nothing (`Unregistered`). A job queued before device jobs
+    /// stopped holding tokens (migration 0043) is read the same way.
+    @Test func aDeviceTokenReplacedSinceTheSendWasQueuedGetsThePushOnTheNewOne() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let appID = harness.created.app.id
+        let (old, new, dying) = (String(repeating: "0b", count: 32), String(repeating: "0c", count: 32), String(repeating: "0d", count: 32))
+        let moved = try await harness.app.insertSubscription(appID: appID, token: old)
+        let dead = try await harness.app.insertSubscription(appID: appID, token: dying)
+        let notification = await harness.app.request(
+            .post, "/notifications", headers: .restKey(harness.created.restKey),
+            json: ["app_id": .string(appID), "included_segments": ["Subscribed Users"], "contents": ["en": "hello"]])
+        #expect(notification.status == 200)
+        // The page is expanded into a job; the devices change before it runs.
+        #expect(try await harness.engine.runOnce() == 1)
+        let database = harness.app.services.database
+        #expect(try await database.query("SELECT cardinality(tokens) AS n FROM delivery_jobs").firstRow().decode("n", as: Int.self) == 0)
+        try await database.query("UPDATE subscriptions SET token = \(new) WHERE id = \(moved)")
+        try await database.query("UPDATE subscriptions SET token_invalid_at = now() WHERE id = \(dead)")
+        try await harness.drain()
+        #expect(harness.simulator.accepted().map(\.deviceToken) == [new])
+        let states = try await database.query("""
+            SELECT subscription_id, state, error_reason FROM deliveries ORDER BY subscription_id
+            """).map { "\(try $0.decode("subscription_id", as: String.self)):\(try $0.decode("state", as: String.self))"
+                       + ":\(try $0.decode("error_reason", as: String?.self) ?? "")" }
+        #expect(Set(states) == ["\(moved):accepted:", "\(dead):error:Unregistered"])
+
+        // A job written before 0043, holding the token read at the send: the new token is used.
+        harness.simulator.clearAccepted()
+        let message = try await database.query("SELECT id FROM messages").firstRow().decode("id", as: String.self)
+        try await database.query("""
+            INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, subscription_ids, tokens)
+            VALUES (\(message), \(appID), \(DeliveryLane.bulk.rawValue), 'device', ARRAY[\(moved)], ARRAY[\(old)])
+            """)
+        try await harness.drain()
+        #expect(harness.simulator.accepted().map(\.deviceToken) == [new])
+    }
+
     @Test func deadTokensAreHandledByKind() async throws {
         let harness = try await DeliveryHarness.make()
         defer { Task { await harness.shutdown() } }

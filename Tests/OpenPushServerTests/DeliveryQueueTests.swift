@@ -41,13 +41,16 @@ import Postgres
     }
 
     /// The recipients are given in the reverse of their ids' order: each job holds a run of that
-    /// order, and entry i of every array is the same recipient.
-    @Test func jobsKeepTheSendOrderAndTheirArraysAligned() async throws {
+    /// order, and entry i of every array is the same recipient. A Live Activity job holds the
+    /// tokens read with its audience; a device or widget job none (its recipients' tokens are
+    /// read when it runs).
+    @Test(arguments: [TokenKind.update, .pushToStart, .device, .widget])
+    func jobsKeepTheSendOrderAndTheirArraysAligned(kind: TokenKind) async throws {
         let app = try await TestApp.make()
         let appID = try await app.createApp().app.id
         try await app.services.database.transaction { connection in
             try connection.query("INSERT INTO messages (id, app_id, kind, request) VALUES ('msg_order', \(appID), 'notification', '{}')")
-            try DeliveryQueue.enqueue(messageID: "msg_order", appID: appID, lane: .bulk, tokenKind: .device, recipients: """
+            try DeliveryQueue.enqueue(messageID: "msg_order", appID: appID, lane: .bulk, tokenKind: kind, recipients: """
                 SELECT * FROM (
                     SELECT 'sub_' || lpad(g::text, 4, '0') AS subscription_id, 'tok' || g AS token, 'act' || g AS live_activity_id,
                            g AS badge
@@ -55,14 +58,16 @@ import Postgres
                 ) AS given
                 """, jobSize: 1000, in: connection)
         }
-        let jobs = try await app.services.database.query("SELECT id FROM delivery_jobs ORDER BY id").count
+        let tokensHeld = try await app.services.database.query("SELECT cardinality(tokens) AS n FROM delivery_jobs ORDER BY id")
+            .map { try $0.decode("n", as: Int.self) }
+        #expect(tokensHeld == (kind.isReadWhenSent ? [0, 0, 0] : [1000, 1000, 500]))
         var seen: [Int] = []
-        for _ in 0..<jobs {
+        for _ in tokensHeld {
             let job = try #require(try await Self.claim(app))
             for recipient in job.recipients {
                 let number = try #require(recipient.badge)
                 #expect(recipient.subscriptionID == "sub_" + String(repeating: "0", count: 4 - String(number).count) + String(number))
-                #expect(recipient.token == "tok\(number)" && recipient.liveActivityID == "act\(number)")
+                #expect(recipient.token == (kind.isReadWhenSent ? nil : "tok\(number)") && recipient.liveActivityID == "act\(number)")
                 seen.append(number)
             }
             #expect(job.recipients.count == (seen.count <= 2000 ? 1000 : 500))

@@ -237,6 +237,21 @@ public struct DeliveryContext: Sendable {
         subscriptions[Key(appID: delivery.appID, id: delivery.subscriptionID)]
     }
 
+    /// `deliveries` with each device or widget recipient's token as its subscription holds it
+    /// now (`TokenKind.isReadWhenSent`): the one its push goes to, and the one a rejection
+    /// kills. A recipient whose subscription is not loaded keeps what it had, and the planner
+    /// refuses it for want of context. A widget recipient whose subscription dropped its widget
+    /// token gets none, and the planner stops it.
+    public func withCurrentTokens(_ deliveries: [ClaimedDelivery]) -> [ClaimedDelivery] {
+        guard let kind = deliveries.first?.tokenKind, kind.isReadWhenSent else { return deliveries }
+        var resolved = deliveries
+        for index in resolved.indices where resolved[index].tokenKind.isReadWhenSent {
+            guard let subscription = subscription(for: resolved[index]) else { continue }
+            resolved[index].token = resolved[index].tokenKind == .widget ? subscription.widgetToken ?? "" : subscription.token
+        }
+        return resolved
+    }
+
     public func activity(for delivery: ClaimedDelivery) -> Activity? {
         delivery.liveActivityID.flatMap { activities[Key(appID: delivery.appID, id: $0)] }
     }

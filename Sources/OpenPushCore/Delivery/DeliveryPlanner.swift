@@ -252,10 +252,11 @@ public enum DeliveryPlanner {
         guard let subscription else { return nil }
         guard subscription.reachable else { return "Unsubscribed" }
         switch delivery.tokenKind {
+        // The device's token now (`DeliveryContext.withCurrentTokens`): only its death stops it.
         case .device:
-            if subscription.tokenInvalid || subscription.token != delivery.token { return "Unregistered" }
+            if subscription.tokenInvalid { return "Unregistered" }
         case .widget:
-            if subscription.widgetToken != delivery.token { return "Unregistered" }
+            if subscription.widgetToken == nil { return "Unregistered" }
         case .pushToStart:
             if !context.holdsPushToStartToken(delivery) { return "Unregistered" }
         case .update:

@@ -8,6 +8,17 @@ public enum TokenKind: String, Sendable, Hashable, CaseIterable {
     case widget
     /// A broadcast channel (iOS 18): one recipient, sent by `ChannelBroadcastDelivery`.
     case channel
+
+    /// A device or widget token is the subscription's own, read when its job runs: a device
+    /// that registered a new token after the send was queued (a reinstall, a restore, hours
+    /// before a send at its local time) gets the push on it. Its job holds no tokens. A Live
+    /// Activity's tokens belong to what was read at the send, so its jobs carry them.
+    public var isReadWhenSent: Bool {
+        switch self {
+        case .device, .widget: true
+        case .update, .pushToStart, .channel: false
+        }
+    }
 }
 
 /// The APNs environment a device registered for: its pushes go to that endpoint only.

@@ -34,12 +34,13 @@ struct ChannelBroadcastDelivery {
 
     func deliver(_ job: DeliveryJob) async throws {
         guard let recipient = job.recipients.first else { return }
+        guard let channelID = recipient.token else { throw InvariantViolation("a channel job holds no channel id") }
         let requestID = APNSIdentifier.derive(messageID: job.messageID, subscriptionID: recipient.subscriptionID,
                                               tokenKind: job.tokenKind.rawValue)
         let outcome: Outcome
         do {
             let loaded = try await services.database.withConnection { try load(job, in: $0) }
-            outcome = await send(loaded, job: job, channelID: recipient.token, requestID: requestID)
+            outcome = await send(loaded, job: job, channelID: channelID, requestID: requestID)
         } catch let undecodable as UndecodableMessage {
             outcome = Outcome(state: "error", reason: "MessageFailed: \(undecodable.reason)", retry: false)
         }

@@ -213,10 +213,10 @@ public final class DeliveryEngine: Sendable {
         guard let job = claim.job else { return expanded > 0 ? .handled(expanded) : .idle }
         let renewal = Task { await self.renewLease(job.id) }
         if job.tokenKind == .channel { return .broadcast(job, renewal) }
-        let deliveries = job.deliveries
+        let claimed = job.deliveries
         let context: DeliveryContext
         do {
-            context = try await services.database.withConnection { try DeliveryContext.load(for: deliveries, job: job, in: $0) }
+            context = try await services.database.withConnection { try DeliveryContext.load(for: claimed, job: job, in: $0) }
         } catch let undecodable as UndecodableMessage {
             renewal.cancel()
             try await fail(job, reason: undecodable.reason)
@@ -225,6 +225,7 @@ public final class DeliveryEngine: Sendable {
             renewal.cancel()
             throw error
         }
+        let deliveries = context.withCurrentTokens(claimed)
         let batch: Batch
         do {
             // Delivery policy decided from PostgreSQL state (interval rules): what must not go now.

@@ -5,12 +5,15 @@ public import OpenPushCore
 public struct DeliveryJob: Sendable, Equatable {
     public struct Recipient: Sendable, Equatable {
         public var subscriptionID: String
-        public var token: String
+        /// The token read with the audience; nil for device and widget recipients, whose push
+        /// goes to the token their subscription holds when the job runs
+        /// (`TokenKind.isReadWhenSent`).
+        public var token: String?
         public var liveActivityID: String?
         /// The absolute badge an alert shows (notifications with a badge only).
         public var badge: Int?
 
-        public init(subscriptionID: String, token: String, liveActivityID: String? = nil, badge: Int? = nil) {
+        public init(subscriptionID: String, token: String?, liveActivityID: String? = nil, badge: Int? = nil) {
             self.subscriptionID = subscriptionID
             self.token = token
             self.liveActivityID = liveActivityID
@@ -29,13 +32,14 @@ public struct DeliveryJob: Sendable, Equatable {
     /// When the first job of this message's recipients was queued (retry jobs keep it).
     public var createdAt: Double
 
-    /// Each recipient as the planner sees it; `id` is its index in the job.
+    /// Each recipient as the planner sees it; `id` is its index in the job. A device or widget
+    /// recipient's token is empty until `DeliveryContext.withCurrentTokens` reads it.
     var deliveries: [ClaimedDelivery] {
         recipients.enumerated().map { index, recipient in
             ClaimedDelivery(id: Int64(index), apnsID: APNSIdentifier.derive(messageID: messageID, subscriptionID: recipient.subscriptionID,
                                                                              tokenKind: tokenKind.rawValue),
                             messageID: messageID, appID: appID, subscriptionID: recipient.subscriptionID,
-                            liveActivityID: recipient.liveActivityID, tokenKind: tokenKind, token: recipient.token,
+                            liveActivityID: recipient.liveActivityID, tokenKind: tokenKind, token: recipient.token ?? "",
                             badge: recipient.badge, attempts: attempt, createdAt: createdAt)
         }
     }

@@ -53,8 +53,14 @@ public enum DeliveryQueue {
     }
 
     static func job(_ row: PostgresRow) throws -> DeliveryJob {
+        let kind: String = try row.decode("token_kind")
+        guard let tokenKind = TokenKind(rawValue: kind) else { throw InvariantViolation("a job holds token kind '\(kind)'") }
         let subscriptions: [String] = try row.decode("subscription_ids")
-        let tokens: [String] = try row.decode("tokens")
+        // A device or widget job queued before migration 0043 still holds tokens: they go unread.
+        let tokens: [String?] = tokenKind.isReadWhenSent ? Array(repeating: nil, count: subscriptions.count) : try row.decode("tokens")
+        guard tokens.count == subscriptions.count else {
+            throw InvariantViolation("a \(kind) job holds \(tokens.count) tokens for \(subscriptions.count) recipients")
+        }
         let activities: [String?]? = try row.decode("live_activity_ids")
         let badges: [Int?]? = try row.decode("badges")
         let recipients = subscriptions.indices.map { index in
@@ -63,8 +69,6 @@ public enum DeliveryQueue {
                                   badge: badges.flatMap { index < $0.count ? $0[index] : nil })
         }
         let lane: Int = try row.decode("lane")
-        let kind: String = try row.decode("token_kind")
-        guard let tokenKind = TokenKind(rawValue: kind) else { throw InvariantViolation("a job holds token kind '\(kind)'") }
         return DeliveryJob(id: try row.decode("id"), messageID: try row.decode("message_id"), appID: try row.decode("app_id"),
                            lane: DeliveryLane(rawValue: lane) ?? .bulk, tokenKind: tokenKind,
                            attempt: try row.decode("attempt"), recipients: recipients, createdAt: try row.decode("created_at"))
@@ -101,7 +105,7 @@ public enum DeliveryQueue {
                            jobSize: Int) -> PostgresQuery {
         """
         INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, subscription_ids, tokens, live_activity_ids, badges)
-        SELECT \(messageID), \(appID), \(lane.rawValue), \(tokenKind.rawValue), \(aggregatedRecipients)
+        SELECT \(messageID), \(appID), \(lane.rawValue), \(tokenKind.rawValue), \(aggregatedRecipients(tokenKind))
         FROM (SELECT r.*, (r.ord - 1) / \(jobSize) AS job FROM \(identifier: source) AS r ORDER BY job, r.ord) AS s GROUP BY s.job
         RETURNING cardinality(subscription_ids) AS n
         """
@@ -111,9 +115,12 @@ public enum DeliveryQueue {
     /// sort of the input, not one per array: `array_agg(… ORDER BY ord)` sorted each array's
     /// rows again (PostgreSQL 15 does not see that its input is sorted already). Every array
     /// takes the group's rows in the same pass, so entry i of each is the same recipient.
-    static let aggregatedRecipients: PostgresQuery = """
-        array_agg(s.subscription_id), array_agg(s.token), array_agg(s.live_activity_id), array_agg(s.badge)
-        """
+    /// Device and widget jobs hold no tokens (`TokenKind.isReadWhenSent`): at 65 bytes a
+    /// token was most of a job's bytes, written, read back and vacuumed for nothing.
+    static func aggregatedRecipients(_ tokenKind: TokenKind) -> PostgresQuery {
+        let tokens: PostgresQuery = tokenKind.isReadWhenSent ? "'{}'::text[]" : "array_agg(s.token)"
+        return "array_agg(s.subscription_id), \(tokens), array_agg(s.live_activity_id), array_agg(s.badge)"
+    }
 
     /// What one attempt at a job leaves behind: a record per finished recipient, the
     /// recipients to try again (a job on the next attempt, due after `retryDelay`), those
@@ -178,7 +185,8 @@ public enum DeliveryQueue {
                                            live_activity_ids, badges, created_at, recipients_snapshot)
                 VALUES (\(job.messageID), \(job.appID), \(job.lane.rawValue), \(job.tokenKind.rawValue), \(attempt),
                         \(due), \(recipients.map(\.subscriptionID))::text[],
-                        \(recipients.map(\.token))::text[], \(recipients.map(\.liveActivityID))::text[],
+                        \(job.tokenKind.isReadWhenSent ? [] : recipients.map { $0.token ?? "" })::text[],
+                        \(recipients.map(\.liveActivityID))::text[],
                         \(recipients.map(\.badge))::int[], to_timestamp(\(job.createdAt)), NULL)
                 """)
         }

@@ -78,7 +78,7 @@ struct ExpansionSchedule {
                 INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, due_at, created_at, subscription_ids, tokens,
                                            live_activity_ids, badges)
                 SELECT \(messageID), \(appID), \(lane.rawValue), \(tokenKind.rawValue), s.due, GREATEST(s.due, now()),
-                       \(DeliveryQueue.aggregatedRecipients)
+                       \(DeliveryQueue.aggregatedRecipients(tokenKind))
                 FROM (SELECT d.*, (d.due_ord - 1) / \(size)::int AS job
                       FROM (SELECT t.*, row_number() OVER (PARTITION BY t.due ORDER BY t.ord) AS due_ord FROM timed t) AS d
                       ORDER BY d.due, job, d.due_ord) AS s
