@@ -4,7 +4,8 @@ import Postgres
 import Testing
 @testable import OpenPushServer
 
-/// The pages a fan-out is expanded in: each reads its own rows, not every targeted id before it.
+/// The pages a fan-out is expanded in: each reads its own rows, not every targeted id before it,
+/// and a segment's page reads them once.
 @Suite struct NotificationAudienceTests {
     @Test func aLatePageReadsOnlyTheRowsAfterItsCursor() async throws {
         let app = try await TestApp.make()
@@ -16,18 +17,26 @@ import Testing
             FROM generate_series(1, 100000) AS g
             """)
         try await app.services.database.query("ANALYZE subscriptions")
-        let read = try await app.services.database.withConnection { connection -> Int in
-            let targeted = try SegmentAudience.subscriptionIDs(appID: appID, included: ["Subscribed Users"], now: 0, in: connection)
-            let page = NotificationAudience.recipients(targeted: targeted, appID: appID, kind: .alert, after: "sub_00090000")
-            let ids = try connection.query("\(page) LIMIT \(NotificationExpansion.defaultPageSize)").map { try $0.decode("id", as: String.self) }
-            #expect(ids.first == "sub_00090001")
-            #expect(ids.count == NotificationExpansion.defaultPageSize)
-            let plan: String = try connection.query("EXPLAIN (ANALYZE, FORMAT JSON) \(page) LIMIT \(NotificationExpansion.defaultPageSize)").firstRow().decode("QUERY PLAN")
-            return Self.rowsRead(plan)
+        let pageSize = NotificationExpansion.defaultPageSize
+        func rowsRead(_ targeted: TargetedAudience) async throws -> Int {
+            try await app.services.database.withConnection { connection -> Int in
+                let page = NotificationAudience.recipients(targeted: targeted, appID: appID, kind: .alert, after: "sub_00090000")
+                let ids = try connection.query("\(page) LIMIT \(pageSize)").map { try $0.decode("id", as: String.self) }
+                #expect(ids.first == "sub_00090001")
+                #expect(ids.count == pageSize)
+                let plan: String = try connection.query("EXPLAIN (ANALYZE, FORMAT JSON) \(page) LIMIT \(pageSize)").firstRow()
+                    .decode("QUERY PLAN")
+                return Self.rowsRead(plan)
+            }
         }
-        // Two index scans of the page's own 4,000 rows; without the cursor inside the `IN`, the
-        // targeted side scans the 90,000 ids before it as well.
-        #expect(read < 4 * NotificationExpansion.defaultPageSize)
+        let segment = try await app.services.database.withConnection {
+            try SegmentAudience.condition(appID: appID, included: ["Subscribed Users"], now: 0, in: $0)
+        }
+        // A segment is a condition on the rows the page reads: its own 4,000, once.
+        #expect(try await rowsRead(.matching(segment)) <= pageSize + 1)
+        // A subquery of ids is joined back: two index scans of the page's own rows; without the
+        // cursor inside the `IN`, the targeted side scans the 90,000 ids before it as well.
+        #expect(try await rowsRead(.ids(SegmentAudience.selectIDs(where: segment))) < 4 * pageSize)
     }
 
     /// The rows every scan node of an `EXPLAIN (ANALYZE, FORMAT JSON)` produced, summed.

@@ -11,6 +11,20 @@ public enum SegmentAudience {
     /// are one `400` naming each: `segment 'x' not found`.
     public static func subscriptionIDs(appID: String, tenantID: String? = nil, included: [String], excluded: [String] = [],
                                        now: Double, in connection: PostgresConnection) throws -> PostgresQuery {
+        selectIDs(where: try condition(appID: appID, tenantID: tenantID, included: included, excluded: excluded, now: now,
+                                       in: connection))
+    }
+
+    /// The send routes' `filters` targeting: the same subquery for a filter array.
+    public static func subscriptionIDs(appID: String, tenantID: String? = nil, filters: FilterExpression,
+                                       now: Double) -> PostgresQuery {
+        selectIDs(where: condition(appID: appID, tenantID: tenantID, filters: filters, now: now))
+    }
+
+    /// `subscriptionIDs`' condition on `subscriptions s` alone, for a query that reads the
+    /// table itself rather than joining it to the subquery (a notification's pages).
+    public static func condition(appID: String, tenantID: String? = nil, included: [String], excluded: [String] = [],
+                                 now: Double, in connection: PostgresConnection) throws -> PostgresQuery {
         let conditions = try conditions(named: included + excluded, appID: appID, now: now, in: connection)
         var query = reachable(appID: appID, tenantID: tenantID)
         query.append(" AND " + anyOf(included.compactMap { conditions[$0] }))
@@ -20,16 +34,16 @@ public enum SegmentAudience {
         return query
     }
 
-    /// The send routes' `filters` targeting: the same subquery for a filter array.
-    public static func subscriptionIDs(appID: String, tenantID: String? = nil, filters: FilterExpression,
-                                       now: Double) -> PostgresQuery {
+    public static func condition(appID: String, tenantID: String? = nil, filters: FilterExpression, now: Double) -> PostgresQuery {
         reachable(appID: appID, tenantID: tenantID) + " AND " + FilterSQL.condition(filters, now: now)
     }
 
+    static func selectIDs(where condition: PostgresQuery) -> PostgresQuery {
+        "SELECT s.id FROM subscriptions s WHERE " + condition
+    }
+
     static func reachable(appID: String, tenantID: String?) -> PostgresQuery {
-        var query: PostgresQuery = """
-            SELECT s.id FROM subscriptions s WHERE s.app_id = \(appID) AND s.enabled AND s.retired_at IS NULL
-            """
+        var query: PostgresQuery = "s.app_id = \(appID) AND s.enabled AND s.retired_at IS NULL"
         if let tenantID {
             query.append(" AND s.tenant_id = \(tenantID)")
         }

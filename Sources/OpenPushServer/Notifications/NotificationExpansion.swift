@@ -63,12 +63,14 @@ enum NotificationExpansion {
             in: connection)
         let jobs = schedule.jobs(from: "r", messageID: messageID, appID: appID, lane: lane, tokenKind: send.kind.tokenKind,
                                  jobSize: jobSize)
+        // The page's rows in the order it read them (by id); a schedule's slots and due times
+        // number them (`ord`). Numbering them by id again sorted text keys that share a prefix.
         let written = try connection.query("""
             WITH page AS (\(page) LIMIT \(pageSize)),
             badges AS (\(badgeUpdate(send.badge))),
             r AS (
                 SELECT page.id AS subscription_id, page.token, NULL::text AS live_activity_id, badges.badge,
-                       row_number() OVER (ORDER BY page.id) AS ord
+                       row_number() OVER () AS ord
                 FROM page LEFT JOIN badges ON badges.id = page.id
             ),
             \(jobs)

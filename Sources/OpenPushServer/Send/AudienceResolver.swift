@@ -1,25 +1,42 @@
 import OpenPushCore
 import Postgres
 
-/// One targeting method of a send, as a subquery `SELECT s.id FROM subscriptions s WHERE …` of
-/// the app's reachable subscriptions (enabled, not retired, and a shared-demo tenant's own).
-/// A tenant naming another tenant's device by id is refused (`403`) rather than skipped.
+/// Who a send targets among one app's reachable subscriptions (enabled, not retired, and a
+/// shared-demo tenant's own).
+enum TargetedAudience {
+    /// A condition on `subscriptions s` (segments and filters): a query over the table applies
+    /// it to the rows it reads, rather than joining the table to itself.
+    case matching(PostgresQuery)
+    /// A query yielding their ids (devices named by id or by alias).
+    case ids(PostgresQuery)
+
+    /// A subquery `SELECT s.id FROM subscriptions s WHERE …`, to join against.
+    var idQuery: PostgresQuery {
+        switch self {
+        case .matching(let condition): SegmentAudience.selectIDs(where: condition)
+        case .ids(let query): query
+        }
+    }
+}
+
+/// One targeting method of a send, as a `TargetedAudience`. A tenant naming another tenant's
+/// device by id is refused (`403`) rather than skipped.
 enum AudienceResolver {
     static func targeted(_ targeting: AudienceTargeting, appID: String, tenantID: String?, now: Double,
-                         in connection: PostgresConnection) throws -> PostgresQuery {
+                         in connection: PostgresConnection) throws -> TargetedAudience {
         try TenantAccess.requireOwnSubscriptions(namedSubscriptionIDs(targeting), appID: appID, tenantID: tenantID,
                                                  in: connection)
         switch targeting {
         case .aliases(let targets):
             let aliases = Dictionary(targets.map { ($0.label, $0.values) }, uniquingKeysWith: +)
-            return AudienceStore.subscriptionIDs(appID: appID, includeAliases: aliases, tenantID: tenantID)
+            return .ids(AudienceStore.subscriptionIDs(appID: appID, includeAliases: aliases, tenantID: tenantID))
         case .subscriptionIDs(let ids):
-            return AudienceStore.subscriptionIDs(appID: appID, includeSubscriptionIDs: ids, tenantID: tenantID)
+            return .ids(AudienceStore.subscriptionIDs(appID: appID, includeSubscriptionIDs: ids, tenantID: tenantID))
         case .segments(let included, let excluded):
-            return try SegmentAudience.subscriptionIDs(appID: appID, tenantID: tenantID, included: included,
-                                                       excluded: excluded, now: now, in: connection)
+            return .matching(try SegmentAudience.condition(appID: appID, tenantID: tenantID, included: included,
+                                                           excluded: excluded, now: now, in: connection))
         case .filters(let expression):
-            return SegmentAudience.subscriptionIDs(appID: appID, tenantID: tenantID, filters: expression, now: now)
+            return .matching(SegmentAudience.condition(appID: appID, tenantID: tenantID, filters: expression, now: now))
         }
     }
 

@@ -29,7 +29,7 @@ enum LiveActivitySendRoutes {
             guard let targeting = send.targeting else { throw InvariantViolation("a parsed start has targeting") }
             let targeted = try AudienceResolver.targeted(targeting, appID: appID, tenantID: principal.tenantID, now: now,
                                                           in: connection)
-            let audience = LiveActivityAudience.startable(targeted: targeted, appID: appID, activityType: activityType)
+            let audience = LiveActivityAudience.startable(targeted: targeted.idQuery, appID: appID, activityType: activityType)
             let timestamp = try MessageStore.nextActivityTimestamp(appID: appID, activityID: send.activityID, now: now, in: connection)
             let messageID = try MessageStore.insert(.init(
                 appID: appID, kind: "live_activity", event: .start, name: send.name, activityType: activityType,
