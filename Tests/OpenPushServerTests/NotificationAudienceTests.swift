@@ -39,13 +39,49 @@ import Testing
         #expect(try await rowsRead(.ids(SegmentAudience.selectIDs(where: segment))) < 4 * pageSize)
     }
 
+    /// Subscription ids are time-ordered, so the apps of one database interleave in id order.
+    /// A page of one app reads the app's rows after its cursor, not every app's rows after it,
+    /// nor every row of the app before it (a fan-out's pages would cost quadratic time).
+    @Test func aPageReadsOnlyItsOwnAppsRowsAfterItsCursor() async throws {
+        let app = try await TestApp.make()
+        let big = try await app.createApp().app.id
+        let small = try await app.createApp().app.id
+        // Every 100th subscription is the small app's: 1,000 of 100,000.
+        try await app.seed("""
+            INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
+            SELECT 'sub_' || lpad(g::text, 8, '0'), CASE WHEN g % 100 = 0 THEN \(small) ELSE \(big) END,
+                   lpad(to_hex(g), 64, '0'), now(), now()
+            FROM generate_series(1, 100000) AS g
+            """)
+        try await app.services.database.query("ANALYZE subscriptions")
+        // Pages of 400 (a tenth of a real one), to keep the table small.
+        let pageSize = 400
+        let examined = try await app.services.database.withConnection { connection -> Int in
+            let segment = try SegmentAudience.condition(appID: small, included: ["Subscribed Users"], now: 0, in: connection)
+            // After the small app's 500th device.
+            let page = NotificationAudience.recipients(targeted: .matching(segment), appID: small, kind: .alert, after: "sub_00050000")
+            let limited: PostgresQuery = "\(page) LIMIT \(pageSize)"
+            let ids = try connection.query(limited).map { try $0.decode("id", as: String.self) }
+            #expect(ids.first == "sub_00050100" && ids.count == pageSize)
+            let plan: String = try connection.query("EXPLAIN (ANALYZE, FORMAT JSON) \(limited)").firstRow().decode("QUERY PLAN")
+            return Self.rowsRead(plan, countingFiltered: true)
+        }
+        // Without `subscriptions_by_app` (migration 0044): the 40,000 rows of both apps after the
+        // cursor, or the small app's 1,000 from its first.
+        #expect(examined <= pageSize + 1)
+    }
+
     /// The rows every scan node of an `EXPLAIN (ANALYZE, FORMAT JSON)` produced, summed.
-    static func rowsRead(_ plan: String) -> Int {
+    /// `countingFiltered`: with the rows the scans read and dropped (by a filter or a recheck).
+    static func rowsRead(_ plan: String, countingFiltered: Bool = false) -> Int {
         func walk(_ node: JSONValue) -> Int {
             guard let object = node.objectValue else { return node.arrayValue?.reduce(0) { $0 + walk($1) } ?? 0 }
             var rows = 0
             if object["Node Type"]?.stringValue?.hasSuffix("Scan") == true, case .int(let n)? = object["Actual Rows"] {
                 rows += Int(n)
+                for dropped in ["Rows Removed by Filter", "Rows Removed by Index Recheck"] where countingFiltered {
+                    if case .int(let m)? = object[dropped] { rows += Int(m) }
+                }
             }
             for child in object["Plans"]?.arrayValue ?? [] { rows += walk(child) }
             if let inner = object["Plan"] { rows += walk(inner) }
