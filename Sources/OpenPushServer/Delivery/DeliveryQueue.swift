@@ -92,7 +92,7 @@ public enum DeliveryQueue {
                                in connection: PostgresConnection) throws -> Int {
         let insert = jobsInsert(from: "r", messageID: messageID, appID: appID, lane: lane, tokenKind: tokenKind, jobSize: jobSize)
         return try connection.query("""
-            WITH r AS (SELECT r.*, row_number() OVER () AS ord FROM (\(recipients)) AS r),
+            WITH r AS (\(recipients)),
             jobs AS (\(insert))
             SELECT COALESCE(sum(n), 0)::int AS n FROM jobs
             """)[0].decode("n")
@@ -110,7 +110,7 @@ public enum DeliveryQueue {
     static func jobsInsert(from source: String, messageID: String, appID: String, lane: DeliveryLane, tokenKind: TokenKind,
                            jobSize: Int) -> PostgresQuery {
         let (tokens, tokensAggregate): (PostgresQuery, PostgresQuery) = tokenKind.isReadWhenSent
-            ? ("'{}'::text[]", "NULL::text[]") : ("a.tokens[j.first:j.last]", "array_agg(s.token)")
+            ? (noTokens, "NULL::text[]") : ("a.tokens[j.first:j.last]", "array_agg(s.token)")
         return """
             INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, subscription_ids, tokens, live_activity_ids, badges)
             SELECT \(messageID), \(appID), \(lane.rawValue), \(tokenKind.rawValue), a.ids[j.first:j.last], \(tokens),
@@ -132,9 +132,12 @@ public enum DeliveryQueue {
     /// Device and widget jobs hold no tokens (`TokenKind.isReadWhenSent`): at 65 bytes a
     /// token was most of a job's bytes, written, read back and vacuumed for nothing.
     static func aggregatedRecipients(_ tokenKind: TokenKind) -> PostgresQuery {
-        let tokens: PostgresQuery = tokenKind.isReadWhenSent ? "'{}'::text[]" : "array_agg(s.token)"
+        let tokens: PostgresQuery = tokenKind.isReadWhenSent ? noTokens : "array_agg(s.token)"
         return "array_agg(s.subscription_id), \(tokens), array_agg(s.live_activity_id), array_agg(s.badge)"
     }
+
+    /// The `tokens` of a device or widget job (`TokenKind.isReadWhenSent`, migration 0043).
+    static let noTokens: PostgresQuery = "'{}'::text[]"
 
     /// What one attempt at a job leaves behind: a record per finished recipient, the
     /// recipients to try again (a job on the next attempt, due after `retryDelay`), those

@@ -79,10 +79,9 @@ public enum MessageStore {
                                               tokenKind: tokenKind, jobSize: DeliveryQueue.defaultJobSize)
         let row = try connection.query("""
             WITH a AS MATERIALIZED (\(audience)),
-            r AS (SELECT r.*, row_number() OVER () AS ord
-                  FROM (SELECT a.subscription_id, a.token, a.live_activity_id, NULL::int AS badge FROM a
-                        ORDER BY a.last_session_at DESC, a.subscription_id
-                        LIMIT \(liveActivityFanOutCap)) AS r),
+            r AS (SELECT a.subscription_id, a.token, a.live_activity_id, NULL::int AS badge FROM a
+                  ORDER BY a.last_session_at DESC, a.subscription_id
+                  LIMIT \(liveActivityFanOutCap)),
             jobs AS (\(insert))
             SELECT (SELECT count(*) FROM a)::int AS total, (SELECT COALESCE(sum(n), 0) FROM jobs)::int AS queued
             """)[0]
