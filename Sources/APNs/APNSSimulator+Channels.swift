@@ -176,7 +176,7 @@ extension APNSSimulator {
     }
 
     /// `GET /channels`, `POST /channels/behaviours`, `DELETE /channels/behaviours/{channel_id}`.
-    func channelControl(method: String, parts: [String], body: [UInt8]) -> ControlResponse {
+    func channelControl(method: String, path: String, parts: [String], body: [UInt8]) -> ControlResponse {
         switch (method, parts) {
         case ("GET", []):
             let list: [JSONValue] = channels().map { channel in
@@ -205,8 +205,10 @@ extension APNSSimulator {
                 "operation": .string(operation.rawValue),
             ])
         case ("DELETE", let rest) where rest.count >= 2 && rest[0] == "behaviours":
-            // A base64 id may hold '/': the rest of the path is the id, encoded or not.
-            let raw = rest.dropFirst().joined(separator: "/")
+            // A base64 id may hold '/', two in a row or one first: the id is the rest of the path
+            // as sent (its segments joined again would lose those), encoded or not.
+            let marker = "channels/behaviours/"
+            let raw = path.range(of: marker).map { String(path[$0.upperBound...]) } ?? rest.dropFirst().joined(separator: "/")
             let channelID = raw.removingPercentEncoding ?? raw
             let removed = state.withLock { state in
                 ChannelOperation.allCases.compactMap { state.channels.behaviours.removeValue(forKey: ChannelTable.key(channelID, $0)) }

@@ -72,7 +72,7 @@ extension APNSSimulator {
             }
             return ControlResponse(status: 200, body: ["after_streams": value])
         case (_, let parts) where parts.first == "channels":
-            return channelControl(method: method, parts: Array(parts.dropFirst()), body: body)
+            return channelControl(method: method, path: path, parts: Array(parts.dropFirst()), body: body)
         case ("POST", ["reset"]):
             reset()
             return ControlResponse(status: 204)

@@ -117,8 +117,8 @@ import Testing
             let control = sandbox.control(method: "DELETE", path: "/channels/behaviours/\(channelID)", body: [])
             #expect(control.status == 204)
             #expect(try await client.broadcast(Self.broadcast(channelID), credential: credential, environment: .sandbox).status == 200)
-            // Base64 ids hold '/' and '+': the control path takes them as they are.
-            for slashed in ["ab/cd+ef==", "a/b/c="] {
+            // Base64 ids hold '/' (first, or two in a row) and '+': the control path takes them as they are.
+            for slashed in ["ab/cd+ef==", "a/b/c=", "/ab//cd=="] {
                 let body = JSONValue.object(["channel_id": .string(slashed), "status": 400, "reason": "BadChannelId"]).serializedBytes
                 #expect(sandbox.control(method: "POST", path: "/channels/behaviours", body: body).status == 200)
                 #expect(sandbox.control(method: "DELETE", path: "/channels/behaviours/\(slashed)", body: []).status == 204)
