@@ -88,9 +88,10 @@ for run, workers in enumerate([1, 2], start=1):
     print(f"   run {run}, {workers} worker(s): {r['rate']:,.0f} pushes/s; CPU s: PostgreSQL {r['postgres']:.2f}, OpenPush {r['openpush']:.2f}, "
           f"simulator {r['simulator']:.2f}; WAL {wal_bytes:,} bytes", flush=True)
 
-# Storage: the delivery records of both runs (every partition of `deliveries`) per push.
-stored = int(sql("SELECT pg_total_relation_size('deliveries') + coalesce(sum(pg_total_relation_size(inhrelid)), 0) "
-                 "FROM pg_inherits WHERE inhparent = 'deliveries'::regclass"))
+# Storage: the delivery records of both runs (every partition of `delivery_rows` and
+# `delivery_batches`, migration 0045) per push.
+stored = int(sql("SELECT coalesce(sum(pg_total_relation_size(inhrelid)), 0) FROM pg_inherits "
+                 "WHERE inhparent IN ('delivery_rows'::regclass, 'delivery_batches'::regclass)"))
 records = int(sql("SELECT count(*) FROM deliveries"))
 # The stats routes' rollup (migration 0035): one row per app and second with records.
 rollup = int(sql("SELECT coalesce(pg_total_relation_size(to_regclass('delivery_stats')), 0)"))

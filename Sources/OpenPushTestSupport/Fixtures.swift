@@ -32,8 +32,8 @@ extension TestApp {
                 VALUES (\(id), \(appID), 'live_activity', \(event), 'test', \(activityType), \(activityID), to_timestamp(\(now)))
                 """)
             try connection.query("""
-                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, state, finished_at,
-                                        created_at)
+                INSERT INTO delivery_rows (apns_id, message_id, app_id, subscription_id, token_kind, state, finished_at,
+                                           created_at)
                 VALUES (\(UUID()), \(id), \(appID), \(subscriptionID), 'update', 'accepted', to_timestamp(\(now)),
                         to_timestamp(\(now)))
                 """)

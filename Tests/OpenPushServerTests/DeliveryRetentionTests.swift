@@ -36,15 +36,38 @@ import Postgres
             try await app.insertLiveActivityPush(appID: appID, subscriptionID: device, activityID: "order-1", at: time)
         }
 
+        /// An accepted record is written as its job's batch (of one), as the engine writes it;
+        /// every other state as a row.
         func record(_ messageID: String, _ state: String, reason: String? = nil, clicked: Bool = false,
                     at time: Double) async throws {
-            let clickedAt: Double? = clicked ? time + 30 : nil
-            try await app.services.database.query("""
-                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, state, error_reason,
-                                        finished_at, clicked_at, created_at)
-                VALUES (\(UUID()), \(messageID), \(appID), \(device), 'update', \(state), \(reason),
-                        to_timestamp(\(time)), to_timestamp(\(clickedAt)::float8), to_timestamp(\(time)))
-                """)
+            let database = app.services.database
+            let recorded: PostgresRow
+            if state == "accepted" {
+                recorded = try await database.query("""
+                    INSERT INTO delivery_batches (job_id, message_id, app_id, token_kind, attempts, subscription_ids,
+                                                  first_subscription_id, last_subscription_id, finished_at, created_at)
+                    SELECT coalesce(max(job_id), 0) + 1, \(messageID), \(appID), 'update', 1, ARRAY[\(device)], \(device), \(device),
+                           to_timestamp(\(time)), to_timestamp(\(time))
+                    FROM delivery_batches
+                    RETURNING job_id << 20 AS id
+                    """).firstRow()
+            } else {
+                recorded = try await database.query("""
+                    INSERT INTO delivery_rows (apns_id, message_id, app_id, subscription_id, token_kind, state, error_reason,
+                                               finished_at, created_at)
+                    VALUES (\(UUID()), \(messageID), \(appID), \(device), 'update', \(state), \(reason),
+                            to_timestamp(\(time)), to_timestamp(\(time)))
+                    RETURNING id
+                    """).firstRow()
+            }
+            if clicked {
+                let id: Int64 = try recorded.decode("id")
+                try await database.query("""
+                    INSERT INTO delivery_clicks (message_id, subscription_id, record_id, record_created_at, clicked_at)
+                    VALUES (\(messageID), \(device), \(id), to_timestamp(\(time)), to_timestamp(\(time + 30)))
+                    ON CONFLICT DO NOTHING
+                    """)
+            }
             // Written in SQL, not by the engine: counted as the engine would have.
             try await app.recountDeliveries([messageID])
         }
@@ -56,11 +79,25 @@ import Postgres
             return try #require(response.json?.objectValue)
         }
 
+        /// The partitions of both record tables.
         func partitions() async throws -> Set<String> {
             Set(try await app.services.database.query("""
                 SELECT c.relname::text AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                WHERE i.inhparent = 'deliveries'::regclass
+                WHERE i.inhparent IN ('delivery_rows'::regclass, 'delivery_batches'::regclass)
                 """).map { try $0.decode("name", as: String.self) })
+        }
+
+        /// Records in the default partitions: rows, and batches' elements.
+        func recordsInDefault() async throws -> Int {
+            try await app.services.database.query("""
+                SELECT (SELECT count(*) FROM deliveries_default)::int
+                       + (SELECT coalesce(sum(cardinality(subscription_ids)), 0) FROM delivery_batches_default)::int AS n
+                """).firstRow().decode("n")
+        }
+
+        func taps(_ messageID: String) async throws -> Int {
+            try await app.services.database.query(
+                "SELECT count(*)::int AS n FROM delivery_clicks WHERE message_id = \(messageID)").firstRow().decode("n")
         }
 
         func recordCount(_ messageID: String) async throws -> Int {
@@ -112,11 +149,19 @@ import Postgres
 
         let partitions = try await w.partitions()
         #expect(!partitions.contains(DeliveryPartitionPlan.partitionName(old)))
+        #expect(!partitions.contains("delivery_batches_" + old.yyyymmdd))
         #expect(partitions.contains(DeliveryPartitionPlan.partitionName(recent)))
-        #expect(partitions.contains("deliveries_default"))
+        #expect(partitions.contains("delivery_batches_" + recent.yyyymmdd))
+        #expect(partitions.isSuperset(of: ["deliveries_default", "delivery_batches_default"]))
         for ahead in 0...DeliveryPartitionPlan.daysAhead {
             #expect(partitions.contains(DeliveryPartitionPlan.partitionName(w.today + ahead)))
+            #expect(partitions.contains("delivery_batches_" + (w.today + ahead).yyyymmdd))
         }
+        // A dropped day's tap went with its record (`spread`'s device tapped its first record,
+        // in the old day); the recent day's stays.
+        #expect(try await w.taps(gone) == 0)
+        #expect(try await w.taps(spread) == 0)
+        #expect(try await w.taps(kept) == 1)
         #expect(try await w.recordCount(gone) == 0)
         #expect(try await w.recordCount(spread) == 9)
         #expect(try await w.recordCount(kept) == 9)
@@ -154,9 +199,7 @@ import Postgres
         try await recordsOfEveryKind(w, stale, at: old.startSeconds + 10)
         let fresh = try await w.message(at: recent.startSeconds + 10)
         try await w.record(fresh, "error", reason: "Unregistered", at: recent.startSeconds + 20)
-        let inDefault: Int = try await w.app.services.database.query(
-            "SELECT count(*)::int AS n FROM deliveries_default").firstRow().decode("n")
-        #expect(inDefault == 11)
+        #expect(try await w.recordsInDefault() == 11)
         let before = [try await w.view(stale), try await w.view(fresh)]
 
         let outcome = try await Maintenance.runOnce(w.app.services, now: w.now)
@@ -165,9 +208,7 @@ import Postgres
         let partitions = try await w.partitions()
         #expect(partitions.contains(DeliveryPartitionPlan.partitionName(recent)))
         #expect(!partitions.contains(DeliveryPartitionPlan.partitionName(old)))
-        let leftInDefault: Int = try await w.app.services.database.query(
-            "SELECT count(*)::int AS n FROM deliveries_default").firstRow().decode("n")
-        #expect(leftInDefault == 0)
+        #expect(try await w.recordsInDefault() == 0)
         let moved: Int = try await w.app.services.database.query(
             "SELECT count(*)::int AS n FROM \(identifier: DeliveryPartitionPlan.partitionName(recent))").firstRow().decode("n")
         #expect(moved == 2)

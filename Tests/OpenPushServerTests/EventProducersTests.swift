@@ -69,7 +69,7 @@ import Postgres
         #expect(failed.first?.data["reason"] == "BadDeviceToken")
         #expect(failed.first?.data["status"] == 400)
         // In the transaction that appended the records.
-        #expect(accepted.first?.xid == (try await Self.xmin(harness, "deliveries WHERE subscription_id = \(good)")))
+        #expect(accepted.first?.xid == (try await Self.xmin(harness, "delivery_batches WHERE \(good) = ANY(subscription_ids)")))
 
         let invalidated = try await Self.events(harness, "token.invalidated")
         #expect(invalidated.map(\.data) == [["subscription_id": .string(bad), "token_kind": "device", "reason": "BadDeviceToken"]])

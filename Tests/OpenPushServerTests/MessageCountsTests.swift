@@ -221,12 +221,20 @@ import Postgres
         // Moved into a day past the retention, which maintenance then drops.
         let old = UTCDay(containing: app.services.now()) - 40
         try await database.query("SELECT openpush_delivery_partitions(\(old.isoDate)::date, \(old.isoDate)::date)")
+        for table in ["delivery_rows", "delivery_batches"] {
+            try await database.query("""
+                UPDATE \(identifier: table) SET created_at = to_timestamp(\(old.startSeconds + 60)) WHERE message_id = \(messageID)
+                """)
+        }
         try await database.query("""
-            UPDATE deliveries SET created_at = to_timestamp(\(old.startSeconds + 60)) WHERE message_id = \(messageID)
+            UPDATE delivery_clicks SET record_created_at = to_timestamp(\(old.startSeconds + 60)) WHERE message_id = \(messageID)
             """)
         let outcome = try await Maintenance.runOnce(app.services, now: app.services.now())
         #expect(outcome.partitions.dropped.contains(old))
         #expect(try await Self.recordCount(database, messageID) == 0)
+        let taps: Int = try await database.query("SELECT count(*)::int AS n FROM delivery_clicks WHERE message_id = \(messageID)")
+            .firstRow().decode("n")
+        #expect(taps == 0)
         #expect(try await Self.view(app, created, messageID) == before)
         // Another pass counts nothing twice.
         try await Maintenance.runOnce(app.services, now: app.services.now())

@@ -103,7 +103,7 @@ import Postgres
         let deadID = ids[Self.dead] ?? ""
         let stored = "0f8c3a5e-2f1b-4c6d-9a7e-1b2c3d4e5f60"
         try await harness.app.services.database.query("""
-            UPDATE deliveries SET apns_id = \(stored)::uuid WHERE message_id = \(messageID) AND subscription_id = \(deadID)
+            UPDATE delivery_rows SET apns_id = \(stored)::uuid WHERE message_id = \(messageID) AND subscription_id = \(deadID)
             """)
         let older = await Self.deliveries(harness, messageID, ["subscription_id": deadID])
         #expect(try Self.records(older).first?["apns_id"] == .string(stored))
@@ -140,8 +140,13 @@ import Postgres
         let subscription = try await harness.app.insertSubscription(appID: harness.created.app.id, token: Self.accepted[0])
         let messageID = try await Self.send(harness)
         try await harness.drain()
+        // The accepted record is an element of its job's batch; its tap is a row of its own.
         try await harness.app.services.database.query("""
-            UPDATE deliveries SET clicked_at = to_timestamp(1800000000.75), finished_at = to_timestamp(1799999990.25)
+            UPDATE delivery_batches SET finished_at = to_timestamp(1799999990.25) WHERE message_id = \(messageID)
+            """)
+        try await harness.app.services.database.query("""
+            INSERT INTO delivery_clicks (message_id, subscription_id, record_id, record_created_at, clicked_at)
+            SELECT message_id, subscription_id, id, created_at, to_timestamp(1800000000.75) FROM deliveries
             WHERE message_id = \(messageID)
             """)
         let record = try #require(try Self.records(await Self.deliveries(harness, messageID)).first)

@@ -133,8 +133,9 @@ import Postgres
         #expect(try await Self.counts(harness, messageID) == (0, 0))
     }
 
-    /// A tap finds its device's record in one descent of the record index, not by reading the
-    /// message's records in id order: here 20,000 other devices' records come first in id order.
+    /// A tap finds its device's record in one descent of each record index, not by reading the
+    /// message's records in id order: here 20,000 other devices' rows come first in id order,
+    /// and 20 batches of 1,000 other devices each lie beside the device's in the batch index.
     @Test func aTapOnANotificationOfManyDevicesReadsOnlyItsDevicesEntries() async throws {
         let harness = try await DeliveryHarness.make()
         defer { Task { await harness.shutdown() } }
@@ -144,12 +145,21 @@ import Postgres
         try await harness.drain()
         let database = harness.app.services.database
         try await database.query("""
-            INSERT INTO deliveries (id, message_id, app_id, subscription_id, token_kind, state, finished_at)
+            INSERT INTO delivery_rows (id, message_id, app_id, subscription_id, token_kind, state, finished_at)
             OVERRIDING SYSTEM VALUE
             SELECT -g, \(messageID), \(appID), 'sub_' || lpad(g::text, 8, '0'), 'device', 'accepted', now()
             FROM generate_series(1, 20000) AS g
             """)
-        try await database.query("ANALYZE deliveries")
+        try await database.query("""
+            INSERT INTO delivery_batches (job_id, message_id, app_id, token_kind, attempts, subscription_ids,
+                                          first_subscription_id, last_subscription_id, finished_at)
+            SELECT -b, \(messageID), \(appID), 'device', 1, array_agg(id ORDER BY id), min(id), max(id), now()
+            FROM (SELECT b, 'sub_' || lpad((b * 1000 + g)::text, 8, '0') AS id
+                  FROM generate_series(1, 20) AS b, generate_series(1, 1000) AS g) AS devices
+            GROUP BY b
+            """)
+        try await database.query("ANALYZE delivery_rows")
+        try await database.query("ANALYZE delivery_batches")
         let plan = try await database.transaction { connection in
             try connection.query("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "
                                  + OpenedStore.firstRecord(messageID: messageID, subscriptionID: device, appID: appID))

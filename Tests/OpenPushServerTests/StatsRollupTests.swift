@@ -125,12 +125,16 @@ import Postgres
         // show in the first app's figures.
         let other = try await app.createApp(AppSettings(name: "Other", apnsBundleID: "com.example.other"))
         try await database.query("""
-            INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, state, error_reason,
-                                    finished_at, clicked_at)
-            SELECT gen_random_uuid(), 'msg_other', \(other.app.id), 'sub_o' || i, 'device',
-                   CASE WHEN i % 2 = 0 THEN 'accepted' ELSE 'error' END,
-                   CASE WHEN i % 2 = 0 THEN NULL ELSE 'TooManyRequests' END, now(), CASE WHEN i = 2 THEN now() END
-            FROM generate_series(1, 7) AS i
+            WITH written AS (
+                INSERT INTO delivery_rows (apns_id, message_id, app_id, subscription_id, token_kind, state, error_reason,
+                                           finished_at)
+                SELECT gen_random_uuid(), 'msg_other', \(other.app.id), 'sub_o' || i, 'device',
+                       CASE WHEN i % 2 = 0 THEN 'accepted' ELSE 'error' END,
+                       CASE WHEN i % 2 = 0 THEN NULL ELSE 'TooManyRequests' END, now()
+                FROM generate_series(1, 7) AS i
+                RETURNING id, message_id, subscription_id, created_at)
+            INSERT INTO delivery_clicks (message_id, subscription_id, record_id, record_created_at, clicked_at)
+            SELECT message_id, subscription_id, id, created_at, now() FROM written WHERE subscription_id = 'sub_o2'
             """)
         try await app.recountDeliveryStats([other.app.id])
 
@@ -266,9 +270,9 @@ import Postgres
             try await Self.expectThroughputMatchesRecords(app, window: window, step: step)
         }
         let indexes = try await app.services.database.query("""
-            SELECT indexname::text AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'deliveries'
+            SELECT indexname::text AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'delivery_rows'
             """).map { try $0.decode("name", as: String.self) }
-        #expect(indexes == ["deliveries_by_message"])
+        #expect(indexes == ["delivery_rows_by_message"])
         await app.services.database.close()
     }
 
@@ -282,8 +286,8 @@ import Postgres
         try await database.query("SELECT openpush_delivery_partitions(\(old.isoDate)::date, \(old.isoDate)::date)")
         for at in [old.startSeconds + 60, old.startSeconds + 86_399, now - 30] {
             try await database.query("""
-                INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, state, finished_at,
-                                        created_at)
+                INSERT INTO delivery_rows (apns_id, message_id, app_id, subscription_id, token_kind, state, finished_at,
+                                           created_at)
                 VALUES (gen_random_uuid(), 'msg_old', \(a), 'sub_old', 'device', 'accepted', to_timestamp(\(at)),
                         to_timestamp(\(at)))
                 """)

@@ -25,10 +25,15 @@ import Postgres
                        clicked: Bool = false) async throws {
         let at = now - ago
         try await app.services.database.query("""
-            INSERT INTO deliveries (apns_id, message_id, app_id, subscription_id, token_kind, state, attempts,
-                                    error_reason, finished_at, created_at, clicked_at)
-            VALUES (gen_random_uuid(), 'msg_stats', \(appID), 'sub_stats', 'device', \(state), 1, \(reason),
-                    to_timestamp(\(at)), to_timestamp(\(at)), to_timestamp(\(clicked ? at : nil)::float8))
+            WITH written AS (
+                INSERT INTO delivery_rows (apns_id, message_id, app_id, subscription_id, token_kind, state, attempts,
+                                           error_reason, finished_at, created_at)
+                VALUES (gen_random_uuid(), 'msg_stats', \(appID), 'sub_' || gen_random_uuid(), 'device', \(state), 1, \(reason),
+                        to_timestamp(\(at)), to_timestamp(\(at)))
+                RETURNING id, message_id, subscription_id, created_at)
+            INSERT INTO delivery_clicks (message_id, subscription_id, record_id, record_created_at, clicked_at)
+            SELECT message_id, subscription_id, id, created_at, created_at FROM written WHERE \(clicked)
+            ON CONFLICT DO NOTHING
             """)
         // Written in SQL, not by the engine: the app's rollup rows are counted again from its records.
         try await app.recountDeliveryStats([appID])

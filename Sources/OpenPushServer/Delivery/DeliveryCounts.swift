@@ -62,15 +62,13 @@ enum DeliveryCounts {
         """
     }
 
-    /// The first tap on record `deliveryID` (stamped in this transaction, the message row locked
-    /// already): counted in the rollup row of the record's own bucket, as the stats routes count
+    /// A device's first tap on a message (the message row locked already): counted in the
+    /// rollup row of its record's bucket (the record's `created_at`), as the stats routes count
     /// a window's records with a tap, whenever the tap came.
-    static func addFirstTap(messageID: String, subscriptionID: String, deliveryID: Int64,
-                            in connection: PostgresConnection) throws {
+    static func addFirstTap(appID: String, recordCreatedAt: PostgresQuery, in connection: PostgresConnection) throws {
         try connection.query("""
             INSERT INTO delivery_stats AS s (app_id, bucket, clicked)
-            SELECT app_id, to_timestamp(floor(extract(epoch FROM created_at))), 1 FROM deliveries
-            WHERE message_id = \(messageID) AND subscription_id = \(subscriptionID) AND id = \(deliveryID)
+            VALUES (\(appID), date_trunc('second', \(recordCreatedAt)), 1)
             """ + addToStats())
     }
 

@@ -250,8 +250,8 @@ public enum DeliveryQueue {
                 RETURNING id, message_id, app_id, token_kind, attempt, subscription_ids, live_activity_ids
             ), inserted AS (
                 -- Each record's id as `DeliveryRecord.id(jobID:position:)` makes it.
-                INSERT INTO deliveries (id, message_id, app_id, subscription_id, live_activity_id, token_kind, state,
-                                        attempts, error_reason, finished_at)
+                INSERT INTO delivery_rows (id, message_id, app_id, subscription_id, live_activity_id, token_kind, state,
+                                          attempts, error_reason, finished_at)
                 OVERRIDING SYSTEM VALUE
                 SELECT (g.id << \(Int32(DeliveryRecord.positionBits))) | (r.position - 1), g.message_id, g.app_id,
                        r.subscription_id, r.live_activity_id, g.token_kind, \(state.rawValue), g.attempt - 1, \(reason), now()

@@ -48,19 +48,55 @@ public struct DeliveryRecord: Sendable, Equatable {
         jobID << positionBits | Int64(position)
     }
 
-    /// Appends every record of one job in one binary `COPY`: nothing for PostgreSQL to parse or
-    /// plan per job. `finishedAt` is the transaction's `now()` (PostgreSQL's clock), as
+    /// Appends every record of one job: its plain acceptances (`isBatched`), nearly all of a
+    /// fan-out's, as one `delivery_batches` row (migration 0045), numbered first; every other
+    /// record as a row of `delivery_rows`, in one binary `COPY`: nothing for PostgreSQL to parse
+    /// or plan per record. `finishedAt` is the transaction's `now()` (PostgreSQL's clock), as
     /// microseconds since 2000-01-01, the form COPY takes. `apns_id` is left out: readers
     /// derive it (`storedAPNSID`, migration 0039); so is the token (migration 0040).
     static func append(_ records: [DeliveryRecord], of job: DeliveryJob, finishedAt: Int64,
                        in connection: PostgresConnection) throws {
         guard !records.isEmpty else { return }
         precondition(records.count < 1 << positionBits, "a job of \(records.count) records outnumbers its record ids")
+        let status = records.first { $0.state == .accepted }?.apnsStatus
+        let batched = records.indices.filter { records[$0].isBatched(attempt: job.attempt, status: status) }
+        try appendBatch(batched.map { records[$0] }, status: status, of: job, in: connection)
+        let single = records.indices.filter { !records[$0].isBatched(attempt: job.attempt, status: status) }
+        try appendRows(single.map { records[$0] }, firstPosition: batched.count, of: job, finishedAt: finishedAt,
+                       in: connection)
+    }
+
+    /// An acceptance with nothing of its own to keep: on the job's attempt, with the status the
+    /// job's other acceptances have, no reason, not carried by another message.
+    func isBatched(attempt: Int, status: Int?) -> Bool {
+        state == .accepted && reason == nil && carriedBy == nil && attempts == attempt && apnsStatus == status
+    }
+
+    /// One row for the job's batched records, element i being record `id(jobID:position: i)`.
+    /// Its bounds are computed by PostgreSQL, in the collation the readers compare devices in.
+    private static func appendBatch(_ records: [DeliveryRecord], status: Int?, of job: DeliveryJob,
+                                    in connection: PostgresConnection) throws {
+        guard !records.isEmpty else { return }
+        let activities = records.contains { $0.liveActivityID != nil } ? records.map(\.liveActivityID) : nil
+        try connection.query(prepared: """
+            INSERT INTO delivery_batches (job_id, message_id, app_id, token_kind, attempts, apns_status, subscription_ids,
+                                          live_activity_ids, first_subscription_id, last_subscription_id, finished_at)
+            SELECT \(job.id), \(job.messageID), \(job.appID), \(job.tokenKind.rawValue), \(Int32(clamping: job.attempt)),
+                   \(status.map { Int32(clamping: $0) }), ids, \(activities)::text[],
+                   (SELECT min(id) FROM unnest(ids) AS id), (SELECT max(id) FROM unnest(ids) AS id), now()
+            FROM (SELECT \(records.map(\.subscriptionID))::text[] AS ids) AS batch
+            """)
+    }
+
+    /// The other records, a row each, numbered from `firstPosition`.
+    private static func appendRows(_ records: [DeliveryRecord], firstPosition: Int, of job: DeliveryJob, finishedAt: Int64,
+                                   in connection: PostgresConnection) throws {
+        guard !records.isEmpty else { return }
         var rows = PostgresCopyRows(columns: 12, capacity: records.count * 200)
         // By index: a `for record in` copied (retained and released) every field of each record.
         for index in records.indices {
             rows.startRow()
-            rows.append(id(jobID: job.id, position: index))
+            rows.append(id(jobID: job.id, position: firstPosition + index))
             rows.append(job.messageID)
             rows.append(job.appID)
             rows.append(records[index].subscriptionID)
@@ -74,8 +110,8 @@ public struct DeliveryRecord: Sendable, Equatable {
             rows.append(records[index].carriedBy)
         }
         try connection.copy(into: """
-            deliveries (id, message_id, app_id, subscription_id, live_activity_id, token_kind, state, attempts,
-                        error_reason, apns_status, finished_at, carried_by)
+            delivery_rows (id, message_id, app_id, subscription_id, live_activity_id, token_kind, state, attempts,
+                           error_reason, apns_status, finished_at, carried_by)
             """, rows: rows)
     }
 }

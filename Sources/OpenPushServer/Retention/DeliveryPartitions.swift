@@ -1,8 +1,11 @@
 public import OpenPushCore
 public import Postgres
 
-/// Runs a `DeliveryPartitionPlan` on the daily partitions of `deliveries`: creates the missing
-/// ones and drops those past the retention with `DROP TABLE`, never a `DELETE`.
+/// Runs a `DeliveryPartitionPlan` on the daily partitions of the per-device records: a day is a
+/// partition of `delivery_rows` (`deliveries_YYYYMMDD`) and one of `delivery_batches`
+/// (`delivery_batches_YYYYMMDD`, migration 0045), created and dropped together with
+/// `DROP TABLE`, never a `DELETE` of records. The day's taps (`delivery_clicks`, keyed by their
+/// record's day) are deleted with it through their index on that day.
 /// `GET /notifications/{id}` answers the same before and after: it reads the counts kept on the
 /// message row as each record was written (`DeliveryCounts`, migration 0033), which already
 /// include every record ever written, so a drop adds nothing to them (adding the dropped records
@@ -55,11 +58,22 @@ public enum DeliveryPartitions {
         return outcome
     }
 
-    /// Names of the tables attached to `deliveries`, `deliveries_default` among them.
+    /// The two partitioned tables of a day's records, each with its default partition.
+    static let tables: [(parent: String, prefix: String, defaultPartition: String)] = [
+        ("delivery_rows", DeliveryPartitionPlan.partitionPrefix, "deliveries_default"),
+        ("delivery_batches", "delivery_batches_", "delivery_batches_default"),
+    ]
+
+    /// Names of the tables attached to `delivery_rows`, `deliveries_default` among them, as
+    /// the plan names days. A day whose batches partition is missing (an interrupted upgrade)
+    /// is left out, so the plan creates it.
     static func existingPartitions(_ connection: PostgresConnection) throws -> [String] {
         try connection.query("""
             SELECT c.relname::text AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-            WHERE i.inhparent = 'deliveries'::regclass
+            WHERE i.inhparent = 'delivery_rows'::regclass
+              AND (c.relname !~ '^deliveries_[0-9]{8}$' OR EXISTS (
+                  SELECT 1 FROM pg_inherits bi JOIN pg_class bc ON bc.oid = bi.inhrelid
+                  WHERE bi.inhparent = 'delivery_batches'::regclass AND bc.relname = 'delivery_batches_' || substr(c.relname, 12)))
             """).map { try $0.decode("name") }
     }
 
@@ -67,7 +81,8 @@ public enum DeliveryPartitions {
     /// Empty in normal operation, so reading it whole costs nothing.
     static func daysWithRecordsInDefault(_ connection: PostgresConnection) throws -> [UTCDay] {
         try connection.query("""
-            SELECT DISTINCT to_char(created_at AT TIME ZONE 'UTC', 'YYYYMMDD') AS day FROM deliveries_default
+            SELECT DISTINCT to_char(created_at AT TIME ZONE 'UTC', 'YYYYMMDD') AS day
+            FROM (SELECT created_at FROM deliveries_default UNION ALL SELECT created_at FROM delivery_batches_default) AS stranded
             """).compactMap { UTCDay(yyyymmdd: try $0.decode("day", as: String.self)) }
     }
 
@@ -77,53 +92,70 @@ public enum DeliveryPartitions {
         try connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = '\(lockTimeout)'"))
     }
 
-    private static func isAttached(_ name: String, _ connection: PostgresConnection) throws -> Bool {
+    private static func isAttached(_ name: String, to parent: String, _ connection: PostgresConnection) throws -> Bool {
         try !connection.query("""
             SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-            WHERE i.inhparent = 'deliveries'::regclass AND c.relname = \(name)
+            WHERE i.inhparent = \(parent)::regclass AND c.relname = \(name)
             """).isEmpty
     }
 
-    /// Creates the day's partition. PostgreSQL refuses while the default partition holds
+    private static func attachedTables(of day: UTCDay, _ connection: PostgresConnection) throws -> [String] {
+        try tables.map { $0.prefix + day.yyyymmdd }.enumerated()
+            .filter { try isAttached($0.element, to: tables[$0.offset].parent, connection) }.map(\.element)
+    }
+
+    /// Creates the day's partitions. PostgreSQL refuses while a default partition holds
     /// records of that day, so those move into it in the same transaction.
     static func create(_ day: UTCDay, _ connection: PostgresConnection) throws -> Bool {
         try begin(connection)
-        guard try !isAttached(DeliveryPartitionPlan.partitionName(day), connection) else { return false }
+        guard try attachedTables(of: day, connection).count < tables.count else { return false }
         let (start, end) = (day.startSeconds, (day + 1).startSeconds)
         // Looked up here, under the lock: a record may have landed there since the plan was made.
-        let stranded: Bool = try connection.query("""
-            SELECT EXISTS (SELECT 1 FROM deliveries_default
-                           WHERE created_at >= to_timestamp(\(start)) AND created_at < to_timestamp(\(end))) AS stranded
-            """)[0].decode("stranded")
-        if stranded {
-            try connection.query("CREATE TEMPORARY TABLE openpush_moving_deliveries (LIKE deliveries) ON COMMIT DROP")
+        let stranded = try tables.filter { table in
             try connection.query("""
-                WITH moved AS (DELETE FROM deliveries_default
+                SELECT EXISTS (SELECT 1 FROM \(identifier: table.defaultPartition)
+                               WHERE created_at >= to_timestamp(\(start)) AND created_at < to_timestamp(\(end))) AS stranded
+                """)[0].decode("stranded", as: Bool.self)
+        }
+        for (index, table) in stranded.enumerated() {
+            let moving = "openpush_moving_\(index)"
+            try connection.query("CREATE TEMPORARY TABLE \(identifier: moving) (LIKE \(identifier: table.parent)) ON COMMIT DROP")
+            try connection.query("""
+                WITH moved AS (DELETE FROM \(identifier: table.defaultPartition)
                                WHERE created_at >= to_timestamp(\(start)) AND created_at < to_timestamp(\(end)) RETURNING *)
-                INSERT INTO openpush_moving_deliveries SELECT * FROM moved
+                INSERT INTO \(identifier: moving) SELECT * FROM moved
                 """)
         }
         try connection.query("SELECT openpush_delivery_partitions(\(day.isoDate)::date, \(day.isoDate)::date)")
-        if stranded {
-            try connection.query("INSERT INTO deliveries OVERRIDING SYSTEM VALUE SELECT * FROM openpush_moving_deliveries")
+        for (index, table) in stranded.enumerated() {
+            try connection.query("""
+                INSERT INTO \(identifier: table.parent) OVERRIDING SYSTEM VALUE SELECT * FROM \(identifier: "openpush_moving_\(index)")
+                """)
         }
         return true
     }
 
-    /// Drops the partition. Its records are in their messages' counts already (see above). The
+    /// Drops the day's partitions. Their records are in their messages' counts already (see above). The
     /// day's rows of the stats rollup (`delivery_stats`, bucketed by the records' `created_at`,
     /// the partition key) go with it, in the same transaction: the stats routes keep answering
     /// what the records hold, and the rollup keeps no more days than they do. They are deleted
-    /// before the `DROP`, whose exclusive lock on `deliveries` is then held only to the commit.
+    /// before the `DROP`s, whose exclusive locks on the parents are then held only to the commit.
+    /// So are the taps on its records: nothing reads a tap without its record.
     static func drop(_ day: UTCDay, _ connection: PostgresConnection) throws -> Bool {
-        let name = DeliveryPartitionPlan.partitionName(day)
         try begin(connection)
-        guard try isAttached(name, connection) else { return false }
+        let attached = try attachedTables(of: day, connection)
+        guard !attached.isEmpty else { return false }
+        let (start, end) = (day.startSeconds, (day + 1).startSeconds)
         try connection.query("""
-            DELETE FROM delivery_stats
-            WHERE bucket >= to_timestamp(\(day.startSeconds)) AND bucket < to_timestamp(\((day + 1).startSeconds))
+            DELETE FROM delivery_stats WHERE bucket >= to_timestamp(\(start)) AND bucket < to_timestamp(\(end))
             """)
-        try connection.query("DROP TABLE \(identifier: name)")
+        try connection.query("""
+            DELETE FROM delivery_clicks
+            WHERE record_created_at >= to_timestamp(\(start)) AND record_created_at < to_timestamp(\(end))
+            """)
+        for name in attached {
+            try connection.query("DROP TABLE \(identifier: name)")
+        }
         return true
     }
 }

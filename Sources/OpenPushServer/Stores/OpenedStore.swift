@@ -17,23 +17,19 @@ enum OpenedStore {
             SELECT id FROM messages WHERE id = \(messageID) AND app_id = \(appID) AND kind = 'notification'
             """)
         guard !message.isEmpty else { return .unknownMessage }
-        // Locked first, then the message: the order the Live Activity click takes.
         guard let record = try connection.query(firstRecord(messageID: messageID, subscriptionID: subscriptionID, appID: appID))
             .first else { return .notDelivered }
-        try ClickStore.countTap(messageID: messageID, deliveryID: try record.decode("id"), now: now,
+        try ClickStore.countTap(messageID: messageID, record: try ClickStore.FirstRecord(row: record), now: now,
                                 event: (appID, subscriptionID, nil), in: connection)
         return .counted
     }
 
-    /// The device's first record of the message, locked: it carries the device's tap, so a
-    /// second record could never count it twice. One descent of the record index (message,
-    /// device, id), however many devices the message reached.
+    /// The device's first record of the message: it carries the device's tap. One descent of
+    /// each record index (`openpush_first_delivery`), however many devices the message reached.
     static func firstRecord(messageID: String, subscriptionID: String, appID: String) -> PostgresQuery {
         """
-        SELECT id FROM deliveries
-        WHERE message_id = \(messageID) AND subscription_id = \(subscriptionID) AND app_id = \(appID)
-        ORDER BY id LIMIT 1
-        FOR UPDATE
+        SELECT r.id, \(ClickStore.FirstRecord.createdAtMicros("r"))
+        FROM openpush_first_delivery(\(messageID), \(subscriptionID), \(appID)) AS r
         """
     }
 }
