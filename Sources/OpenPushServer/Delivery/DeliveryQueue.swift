@@ -172,9 +172,15 @@ public enum DeliveryQueue {
     static func completeUncounted(_ job: DeliveryJob, worker: String, with completion: Completion,
                                   in connection: PostgresConnection) throws -> DeliveryTally? {
         // The records' `finished_at`: this transaction's now(), in the form binary COPY takes.
+        // A job whose recipients were all accepted writes its batch from the row it removes.
+        let wholeJobBatch = DeliveryRecord.wholeJobBatch(completion.records, of: job)
+        let batch: PostgresQuery = wholeJobBatch.map { ", batch AS (\($0))" } ?? ""
         guard let held = try connection.query(prepared: """
-            DELETE FROM delivery_jobs WHERE id = \(job.id) AND leased_by = \(worker)
-            RETURNING ((extract(epoch FROM now()) - 946684800) * 1000000)::int8 AS now_since_2000
+            WITH held AS (
+                DELETE FROM delivery_jobs WHERE id = \(job.id) AND leased_by = \(worker)
+                RETURNING subscription_ids, live_activity_ids
+            )\(batch)
+            SELECT ((extract(epoch FROM now()) - 946684800) * 1000000)::int8 AS now_since_2000 FROM held
             """).first else { return nil }
         let finishedAt: Int64 = try held.decode("now_since_2000")
         var records = completion.records
@@ -193,7 +199,7 @@ public enum DeliveryQueue {
             records += waiting.map { DeliveryRecord(job: job, recipient: $0, state: .cancelled) }
             again = []
         }
-        try DeliveryRecord.append(records, of: job, finishedAt: finishedAt, in: connection)
+        try DeliveryRecord.append(records, of: job, finishedAt: finishedAt, batchWritten: wholeJobBatch != nil, in: connection)
         // Without a snapshot (`PushToStartChanges`): their tokens were read under this job's, which
         // the job does not carry, so a push-to-start retry checks every token.
         for (recipients, attempt, due) in again where !recipients.isEmpty {

@@ -54,16 +54,48 @@ public struct DeliveryRecord: Sendable, Equatable {
     /// or plan per record. `finishedAt` is the transaction's `now()` (PostgreSQL's clock), as
     /// microseconds since 2000-01-01, the form COPY takes. `apns_id` is left out: readers
     /// derive it (`storedAPNSID`, migration 0039); so is the token (migration 0040).
-    static func append(_ records: [DeliveryRecord], of job: DeliveryJob, finishedAt: Int64,
+    /// `batchWritten`: the caller wrote the batch already, from the job's own arrays
+    /// (`wholeJobBatch`), so only the other records (none, then) are left.
+    static func append(_ records: [DeliveryRecord], of job: DeliveryJob, finishedAt: Int64, batchWritten: Bool = false,
                        in connection: PostgresConnection) throws {
         guard !records.isEmpty else { return }
         precondition(records.count < 1 << positionBits, "a job of \(records.count) records outnumbers its record ids")
-        let status = records.first { $0.state == .accepted }?.apnsStatus
+        let status = batchStatus(records)
         let batched = records.indices.filter { records[$0].isBatched(attempt: job.attempt, status: status) }
-        try appendBatch(batched.map { records[$0] }, status: status, of: job, in: connection)
+        if !batchWritten {
+            try appendBatch(batched.map { records[$0] }, status: status, of: job, in: connection)
+        }
         let single = records.indices.filter { !records[$0].isBatched(attempt: job.attempt, status: status) }
         try appendRows(single.map { records[$0] }, firstPosition: batched.count, of: job, finishedAt: finishedAt,
                        in: connection)
+    }
+
+    /// The APNs status a job's batch records: its first acceptance's.
+    private static func batchStatus(_ records: [DeliveryRecord]) -> Int? {
+        records.first { $0.state == .accepted }?.apnsStatus
+    }
+
+    /// The usual fan-out job: every recipient accepted plainly, in the job's order. Then its
+    /// batch is the job's own arrays, and the statement that removes the job (`DeliveryQueue`)
+    /// writes it from them: no id is formatted here or parsed there. Nil otherwise.
+    static func wholeJobBatch(_ records: [DeliveryRecord], of job: DeliveryJob) -> PostgresQuery? {
+        guard !records.isEmpty, records.count == job.recipients.count else { return nil }
+        let status = batchStatus(records)
+        for index in records.indices {
+            let record = records[index], recipient = job.recipients[index]
+            guard record.isBatched(attempt: job.attempt, status: status), record.subscriptionID == recipient.subscriptionID,
+                  record.liveActivityID == recipient.liveActivityID else { return nil }
+        }
+        let activities: PostgresQuery = records.contains { $0.liveActivityID != nil } ? "held.live_activity_ids" : "NULL"
+        return """
+            INSERT INTO delivery_batches (job_id, message_id, app_id, token_kind, attempts, apns_status, subscription_ids,
+                                          live_activity_ids, first_subscription_id, last_subscription_id, finished_at)
+            SELECT \(job.id), \(job.messageID), \(job.appID), \(job.tokenKind.rawValue), \(Int32(clamping: job.attempt)),
+                   \(status.map { Int32(clamping: $0) }), held.subscription_ids, \(activities),
+                   (SELECT min(id) FROM unnest(held.subscription_ids) AS id), (SELECT max(id) FROM unnest(held.subscription_ids) AS id),
+                   now()
+            FROM held
+            """
     }
 
     /// An acceptance with nothing of its own to keep: on the job's attempt, with the status the
