@@ -155,4 +155,55 @@ import Postgres
         let one = try await Self.allPages(harness, messageID, limit: 5, ["subscription_id": device])
         #expect(one.compactMap { $0["subscription_id"]?.stringValue } == [device])
     }
+
+    // MARK: upgrades
+
+    /// A database at 0044 holds records as rows, one of them tapped: after 0045 the records,
+    /// the tap and its "first" are where they were, and the next taps count as before.
+    @Test func theUpgradeKeepsRecordsAndTheirTaps() async throws {
+        let empty = try await TestDatabase.create().createEmptySibling()
+        let before = try TestApp.make(conninfo: empty)
+        try await Migrator(pool: before.services.database).apply(before.services.migrations.filter { $0.version < 45 })
+        let harness = try await DeliveryHarness.make(conninfo: empty)
+        defer { Task { await harness.shutdown() } }
+        let app = harness.created, database = harness.app.services.database
+        let tokens = (0..<3).map { Self.token("c0", $0) }
+        var inserted: [String] = []
+        for token in tokens { inserted.append(try await harness.app.insertSubscription(appID: app.app.id, token: token)) }
+        let ids = inserted
+        try await database.transaction { connection in
+            try connection.query("""
+                INSERT INTO messages (id, app_id, kind, name, request, send_after, expansion, audience_total)
+                VALUES ('msg_old', \(app.app.id), 'notification', 'n', '{"contents": {"en": "x"}}'::jsonb, now(), 'done', 3)
+                """)
+            for (n, (state, reason, clicked)) in [("accepted", nil, true), ("accepted", nil, false),
+                                                   ("error", "Unregistered", false)].enumerated() {
+                try connection.query("""
+                    INSERT INTO deliveries (message_id, app_id, subscription_id, token_kind, state, error_reason, attempts,
+                                            apns_status, finished_at, clicked_at)
+                    VALUES ('msg_old', \(app.app.id), \(ids[n]), 'device', \(state), \(reason), 1,
+                            \(state == "accepted" ? 200 : 410), now(), CASE WHEN \(clicked) THEN now() END)
+                    """)
+            }
+        }
+        try await Migrator(pool: database).apply(harness.app.services.migrations)
+        try await harness.app.recountDeliveries(["msg_old"])
+
+        let records = try await Self.allPages(harness, "msg_old", limit: 2)
+        #expect(records.compactMap { $0["subscription_id"]?.stringValue } == ids.sorted())
+        let clicked = records.filter { $0["clicked_at"] != .null }.compactMap { $0["subscription_id"]?.stringValue }
+        #expect(clicked == [ids[0]])
+        let view = { await harness.app.request(.get, "/notifications/msg_old", headers: .restKey(app.restKey),
+                                               query: ["app_id": app.app.id]).json?.objectValue }
+        let upgraded = await view()
+        #expect(upgraded?["converted"] == 1 && upgraded?["successful"] == 2 && upgraded?["failed"] == 1)
+        for token in [tokens[0], tokens[1]] {
+            let tap = await harness.app.request(.post, "/v1/apps/\(app.app.id)/notifications/msg_old/opened",
+                                                headers: .sdkKey(app.sdkKey), json: ["token": .string(token)])
+            #expect(tap.status == 200, "\(tap.text)")
+        }
+        // The tapped device was converted already; the other one converts now.
+        let tapped = await view()
+        #expect(tapped?["converted"] == 2)
+    }
 }
