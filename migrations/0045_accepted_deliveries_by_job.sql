@@ -88,18 +88,22 @@ RETURNS TABLE (id bigint, created_at timestamptz) LANGUAGE sql STABLE AS $$
     ) AS found ORDER BY id LIMIT 1
 $$;
 
--- Creates the daily partitions of both tables covering [first, last] that do not exist yet.
+-- Creates the daily partitions of both tables covering [first, last] that do not exist yet
+-- (looked up first: `IF NOT EXISTS` would send a NOTICE for each one that does).
 CREATE OR REPLACE FUNCTION openpush_delivery_partitions(first date, last date) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     day date := first;
+    parent text;
+    name text;
 BEGIN
     WHILE day <= last LOOP
-        EXECUTE format('CREATE TABLE IF NOT EXISTS %I PARTITION OF delivery_rows FOR VALUES FROM (%L) TO (%L)',
-                       'deliveries_' || to_char(day, 'YYYYMMDD'), day::timestamp AT TIME ZONE 'UTC',
-                       (day + 1)::timestamp AT TIME ZONE 'UTC');
-        EXECUTE format('CREATE TABLE IF NOT EXISTS %I PARTITION OF delivery_batches FOR VALUES FROM (%L) TO (%L)',
-                       'delivery_batches_' || to_char(day, 'YYYYMMDD'), day::timestamp AT TIME ZONE 'UTC',
-                       (day + 1)::timestamp AT TIME ZONE 'UTC');
+        FOREACH parent IN ARRAY ARRAY['delivery_rows', 'delivery_batches'] LOOP
+            name := CASE parent WHEN 'delivery_rows' THEN 'deliveries_' ELSE 'delivery_batches_' END || to_char(day, 'YYYYMMDD');
+            IF to_regclass(quote_ident(name)) IS NULL THEN
+                EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)', name, parent,
+                               day::timestamp AT TIME ZONE 'UTC', (day + 1)::timestamp AT TIME ZONE 'UTC');
+            END IF;
+        END LOOP;
         day := day + 1;
     END LOOP;
 END $$;

@@ -174,11 +174,13 @@ public enum DeliveryQueue {
         // The records' `finished_at`: this transaction's now(), in the form binary COPY takes.
         // A job whose recipients were all accepted writes its batch from the row it removes.
         let wholeJobBatch = DeliveryRecord.wholeJobBatch(completion.records, of: job)
-        let batch: PostgresQuery = wholeJobBatch.map { ", batch AS (\($0))" } ?? ""
+        // Without it the job's arrays are not read back at all.
+        let (arrays, batch): (PostgresQuery, PostgresQuery) = wholeJobBatch.map {
+            ("subscription_ids, live_activity_ids", ", batch AS (\($0))")
+        } ?? ("1", "")
         guard let held = try connection.query(prepared: """
             WITH held AS (
-                DELETE FROM delivery_jobs WHERE id = \(job.id) AND leased_by = \(worker)
-                RETURNING subscription_ids, live_activity_ids
+                DELETE FROM delivery_jobs WHERE id = \(job.id) AND leased_by = \(worker) RETURNING \(arrays)
             )\(batch)
             SELECT ((extract(epoch FROM now()) - 946684800) * 1000000)::int8 AS now_since_2000 FROM held
             """).first else { return nil }
