@@ -87,15 +87,22 @@ public struct DeliveryRecord: Sendable, Equatable {
                   record.liveActivityID == recipient.liveActivityID else { return nil }
         }
         let activities: PostgresQuery = records.contains { $0.liveActivityID != nil } ? "held.live_activity_ids" : "NULL"
-        return """
-            INSERT INTO delivery_batches (job_id, message_id, app_id, token_kind, attempts, apns_status, subscription_ids,
-                                          live_activity_ids, first_subscription_id, last_subscription_id, finished_at)
-            SELECT \(job.id), \(job.messageID), \(job.appID), \(job.tokenKind.rawValue), \(Int32(clamping: job.attempt)),
-                   \(status.map { Int32(clamping: $0) }), held.subscription_ids, \(activities),
-                   (SELECT min(id) FROM unnest(held.subscription_ids) AS id), (SELECT max(id) FROM unnest(held.subscription_ids) AS id),
-                   now()
-            FROM held
-            """
+        return batchInsert(of: job, status: status, ids: "held.subscription_ids", activities: activities, from: "held")
+    }
+
+    /// The `INSERT` of a job's batch whose element arrays `ids` and `activities` are read from
+    /// `source`. Its bounds are computed by PostgreSQL, in the collation the readers compare
+    /// devices in.
+    private static func batchInsert(of job: DeliveryJob, status: Int?, ids: PostgresQuery, activities: PostgresQuery,
+                                    from source: PostgresQuery) -> PostgresQuery {
+        """
+        INSERT INTO delivery_batches (job_id, message_id, app_id, token_kind, attempts, apns_status, subscription_ids,
+                                      live_activity_ids, first_subscription_id, last_subscription_id, finished_at)
+        SELECT \(job.id), \(job.messageID), \(job.appID), \(job.tokenKind.rawValue), \(Int32(clamping: job.attempt)),
+               \(status.map { Int32(clamping: $0) }), \(ids), \(activities),
+               (SELECT min(id) FROM unnest(\(ids)) AS id), (SELECT max(id) FROM unnest(\(ids)) AS id), now()
+        FROM \(source)
+        """
     }
 
     /// An acceptance with nothing of its own to keep: on the job's attempt, with the status the
@@ -105,19 +112,12 @@ public struct DeliveryRecord: Sendable, Equatable {
     }
 
     /// One row for the job's batched records, element i being record `id(jobID:position: i)`.
-    /// Its bounds are computed by PostgreSQL, in the collation the readers compare devices in.
     private static func appendBatch(_ records: [DeliveryRecord], status: Int?, of job: DeliveryJob,
                                     in connection: PostgresConnection) throws {
         guard !records.isEmpty else { return }
         let activities = records.contains { $0.liveActivityID != nil } ? records.map(\.liveActivityID) : nil
-        try connection.query(prepared: """
-            INSERT INTO delivery_batches (job_id, message_id, app_id, token_kind, attempts, apns_status, subscription_ids,
-                                          live_activity_ids, first_subscription_id, last_subscription_id, finished_at)
-            SELECT \(job.id), \(job.messageID), \(job.appID), \(job.tokenKind.rawValue), \(Int32(clamping: job.attempt)),
-                   \(status.map { Int32(clamping: $0) }), ids, \(activities)::text[],
-                   (SELECT min(id) FROM unnest(ids) AS id), (SELECT max(id) FROM unnest(ids) AS id), now()
-            FROM (SELECT \(records.map(\.subscriptionID))::text[] AS ids) AS batch
-            """)
+        try connection.query(prepared: batchInsert(of: job, status: status, ids: "batch.ids", activities: "\(activities)::text[]",
+                                                   from: "(SELECT \(records.map(\.subscriptionID))::text[] AS ids) AS batch"))
     }
 
     /// The other records, a row each, numbered from `firstPosition`.

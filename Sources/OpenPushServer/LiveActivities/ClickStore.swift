@@ -11,7 +11,7 @@ public enum ClickStore {
     public static func record(appID: String, subscriptionID: String, activityID: String, messageID: String?,
                               activityType: String?, now: Double, in connection: PostgresConnection) throws -> Bool {
         // The activity's messages, newest first (a small index: one row per message); then this
-        // device's first record of each (`DeliveryRecordLookup`).
+        // device's first record of each (`openpush_first_delivery`, migration 0045).
         var messages: PostgresQuery = """
             SELECT m.id, m.created_at FROM messages m
             WHERE m.app_id = \(appID) AND m.kind = 'live_activity' AND md5(m.activity_id) = md5(\(activityID))
