@@ -61,13 +61,14 @@ public struct DeliveryRecord: Sendable, Equatable {
         guard !records.isEmpty else { return }
         precondition(records.count < 1 << positionBits, "a job of \(records.count) records outnumbers its record ids")
         let status = batchStatus(records)
-        let batched = records.indices.filter { records[$0].isBatched(attempt: job.attempt, status: status) }
-        if !batchWritten {
-            try appendBatch(batched.map { records[$0] }, status: status, of: job, in: connection)
+        var batched: [DeliveryRecord] = [], single: [DeliveryRecord] = []
+        for record in records {
+            if record.isBatched(attempt: job.attempt, status: status) { batched.append(record) } else { single.append(record) }
         }
-        let single = records.indices.filter { !records[$0].isBatched(attempt: job.attempt, status: status) }
-        try appendRows(single.map { records[$0] }, firstPosition: batched.count, of: job, finishedAt: finishedAt,
-                       in: connection)
+        if !batchWritten {
+            try appendBatch(batched, status: status, of: job, in: connection)
+        }
+        try appendRows(single, firstPosition: batched.count, of: job, finishedAt: finishedAt, in: connection)
     }
 
     /// The APNs status a job's batch records: its first acceptance's.

@@ -99,9 +99,10 @@ public enum DeliveryPartitions {
             """).isEmpty
     }
 
+    /// The day's partitions that exist, of both tables.
     private static func attachedTables(of day: UTCDay, _ connection: PostgresConnection) throws -> [String] {
-        try tables.map { $0.prefix + day.yyyymmdd }.enumerated()
-            .filter { try isAttached($0.element, to: tables[$0.offset].parent, connection) }.map(\.element)
+        try tables.map { (name: $0.prefix + day.yyyymmdd, parent: $0.parent) }
+            .filter { try isAttached($0.name, to: $0.parent, connection) }.map(\.name)
     }
 
     /// Creates the day's partitions. PostgreSQL refuses while a default partition holds
@@ -117,19 +118,22 @@ public enum DeliveryPartitions {
                                WHERE created_at >= to_timestamp(\(start)) AND created_at < to_timestamp(\(end))) AS stranded
                 """)[0].decode("stranded", as: Bool.self)
         }
-        for (index, table) in stranded.enumerated() {
-            let moving = "openpush_moving_\(index)"
-            try connection.query("CREATE TEMPORARY TABLE \(identifier: moving) (LIKE \(identifier: table.parent)) ON COMMIT DROP")
+        // Each table's stranded records wait in a temporary table of their own meanwhile.
+        let moves = stranded.map { (table: $0, holding: "openpush_moving_" + $0.parent) }
+        for move in moves {
             try connection.query("""
-                WITH moved AS (DELETE FROM \(identifier: table.defaultPartition)
+                CREATE TEMPORARY TABLE \(identifier: move.holding) (LIKE \(identifier: move.table.parent)) ON COMMIT DROP
+                """)
+            try connection.query("""
+                WITH moved AS (DELETE FROM \(identifier: move.table.defaultPartition)
                                WHERE created_at >= to_timestamp(\(start)) AND created_at < to_timestamp(\(end)) RETURNING *)
-                INSERT INTO \(identifier: moving) SELECT * FROM moved
+                INSERT INTO \(identifier: move.holding) SELECT * FROM moved
                 """)
         }
         try connection.query("SELECT openpush_delivery_partitions(\(day.isoDate)::date, \(day.isoDate)::date)")
-        for (index, table) in stranded.enumerated() {
+        for move in moves {
             try connection.query("""
-                INSERT INTO \(identifier: table.parent) OVERRIDING SYSTEM VALUE SELECT * FROM \(identifier: "openpush_moving_\(index)")
+                INSERT INTO \(identifier: move.table.parent) OVERRIDING SYSTEM VALUE SELECT * FROM \(identifier: move.holding)
                 """)
         }
         return true
