@@ -1,18 +1,39 @@
 import Foundation
 
-/// Applies migrations in one transaction under an advisory lock, so concurrent processes
-/// (several replicas starting at once) apply each migration exactly once.
+/// Applies migrations under an advisory lock, so concurrent processes (several replicas
+/// starting at once) apply each migration exactly once.
 ///
-/// A migration runs inside that transaction: it must not contain `BEGIN`/`COMMIT` or
-/// statements that refuse transactions (`CREATE INDEX CONCURRENTLY`).
+/// Each migration runs in a transaction of its own, so an upgrade across many versions holds
+/// one migration's locks at a time, never the sum of them all. A lock the migration needs is
+/// waited for at most `Settings.lockTimeout`: a migration queued behind a long request would
+/// otherwise block every request queued behind it. It then rolls back and tries again later
+/// (`MigrationRetrySchedule`). A migration's batched backfill (see `Migration`) commits batch
+/// by batch after it.
+///
+/// A migration must not contain `BEGIN`/`COMMIT` or statements that refuse transactions
+/// (`CREATE INDEX CONCURRENTLY`).
 public struct Migrator: Sendable {
+    public struct Settings: Sendable {
+        /// The longest a migration's statement waits for one lock before the try is rolled back.
+        public var lockTimeout: Duration = .seconds(5)
+        /// Tries of one migration (or one backfill batch) that ran out of `lockTimeout`.
+        public var attempts = 10
+        public var retrySchedule = MigrationRetrySchedule()
+        /// Told of each try given up on a busy lock, before the pause (for the log).
+        public var retrying: @Sendable (_ version: Int, _ attempt: Int, _ pause: Duration) -> Void = { _, _, _ in }
+
+        public init() {}
+    }
+
     /// "openpush" in ASCII: the key of the transaction-scoped advisory lock.
     static let lockKey: Int64 = 0x6F70_656E_7075_7368
 
     private let pool: PostgresPool
+    private let settings: Settings
 
-    public init(pool: PostgresPool) {
+    public init(pool: PostgresPool, settings: Settings = Settings()) {
         self.pool = pool
+        self.settings = settings
     }
 
     /// Loads every `*.sql` file of `directory`, named `<digits>_<name>.sql`, sorted by version.
@@ -38,45 +59,123 @@ public struct Migrator: Sendable {
         return try sorted(migrations)
     }
 
-    /// Applies the migrations not yet recorded in `schema_migrations`, in version order.
-    /// Returns the versions this call applied (empty when another process got there first).
+    /// Applies the migrations not yet recorded in `schema_migrations`, in version order, and
+    /// finishes any backfill a stopped upgrade left. Returns the versions this call applied
+    /// (empty when another process got there first).
     @discardableResult
     public func apply(_ migrations: [Migration]) async throws -> [Int] {
         let migrations = try Self.sorted(migrations)
-        return try await pool.transaction { connection in
-            try connection.withoutReplyDeadline { try Self.apply(migrations, in: connection) }
+        try await locked { connection in try Self.prepareTable(connection) }
+        var applied: [Int] = []
+        for migration in migrations {
+            let state = try await retryingBusyLocks(migration) { connection in
+                try Self.applyIfPending(migration, in: connection)
+            }
+            if state == .applied { applied.append(migration.version) }
+            if state != .complete, let backfill = migration.backfill {
+                while try await retryingBusyLocks(migration, { connection in
+                    try Self.backfillBatch(backfill, of: migration, in: connection)
+                }) {}
+            }
         }
+        return applied
     }
 
-    /// Inside the transaction: lock, then each migration not yet recorded.
-    private static func apply(_ migrations: [Migration], in connection: PostgresConnection) throws -> [Int] {
-        // A migration may rewrite a big table, and waits for another process's migrations:
-        // the pool's statement and lock timeouts are for requests, not for this.
-        try connection.execute(script: "SET LOCAL statement_timeout TO 0; SET LOCAL lock_timeout TO 0")
-        try connection.query("SELECT pg_advisory_xact_lock(\(lockKey))")
-        // Created after taking the lock so that two first-time runs cannot race on it.
+    /// What one migration's transaction found or did.
+    private enum State: Equatable {
+        /// Applied now; its backfill, if any, is still to run.
+        case applied
+        /// Applied earlier, with its backfill unfinished.
+        case backfilling
+        case complete
+    }
+
+    /// Created (and brought up to date) under the lock, so that two first-time runs cannot race on it.
+    private static func prepareTable(_ connection: PostgresConnection) throws {
+        // Without a NOTICE per start for what exists already.
         try connection.execute(script: """
+            SET LOCAL client_min_messages TO warning;
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 version int PRIMARY KEY,
                 name text NOT NULL,
                 applied_at timestamptz NOT NULL DEFAULT now()
-            )
+            );
+            ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS backfilled boolean NOT NULL DEFAULT true
             """)
-        let recorded = try recordedVersions(connection)
-        var applied: [Int] = []
-        for migration in migrations where !recorded.contains(migration.version) {
+    }
+
+    private static func applyIfPending(_ migration: Migration, in connection: PostgresConnection) throws -> State {
+        let recorded = try connection.query("SELECT backfilled FROM schema_migrations WHERE version = \(migration.version)")
+        if let row = recorded.first {
+            return try row.decode("backfilled", as: Bool.self) ? .complete : .backfilling
+        }
+        do {
+            try connection.execute(script: migration.body)
+        } catch var error as PostgresError {
+            error.message = "migration \(migration.version)_\(migration.name): \(error.message)"
+            throw error
+        }
+        try connection.query("""
+            INSERT INTO schema_migrations (version, name, backfilled)
+            VALUES (\(migration.version), \(migration.name), \(migration.backfill == nil))
+            """)
+        return .applied
+    }
+
+    /// One batch; true while there may be more. The batch that changes no row marks it done.
+    private static func backfillBatch(_ backfill: String, of migration: Migration,
+                                      in connection: PostgresConnection) throws -> Bool {
+        let recorded = try connection.query("SELECT backfilled FROM schema_migrations WHERE version = \(migration.version)")
+        guard try recorded.first?.decode("backfilled", as: Bool.self) == false else { return false }
+        let changed: Int
+        do {
+            changed = try connection.query(PostgresQuery(unsafeSQL: backfill)).affectedRows
+        } catch var error as PostgresError {
+            error.message = "migration \(migration.version)_\(migration.name), backfill: \(error.message)"
+            throw error
+        }
+        guard changed == 0 else { return true }
+        try connection.query("UPDATE schema_migrations SET backfilled = true WHERE version = \(migration.version)")
+        return false
+    }
+
+    /// `body` in a transaction under the advisory lock, tried again when a lock stays busy
+    /// past `lockTimeout`.
+    private func retryingBusyLocks<T: Sendable>(_ migration: Migration,
+                                                _ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        var schedule = settings.retrySchedule
+        var attempt = 1
+        while true {
             do {
-                try connection.execute(script: migration.sql)
-            } catch var error as PostgresError {
-                error.message = "migration \(migration.version)_\(migration.name): \(error.message)"
+                return try await locked(body)
+            } catch let error as PostgresError where error.sqlState == "55P03" && attempt < settings.attempts {
+                let pause = schedule.next()
+                settings.retrying(migration.version, attempt, pause)
+                try await Task.sleep(for: pause)
+                attempt += 1
+            } catch let error as PostgresError where error.sqlState == "55P03" {
+                var error = error
+                error.message = "migration \(migration.version)_\(migration.name): a lock stayed busy through " +
+                    "\(attempt) tries of \(settings.lockTimeout) each: \(error.message)"
                 throw error
             }
-            try connection.query("""
-                INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))
-                """)
-            applied.append(migration.version)
         }
-        return applied
+    }
+
+    /// A transaction holding the advisory lock, which it waits for without a bound (another
+    /// process's migration may take minutes); every other lock is bounded by `lockTimeout`.
+    private func locked<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        let lockTimeout = Int(settings.lockTimeout.components.seconds * 1000)
+            + Int(settings.lockTimeout.components.attoseconds / 1_000_000_000_000_000)
+        return try await pool.transaction { connection in
+            try connection.withoutReplyDeadline {
+                // A migration may rewrite a big table: the pool's statement timeout is for requests.
+                try connection.execute(script: "SET LOCAL statement_timeout TO 0; SET LOCAL lock_timeout TO 0")
+                try connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))")
+                try connection.execute(script: "SET LOCAL lock_timeout TO \(max(1, lockTimeout))")
+                return try body(connection)
+            }
+        }
     }
 
     /// True when every given migration is recorded (for `GET /ready`).
@@ -85,7 +184,9 @@ public struct Migrator: Sendable {
             let exists = try connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS present")
             guard try exists.first?.decode("present", as: Bool.self) == true else { return migrations.isEmpty }
             let recorded = try Self.recordedVersions(connection)
-            return migrations.allSatisfy { recorded.contains($0.version) }
+            let backfilling = try connection.query("SELECT count(*) AS n FROM schema_migrations WHERE NOT backfilled")
+            let pending = try backfilling.first?.decode("n", as: Int.self)
+            return migrations.allSatisfy { recorded.contains($0.version) } && pending == 0
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import OpenPushTestSupport
 import Testing
 @testable import Postgres
@@ -43,9 +44,9 @@ import Testing
         await second.close()
     }
 
-    @Test func failedMigrationRollsBackEverything() async throws {
+    @Test func failedMigrationRollsBackOnlyItself() async throws {
         let pool = try await TestDatabase.create().makePool(size: 1)
-        let broken = migrations + [Migration(version: 103, name: "broken", sql: "CREATE TABLE widgets (id int)")]
+        let broken = migrations + [Migration(version: 103, name: "broken", sql: "CREATE TABLE gadgets (id int); CREATE TABLE widgets (id int)")]
         do {
             try await Migrator(pool: pool).apply(broken)
             Issue.record("a failing migration should throw")
@@ -53,8 +54,111 @@ import Testing
             #expect(error.sqlState == "42P07")
             #expect(error.message.contains("103_broken"))
         }
-        #expect(try await pool.query("SELECT to_regclass('widgets') IS NULL AS gone").firstRow().decode("gone", as: Bool.self))
+        // Each migration is a transaction of its own: the two before the broken one stay.
+        let recorded = try await pool.query("SELECT version FROM schema_migrations WHERE version > 100 ORDER BY version")
+        #expect(try recorded.map { try $0.decode("version", as: Int.self) } == [101, 102])
+        #expect(try await pool.query("SELECT to_regclass('gadgets') IS NULL AS gone").firstRow().decode("gone", as: Bool.self))
+        #expect(try await pool.query("SELECT to_regclass('widgets') IS NOT NULL AS kept").firstRow().decode("kept", as: Bool.self))
         await pool.close()
+    }
+
+    /// A table held by a long transaction: the migration that needs it gives up its try after
+    /// the lock timeout (so requests queued behind it are not stalled), retries, and applies
+    /// once the table is free.
+    @Test func busyLockIsWaitedForBoundedlyAndRetried() async throws {
+        let database = try await TestDatabase.create()
+        let pool = database.makePool(size: 1)
+        try await Migrator(pool: pool).apply(migrations.filter { $0.version == 101 })
+        let holder = try PostgresConnection.connect(database.conninfo)
+        try holder.execute(script: "BEGIN; LOCK TABLE widgets IN ACCESS SHARE MODE")
+        let retries = Counter()
+        var settings = Migrator.Settings()
+        settings.lockTimeout = .milliseconds(50)
+        settings.retrySchedule = MigrationRetrySchedule(first: .milliseconds(20), longest: .milliseconds(20))
+        settings.attempts = 1_000
+        settings.retrying = { version, _, _ in if version == 102 { retries.increment() } }
+        let migrations = migrations
+        let applying = Task { try await Migrator(pool: pool, settings: settings).apply(migrations) }
+        // Waits on the retries themselves; the bound only keeps a broken run from hanging.
+        for _ in 0..<12_000 where retries.value < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(retries.value >= 2)
+        #expect(try await pool.query("SELECT count(*) AS n FROM schema_migrations WHERE version = 102").firstRow()
+            .decode("n", as: Int.self) == 0)
+        try holder.execute(script: "ROLLBACK")
+        #expect(try await applying.value == [102])
+        await pool.close()
+    }
+
+    @Test func busyLockGivesUpAfterItsTries() async throws {
+        let database = try await TestDatabase.create()
+        let pool = database.makePool(size: 1)
+        try await Migrator(pool: pool).apply(migrations.filter { $0.version == 101 })
+        let holder = try PostgresConnection.connect(database.conninfo)
+        try holder.execute(script: "BEGIN; LOCK TABLE widgets IN ACCESS SHARE MODE")
+        var settings = Migrator.Settings()
+        settings.lockTimeout = .milliseconds(20)
+        settings.retrySchedule = MigrationRetrySchedule(first: .milliseconds(1), longest: .milliseconds(1))
+        settings.attempts = 3
+        do {
+            try await Migrator(pool: pool, settings: settings).apply(migrations)
+            Issue.record("a migration whose lock never frees should throw")
+        } catch let error as PostgresError {
+            #expect(error.sqlState == "55P03")
+            #expect(error.message.contains("102_add_column"))
+            #expect(error.message.contains("3 tries"))
+        }
+        try holder.execute(script: "ROLLBACK")
+        await pool.close()
+    }
+
+    /// A backfill runs batch by batch, each committed, and a stopped upgrade resumes at the next
+    /// batch without running the migration's body again (which would fail: no IF NOT EXISTS).
+    @Test func backfillRunsInBatchesAndResumes() async throws {
+        let pool = try await TestDatabase.create().makePool(size: 1)
+        try await pool.query("CREATE TABLE gadgets (id int PRIMARY KEY, size int)")
+        try await pool.query("INSERT INTO gadgets SELECT n, NULL FROM generate_series(1, 1000) AS n")
+        // Fails on the batch that reaches id 501, as a stopped upgrade would stop there.
+        let failing = Migration(version: 104, name: "gadget_sizes", sql: """
+            ALTER TABLE gadgets ADD COLUMN weight int;
+            -- openpush:backfill
+            UPDATE gadgets SET size = 1 / (CASE WHEN id > 500 THEN 0 ELSE 1 END)
+            WHERE id IN (SELECT id FROM gadgets WHERE size IS NULL ORDER BY id LIMIT 100)
+            """)
+        do {
+            try await Migrator(pool: pool).apply([failing])
+            Issue.record("the failing batch should throw")
+        } catch let error as PostgresError {
+            #expect(error.message.contains("104_gadget_sizes, backfill"))
+        }
+        func filled() async throws -> Int {
+            try await pool.query("SELECT count(size) AS n FROM gadgets").firstRow().decode("n", as: Int.self)
+        }
+        #expect(try await filled() == 500)
+        #expect(try await !Migrator(pool: pool).isUpToDate([failing]))
+
+        let fixed = Migration(version: 104, name: "gadget_sizes", sql: """
+            ALTER TABLE gadgets ADD COLUMN weight int;
+            -- openpush:backfill
+            UPDATE gadgets SET size = 1 WHERE id IN (SELECT id FROM gadgets WHERE size IS NULL ORDER BY id LIMIT 100)
+            """)
+        #expect(try await Migrator(pool: pool).apply([fixed]) == [])
+        #expect(try await filled() == 1000)
+        #expect(try await Migrator(pool: pool).isUpToDate([fixed]))
+        #expect(try await pool.query("SELECT backfilled FROM schema_migrations WHERE version = 104").firstRow()
+            .decode("backfilled", as: Bool.self))
+        await pool.close()
+    }
+
+    @Test func backfillIsSplitFromTheBody() {
+        let migration = Migration(version: 1, name: "m", sql: "ALTER TABLE t ADD c int;\n  -- openpush:backfill  \nUPDATE t SET c = 1\n")
+        #expect(migration.body == "ALTER TABLE t ADD c int;")
+        #expect(migration.backfill == "UPDATE t SET c = 1")
+        #expect(Migration(version: 1, name: "m", sql: "SELECT 1").backfill == nil)
+    }
+
+    @Test func retryPausesDoubleToTheLongest() {
+        var schedule = MigrationRetrySchedule(first: .seconds(1), longest: .seconds(5))
+        #expect((0..<5).map { _ in schedule.next() } == [.seconds(1), .seconds(2), .seconds(4), .seconds(5), .seconds(5)])
     }
 
     @Test func loadsSortedFilesAndRejectsBadOnes() throws {
@@ -93,4 +197,11 @@ import Testing
         let loaded = try Migrator.load(directory: TestDatabase.migrationsDirectory)
         #expect(loaded.first?.version == 1)
     }
+}
+
+/// A count a test's closures may bump from any thread.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }

@@ -32,7 +32,13 @@ public enum ServerBootstrap {
         let direct = PostgresPool(conninfo: services.databaseConninfo, size: 1)
         let applied: [Int]
         do {
-            applied = try await Migrator(pool: direct).apply(services.migrations)
+            var settings = Migrator.Settings()
+            settings.retrying = { version, attempt, pause in
+                logger.warning("a migration waited past its lock timeout for a table in use: rolled back, tried again later",
+                               ["migration.version": String(version), "migration.attempt": String(attempt),
+                                "migration.pause": String(describing: pause)])
+            }
+            applied = try await Migrator(pool: direct, settings: settings).apply(services.migrations)
             await direct.close()
         } catch {
             await direct.close()
