@@ -9,10 +9,12 @@ import Synchronization
 ///
 /// The `.p8` comes as stored (sealed when `OPENPUSH_SECRET_KEY` was set) and is opened here,
 /// where it becomes a credential; one that does not open is remembered and logged once per change
-/// of the app, naming the key that sealed it.
+/// of the app or of the stored value (a re-seal), naming the key that sealed it.
 final class CredentialCache: Sendable {
     private struct Entry {
         var updatedAt: Double
+        /// The `.p8` as stored: `secrets rotate` re-seals it without touching `updated_at`.
+        var stored: String?
         var credential: APNSCredential?
         var problem: SealedSecretError?
     }
@@ -37,7 +39,7 @@ final class CredentialCache: Sendable {
     /// The app's credential (nil when it has none or its key does not parse), or why its sealed
     /// `.p8` does not open.
     func lookup(for app: DeliveryContext.App) -> Result<APNSCredential?, SealedSecretError> {
-        if let cached = entries.withLock({ $0[app.id] }), cached.updatedAt == app.updatedAt {
+        if let cached = entries.withLock({ $0[app.id] }), cached.updatedAt == app.updatedAt, cached.stored == app.p8 {
             return cached.problem.map { .failure($0) } ?? .success(cached.credential)
         }
         var credential: APNSCredential?
@@ -57,7 +59,7 @@ final class CredentialCache: Sendable {
         }
         let unused = entries.withLock { entries -> APNSCredential? in
             let previous = entries[app.id]?.credential
-            entries[app.id] = Entry(updatedAt: app.updatedAt, credential: credential, problem: problem)
+            entries[app.id] = Entry(updatedAt: app.updatedAt, stored: app.p8, credential: credential, problem: problem)
             // Apps may share a key: retire it only when no app holds it any more.
             guard let previous, previous != credential, !entries.values.contains(where: { $0.credential == previous })
             else { return nil }
