@@ -90,7 +90,8 @@ extension TestApp {
     public func createApp(_ settings: AppSettings = AppSettings(name: "Test app", apnsBundleID: "com.example.app"))
         async throws -> CreatedApp
     {
-        try await AppStore.create(settings, now: services.now(), in: services.database)
+        try await AppStore.create(settings, now: services.now(), sealing: services.configuration.secretKeyring,
+                                  in: services.database)
     }
 
     /// Writes fixtures in one transaction, on a connection of their own without the request

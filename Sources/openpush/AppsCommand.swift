@@ -20,7 +20,8 @@ enum AppsCommand {
         let databaseURL = try Commands.requireDatabaseURL(configuration)
         let services = try ServerBootstrap.makeServices(configuration: configuration, databaseURL: databaseURL)
         try await ServerBootstrap.migrate(services, logger: logger)
-        let created = try await AppStore.create(AppSettings(fields), now: services.now(), in: services.database)
+        let created = try await AppStore.create(AppSettings(fields), now: services.now(),
+                                                sealing: configuration.secretKeyring, in: services.database)
         await services.database.close()
         Commands.say("""
         app id:        \(created.app.id)

@@ -24,6 +24,8 @@ enum Commands {
           dev                    run with a private PostgreSQL under .openpush/ (no configuration needed) and a demo app
           \(AppsCommand.usage)
                                  create an app in OPENPUSH_DATABASE_URL (migrates first); prints its id and keys
+          \(SecretsCommand.usage)         re-seal every stored .p8 key and webhook secret with OPENPUSH_SECRET_KEY
+                                 (older values opened with OPENPUSH_SECRET_KEYS_OLD), in one transaction
           \(ApnsSimCommand.usage)
                                  run the local APNs simulator and its control API
           help                   show this text
@@ -57,6 +59,10 @@ enum Commands {
         let databaseURL = try configuration.databaseURL ?? database.start()
         if configuration.organizationAPIKey == nil {
             configuration.organizationAPIKey = try DevSecrets.organizationKey(stateDirectory: state)
+        }
+        if !configuration.secretKeyring.seals {
+            let key = SecretKeyring.parseKey(try DevSecrets.secretKey(stateDirectory: state))
+            configuration.secretKeyring = SecretKeyring(current: key, old: configuration.secretKeyring.old)
         }
         // Never the password of OPENPUSH_DATABASE_URL in a log line.
         logger.info(configuration.databaseURL == nil ? "embedded PostgreSQL ready" : "using OPENPUSH_DATABASE_URL",
@@ -127,6 +133,7 @@ enum Commands {
         if migrate {
             try await ServerBootstrap.migrate(services, logger: logger)
         }
+        SealedSecrets.checkAtStart(services, logger: logger)
         let application = OpenPushApplication(services: services, logger: logger)
         let server = try ServerBootstrap.startHTTP(application: application)
         logger.info("listening", ["http.address": "\(configuration.listenHost):\(server.port)"])
@@ -153,6 +160,7 @@ enum Commands {
         let databaseURL = try requireDatabaseURL(configuration)
         let services = try ServerBootstrap.makeServices(configuration: configuration, databaseURL: databaseURL,
                                                         servingHTTP: false)
+        SealedSecrets.checkAtStart(services, logger: logger)
         let delivery = try ServerBootstrap.makeDeliveryEngine(services, logger: logger)
         delivery.0.start()
         let webhooks = try ServerBootstrap.makeWebhookDispatcher(services, logger: logger)

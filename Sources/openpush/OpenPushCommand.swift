@@ -28,6 +28,8 @@ struct OpenPushCommand {
                 try await Commands.migrate(configuration, logger: logger)
             case "apps":
                 try await AppsCommand.run(configuration, arguments: arguments, logger: logger)
+            case "secrets":
+                try await SecretsCommand.run(configuration, arguments: arguments, logger: logger)
             case "apns-sim":
                 try await ApnsSimCommand.run(arguments: arguments, logger: logger)
             case "dev":

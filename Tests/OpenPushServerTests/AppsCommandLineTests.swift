@@ -125,9 +125,21 @@ import Postgres
         #expect(await app.restKeyStatus(first.id, first.restKey) == 200)
         #expect(await app.sdkKeyStatus(first.id, first.sdkKey) == 200)
 
+        // Dev keeps a secret key (owner-only) and the demo app's .p8 is sealed with it, not in clear.
+        let keyFile = directory + "/.openpush/secret_key"
+        #expect((try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let secretKey = try #require(SecretKeyring.parseKey(try String(contentsOfFile: keyFile, encoding: .utf8)))
+        let stored: String = try await app.services.database.query("SELECT apns_p8 FROM apps WHERE id = \(first.id)")
+            .firstRow().decode("apns_p8")
+        #expect(stored.hasPrefix("sealed:v1:\(secretKey.id):") && !stored.contains("PRIVATE KEY"))
+        #expect(!first.log.contains("OPENPUSH_SECRET_KEY is not set"))
+
         let second = try await start()
         #expect(second.log.contains("demo app (from .openpush/demo_app.json)"))
         #expect((second.id, second.restKey, second.sdkKey) == (first.id, first.restKey, first.sdkKey))
+        // The same key on the next start: what the first one sealed still opens.
+        #expect(SecretKeyring.parseKey(try String(contentsOfFile: keyFile, encoding: .utf8)) == secretKey)
+        #expect(!second.log.contains("sealed with a key this process does not have"))
 
         // A rotated key is not printed as if it still worked.
         _ = await app.request(.post, "/apps/\(first.id)/sdk_key/rotate", headers: ["Authorization": "Key \(organizationKey)"])

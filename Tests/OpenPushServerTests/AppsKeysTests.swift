@@ -53,11 +53,72 @@ import OpenPushTestSupport
         #expect(response.status == 200)
         let tokens = try #require(response.json?.objectValue?["tokens"]?.arrayValue)
         #expect(tokens.count == 2)
-        #expect(tokens[0].objectValue?.keys == ["id", "name", "created_at", "rotated_at"])
+        #expect(tokens[0].objectValue?.keys == ["id", "name", "created_at", "rotated_at", "expires_at"])
         #expect(tokens[0].objectValue?["id"] == .string(created.restKeyID) && tokens[0].objectValue?["name"] == "default")
-        #expect(tokens[1] == ["id": addedBody["id"]!, "name": "ci", "created_at": addedBody["created_at"]!, "rotated_at": nil])
+        #expect(tokens[1] == ["id": addedBody["id"]!, "name": "ci", "created_at": addedBody["created_at"]!, "rotated_at": nil,
+                              "expires_at": nil])
         for secret in [created.restKey, addedBody["token"]?.stringValue ?? "?", "digest"] {
             #expect(!response.text.contains(secret))
+        }
+    }
+
+    /// A key minted with `expires_in_seconds` works until `expires_at`, then is `401` like an
+    /// unknown key; the app's other keys and another app's keys are untouched.
+    @Test func anExpiringKeyWorksUntilItExpires() async throws {
+        let app = try await Support.makeApp()
+        let created = try await app.createApp()
+        let other = try await app.createApp()
+        let response = await app.request(.post, Self.tokensPath(created.app.id), headers: Support.organization,
+                                         json: ["name": "short", "expires_in_seconds": 60])
+        #expect(response.status == 201)
+        let body = try #require(response.json?.objectValue)
+        #expect(body.keys == ["id", "name", "token", "created_at", "expires_at"])
+        let id = try #require(body["id"]?.stringValue)
+        let token = try #require(body["token"]?.stringValue)
+        let stored = try #require(try await app.services.database.query("""
+            SELECT extract(epoch FROM expires_at - created_at)::float8 AS lifetime,
+                   extract(epoch FROM expires_at)::float8 AS expires_at
+            FROM api_keys WHERE id = \(id)
+            """).first)
+        #expect(abs(try stored.decode("lifetime", as: Double.self) - 60) < 0.01)
+        #expect(body["expires_at"] == .string(Timestamp.iso8601(try stored.decode("expires_at", as: Double.self))))
+        let listed = await app.request(.get, Self.tokensPath(created.app.id), headers: Support.organization)
+        let row = listed.json?.objectValue?["tokens"]?.arrayValue?.first { $0.objectValue?["id"] == .string(id) }
+        #expect(row?.objectValue?["expires_at"] == body["expires_at"])
+        // A REST route of the app opens with it.
+        let segments = "/apps/\(created.app.id)/segments"
+        #expect(await app.request(.get, segments, headers: .restKey(token)).status == 200)
+
+        // Expired (moved into the past rather than waited for): refused as an unknown key is.
+        try await app.services.database.query("""
+            UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = \(id)
+            """)
+        let refused = await app.request(.get, segments, headers: .restKey(token))
+        #expect(refused.status == 401)
+        #expect(refused.json == ["errors": [.string(Authentication.badRESTKey)]])
+        #expect(await app.restKeyStatus(created.app.id, token) == 401)
+        #expect(await app.request(.get, segments, headers: .restKey(created.restKey)).status == 200)
+        #expect(await app.restKeyStatus(other.app.id, other.restKey) == 200)
+    }
+
+    @Test func aKeyLifetimeOutOfRangeOrOfTheWrongTypeIs400() async throws {
+        let app = try await Support.makeApp()
+        let created = try await app.createApp()
+        let path = Self.tokensPath(created.app.id)
+        let message: JSONValue = ["errors": ["expires_in_seconds must be an integer from 60 to 7776000"]]
+        for lifetime: JSONValue in [59, 0, -60, 7_776_001, 60.5, "3600", true, [60]] {
+            let response = await app.request(.post, path, headers: Support.organization,
+                                             json: ["name": "bad", "expires_in_seconds": lifetime])
+            #expect(response.status == 400, "\(lifetime)")
+            #expect(response.json == message, "\(lifetime)")
+        }
+        // Nothing was stored; the bounds themselves are accepted.
+        #expect(await app.request(.get, path, headers: Support.organization).json?.objectValue?["tokens"]?.arrayValue?.count == 1)
+        for lifetime: JSONValue in [60, 7_776_000, nil] {
+            let response = await app.request(.post, path, headers: Support.organization,
+                                             json: ["name": "edge", "expires_in_seconds": lifetime])
+            #expect(response.status == 201, "\(lifetime)")
+            #expect((response.json?.objectValue?["expires_at"] != nil) == (lifetime != nil))
         }
     }
 
@@ -129,7 +190,8 @@ import OpenPushTestSupport
         // Each app lists only its own keys.
         let listed = await app.request(.get, Self.tokensPath(mine.app.id), headers: Support.organization)
         #expect(listed.json == ["tokens": [["id": .string(mine.restKeyID), "name": "default",
-                                            "created_at": .string(Timestamp.iso8601(mine.app.createdAt)), "rotated_at": nil]]])
+                                            "created_at": .string(Timestamp.iso8601(mine.app.createdAt)), "rotated_at": nil,
+                                            "expires_at": nil]]])
     }
 
     @Test func tenantKeysAreNotManagedHere() async throws {

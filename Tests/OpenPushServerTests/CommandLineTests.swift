@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import OpenPushCore
 import OpenPushTestSupport
+import OpenPushServer
 import Postgres
 
 /// The executable as an operator runs it: configuration errors, migrations, signals.
@@ -15,7 +16,8 @@ import Postgres
         }
     }
 
-    @Test(arguments: ["OPENPUSH_DB_POOL_SIZE=many", "OPENPUSH_LISTEN=nowhere", "OPENPUSH_LOG_LEVEL=chatty"])
+    @Test(arguments: ["OPENPUSH_DB_POOL_SIZE=many", "OPENPUSH_LISTEN=nowhere", "OPENPUSH_LOG_LEVEL=chatty",
+                      "OPENPUSH_SECRET_KEY=too-short", "OPENPUSH_SECRET_KEYS_OLD=abc"])
     func aBadVariableIsOneLineAndExitCode2(_ assignment: String) async throws {
         let parts = assignment.split(separator: "=").map(String.init)
         let variable = parts[0]
@@ -41,6 +43,37 @@ import Postgres
         #expect(dev.log.contains("using OPENPUSH_DATABASE_URL"))
         #expect(dev.log.contains("password=\(RedactedConninfo.mask)"))
         #expect(!dev.log.contains(secret))
+    }
+
+    /// `serve` without OPENPUSH_SECRET_KEY starts and warns; `secrets rotate` then seals what
+    /// is stored in clear with the key it is given, and says with which.
+    @Test func serveWarnsWithoutASecretKeyAndSecretsRotateSealsWithIt() async throws {
+        let database = try await TestDatabase.create()
+        let server = try OpenPushProcess(["serve", "--no-migrate"], environment: [
+            "OPENPUSH_DATABASE_URL": database.conninfo, "OPENPUSH_LISTEN": "127.0.0.1:0",
+        ])
+        _ = try await server.waitForPort()
+        _ = try await server.waitForLog("OPENPUSH_SECRET_KEY is not set")
+        server.signal(SIGTERM)
+        #expect(try await server.waitForExit() == 0)
+
+        let pool = database.makePool(size: 1)
+        let created = try await AppStore.create(AppSettings(name: "Clear", apnsP8: "-----BEGIN PRIVATE KEY-----x"),
+                                                now: WallClock.now(), in: pool)
+        let key = String(repeating: "7f", count: 32)
+        let rotate = try await OpenPushProcess.run(["secrets", "rotate"], environment: [
+            "OPENPUSH_DATABASE_URL": database.conninfo, "OPENPUSH_SECRET_KEY": key,
+        ])
+        let keyID = try #require(SecretKeyring.parseKey(key)).id
+        #expect(rotate.status == 0, "\(rotate.text)")
+        #expect(rotate.text.contains("sealed with key \(keyID): 1 .p8 key(s)"), "\(rotate.text)")
+        let stored: String = try await pool.query("SELECT apns_p8 FROM apps WHERE id = \(created.app.id)").firstRow().decode("apns_p8")
+        #expect(stored.hasPrefix("sealed:v1:\(keyID):"))
+        await pool.close()
+        // Without a key there is nothing to seal with: exit code 2, one line.
+        let refused = try await OpenPushProcess.run(["secrets", "rotate"], environment: ["OPENPUSH_DATABASE_URL": database.conninfo])
+        #expect(refused.status == 2)
+        #expect(refused.text.contains("OPENPUSH_SECRET_KEY is not set"))
     }
 
     @Test func serveWithoutADatabaseURLIsExitCode2() async throws {

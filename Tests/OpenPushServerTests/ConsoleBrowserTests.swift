@@ -139,6 +139,13 @@ import OpenPushTestSupport
             // The app page: its keys (the console's own among them), credentials, segments.
             try await browser.navigate(to: served.baseURL + "/console#/apps/\(appID)")
             try await browser.waitFor("#keys", text: "(this console)")
+            // The console's own key lasts 12 hours, and the page says so.
+            let lifetimes = try await served.app.services.database.query("""
+                SELECT extract(epoch FROM expires_at - created_at)::float8 AS lifetime FROM api_keys
+                WHERE app_id = \(appID) AND name = 'console'
+                """).map { try $0.decode("lifetime", as: Double?.self) }
+            #expect(lifetimes == [43_200], "\(lifetimes)")
+            #expect(try await browser.waitFor("#console-key-note").text().contains("expires 12 hours after"))
             try await browser.waitFor("#segments", text: "Subscribed Users")
             try await browser.waitFor("#key-name").type("backend")
             try await browser.waitFor("#create-key button").click()

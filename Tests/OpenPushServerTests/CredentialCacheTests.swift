@@ -3,6 +3,7 @@ import APNs
 import Crypto
 import OpenPushCore
 @testable import OpenPushServer
+import OpenPushTestSupport
 import Synchronization
 
 /// A rotated key's connections are closed once no app uses the key any more.
@@ -26,5 +27,31 @@ import Synchronization
         // B rotates too: now nobody uses the old key.
         _ = cache.credential(for: Self.app("app_b", pem: fresh, updatedAt: 2))
         #expect(retired.withLock { $0 } == [old])
+    }
+
+    /// A sealed `.p8` opens into the same credential; one sealed with a key the cache does not
+    /// have is an error naming that key, logged once per change of the app, never a crash.
+    @Test func aSealedKeyOpensAndAnUnknownKeyIsNamed() throws {
+        let pem = try P256SigningKey.generatePEM()
+        let keyA = try #require(SecretKeyring.parseKey(SecretKeyring.generateKeyText()))
+        let keyB = try #require(SecretKeyring.parseKey(SecretKeyring.generateKeyText()))
+        let sealed = SecretKeyring(current: keyA).seal(pem)
+        let opened = CredentialCache(keyring: SecretKeyring(current: keyB, old: [keyA]))
+        let credential = try #require(try opened.lookup(for: Self.app("app_a", pem: sealed, updatedAt: 1)).get())
+        #expect(credential.keyID == "KEYID00001")
+
+        let logs = CapturingLogHandler()
+        let missing = CredentialCache(keyring: SecretKeyring(current: keyB), logger: Logger(label: "test", level: .debug, handler: logs))
+        for _ in 0..<3 {
+            #expect(throws: SealedSecretError.unknownKey(keyA.id)) { try missing.lookup(for: Self.app("app_a", pem: sealed, updatedAt: 1)).get() }
+        }
+        #expect(missing.credential(for: Self.app("app_a", pem: sealed, updatedAt: 1)) == nil)
+        #expect(logs.all.count == 1)
+        #expect(logs.all.first?.metadata["secret.key_id"] == keyA.id)
+        // Another app of the same cache, in clear, is not affected.
+        #expect(missing.credential(for: Self.app("app_b", pem: pem, updatedAt: 1)) != nil)
+        // Re-sealed with a key it has (`secrets rotate` leaves `updated_at` alone): opened again.
+        let resealed = SecretKeyring(current: keyB).seal(pem)
+        #expect(missing.credential(for: Self.app("app_a", pem: resealed, updatedAt: 1)) == credential)
     }
 }

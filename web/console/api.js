@@ -57,11 +57,14 @@
   }
 
   // Routes that take an app's REST key get one the console made for itself through the
-  // organization-key keys route, kept for this tab and deleted again on sign-out.
+  // organization-key keys route, kept for this tab and deleted again on sign-out. It expires
+  // after 12 hours, so a tab closed without signing out leaves no key that works for long.
+  const REST_KEY_SECONDS = 12 * 3600;
   async function restKey(appID) {
     const keys = restKeys();
     if (keys[appID]) return keys[appID].token;
-    const made = await call("POST", "/apps/" + encodeURIComponent(appID) + "/auth/tokens", { body: { name: "console" } });
+    const made = await call("POST", "/apps/" + encodeURIComponent(appID) + "/auth/tokens",
+      { body: { name: "console", expires_in_seconds: REST_KEY_SECONDS } });
     keys[appID] = { id: made.body.id, token: made.body.token };
     sessionStorage.setItem(REST, JSON.stringify(keys));
     return made.body.token;
@@ -73,9 +76,14 @@
     try {
       return await call(method, path, opts);
     } catch (e) {
-      // The console's key was deleted elsewhere: make another once.
+      // The console's key expired or was deleted elsewhere: make another once, and delete
+      // the expired one so keys do not pile up.
       if (e.status !== 401) throw e;
       const keys = restKeys();
+      const old = keys[appID];
+      if (old) {
+        try { await call("DELETE", "/apps/" + encodeURIComponent(appID) + "/auth/tokens/" + encodeURIComponent(old.id)); } catch (gone) { /* gone already */ }
+      }
       delete keys[appID];
       sessionStorage.setItem(REST, JSON.stringify(keys));
       opts.key = await restKey(appID);

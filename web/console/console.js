@@ -165,6 +165,7 @@
       return h("tr", { "data-token": token.id },
         h("td", {}, token.name, own.includes(token.id) ? h("em", {}, " (this console)") : null),
         h("td", {}, h("code", {}, token.id)), h("td", {}, isoTime(token.created_at)), h("td", {}, isoTime(token.rotated_at)),
+        h("td", {}, token.expires_at ? isoTime(token.expires_at) : "never"),
         h("td", {},
           h("button", { type: "button", class: "small", onclick: function () { guarded(async function () {
             const made = (await API.call("POST", "/apps/" + enc(appID) + "/auth/tokens/" + enc(token.id) + "/rotate")).body;
@@ -246,7 +247,8 @@
       h("p", {}, h("a", { href: "#/messages/" + enc(appID) }, "Messages"), " · ", h("a", { href: "#/send/" + enc(appID) }, "Send a test push")),
       once,
       h("section", { class: "card" }, h("h2", {}, "Keys"),
-        h("table", { id: "keys" }, h("thead", {}, h("tr", {}, ["Name", "Id", "Created", "Rotated", ""].map(function (t) { return h("th", {}, t); }))), h("tbody", {}, keyRows)),
+        h("table", { id: "keys" }, h("thead", {}, h("tr", {}, ["Name", "Id", "Created", "Rotated", "Expires", ""].map(function (t) { return h("th", {}, t); }))), h("tbody", {}, keyRows)),
+        h("p", { class: "muted", id: "console-key-note" }, "This console reads this app's segments and sends test pushes with a REST key of its own (named console). The key expires 12 hours after the console makes it, is made again when needed, and is deleted when you sign out."),
         keyForm, h("p", {}, rotateSDK)),
       h("section", { class: "card" }, h("h2", {}, "APNs credentials"), credForm),
       h("section", { class: "card" }, h("h2", {}, "Shared demo tenants"), tenantsSection),

@@ -36,12 +36,18 @@ public enum Authentication {
         }
     }
 
-    /// The app must exist (`404`), and one of the presented keys must be one of its REST keys (`401`).
+    /// The app must exist (`404`), and one of the presented keys must be one of its unexpired REST
+    /// keys (`401`). Expiry is judged by the request's `now`, the clock that set `expires_at`; an
+    /// expired key gets the same answer as an unknown one.
     public static func requireRESTKey(appID: String, _ context: RouteContext) async throws -> RESTPrincipal {
         let presented = presentedKeys(context)
+        let now = context.services.now()
         let found = try await context.services.database.withConnection { connection -> (AppRecord, [PostgresRow])? in
             guard let app = try AppStore.find(appID, in: connection) else { return nil }
-            let keys = try connection.query("SELECT id, tenant_id, digest FROM api_keys WHERE app_id = \(appID)")
+            let keys = try connection.query("""
+                SELECT id, tenant_id, digest FROM api_keys
+                WHERE app_id = \(appID) AND (expires_at IS NULL OR expires_at > to_timestamp(\(now)))
+                """)
             return (app, Array(keys))
         }
         guard let (app, keys) = found else { throw unknownApp(appID) }

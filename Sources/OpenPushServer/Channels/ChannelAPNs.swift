@@ -36,15 +36,23 @@ public final class ChannelAPNs: Sendable {
         var credential: APNSCredential
     }
 
-    /// The app's bundle id and `.p8` credential, or a `400` saying what is missing.
-    static func credential(appID: String, in database: PostgresPool) async throws -> AppCredential {
+    /// The app's bundle id and `.p8` credential (opened with `keyring` when sealed), or a `400`
+    /// saying what is missing; a `.p8` that does not open is a `503` naming the key it needs.
+    static func credential(appID: String, keyring: SecretKeyring, in database: PostgresPool) async throws -> AppCredential {
         let row = try await database.query("""
             SELECT apns_bundle_id, apns_p8, apns_key_id, apns_team_id FROM apps WHERE id = \(appID)
             """).first
         guard let row, let bundleID: String = try row.decode("apns_bundle_id"), !bundleID.isEmpty,
-              let p8: String = try row.decode("apns_p8"), let keyID: String = try row.decode("apns_key_id"),
-              let teamID: String = try row.decode("apns_team_id"), let key = try? P256SigningKey(pem: p8)
+              let stored: String = try row.decode("apns_p8"), let keyID: String = try row.decode("apns_key_id"),
+              let teamID: String = try row.decode("apns_team_id")
         else { throw APIError.badRequest(ChannelMessages.noCredentials) }
+        let p8: String
+        do {
+            p8 = try keyring.open(stored)
+        } catch {
+            throw APIError(status: 503, "the app's .p8 key is \(error)")
+        }
+        guard let key = try? P256SigningKey(pem: p8) else { throw APIError.badRequest(ChannelMessages.noCredentials) }
         return AppCredential(bundleID: bundleID, credential: APNSCredential(keyID: keyID, teamID: teamID, signingKey: key))
     }
 

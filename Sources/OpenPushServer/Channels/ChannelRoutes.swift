@@ -25,7 +25,8 @@ enum ChannelRoutes {
         if try await database.withConnection({ try ChannelStore.nameExists(appID: appID, name: fields.name, in: $0) }) {
             throw APIError(status: 409, ChannelMessages.nameTaken(fields.name))
         }
-        let app = try await ChannelAPNs.credential(appID: appID, in: database)
+        let app = try await ChannelAPNs.credential(appID: appID, keyring: context.services.configuration.secretKeyring,
+                                                   in: database)
         let client = try context.services.channelAPNs.client(context.services.configuration)
         let environment = ChannelAPNs.environment(fields.environment)
         let response = try await call {
@@ -81,7 +82,8 @@ enum ChannelRoutes {
         guard let channel = try await database.withConnection({ try ChannelStore.find(appID: appID, id: id, in: $0) }) else {
             throw APIError.notFound(ChannelMessages.unknownChannel(id))
         }
-        let app = try await ChannelAPNs.credential(appID: appID, in: database)
+        let app = try await ChannelAPNs.credential(appID: appID, keyring: context.services.configuration.secretKeyring,
+                                                   in: database)
         let client = try context.services.channelAPNs.client(context.services.configuration)
         let response = try await call {
             try await client.deleteChannel(bundleID: app.bundleID, channelID: channel.channelID,

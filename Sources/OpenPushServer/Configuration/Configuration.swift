@@ -45,6 +45,9 @@ public struct Configuration: Sendable, Equatable {
     /// Webhook endpoints may be `http://` and private, loopback or link-local addresses
     /// (`OPENPUSH_WEBHOOKS_ALLOW_PRIVATE=1`): for `openpush dev` and tests, never production.
     public var webhooksAllowPrivate = false
+    /// Seals `.p8` keys and webhook secrets at rest (`OPENPUSH_SECRET_KEY`, and
+    /// `OPENPUSH_SECRET_KEYS_OLD` to open values sealed before a rotation); empty: stored in clear.
+    public var secretKeyring = SecretKeyring()
 
     public init() {}
 
@@ -86,6 +89,8 @@ extension Configuration {
         ("OPENPUSH_METRICS_TOKEN", "when set, /metrics requires Authorization: Bearer <token> (default: open)"),
         ("OPENPUSH_DELIVERY_RETENTION_DAYS", "days per-device delivery records are kept, 1-3650 (default 30); message counts stay"),
         ("OPENPUSH_WEBHOOKS_ALLOW_PRIVATE", "1 lets webhooks use http:// and private, loopback or link-local addresses (default 0; dev sets 1)"),
+        ("OPENPUSH_SECRET_KEY", "32 random bytes (64 hex digits or base64) that seal .p8 keys and webhook secrets at rest with AES-256-GCM (default: none, stored in clear, with a warning; dev keeps one in .openpush/)"),
+        ("OPENPUSH_SECRET_KEYS_OLD", "comma-separated earlier OPENPUSH_SECRET_KEY values, to open what they sealed until `openpush secrets rotate` re-seals it"),
     ]
 
     /// Reads the configuration from environment variables. Unset or empty variables keep defaults.
@@ -169,7 +174,28 @@ extension Configuration {
             }
             configuration.webhooksAllowPrivate = allow == "1"
         }
+        configuration.secretKeyring = try secretKeyring(current: value("OPENPUSH_SECRET_KEY"), old: value("OPENPUSH_SECRET_KEYS_OLD"))
         return configuration
+    }
+
+    /// Never echoes a key back: a bad one is named by its variable (and position) only.
+    static func secretKeyring(current: String?, old: String?) throws(ConfigurationError) -> SecretKeyring {
+        let problem = "must be 32 bytes as 64 hex digits or as base64 (make one with `openssl rand -hex 32`)"
+        var currentKey: SecretKeyring.Key?
+        if let current {
+            guard let key = SecretKeyring.parseKey(current) else {
+                throw ConfigurationError(variable: "OPENPUSH_SECRET_KEY", problem: problem)
+            }
+            currentKey = key
+        }
+        var oldKeys: [SecretKeyring.Key] = []
+        for (index, text) in (old ?? "").split(separator: ",").enumerated() {
+            guard let key = SecretKeyring.parseKey(String(text)) else {
+                throw ConfigurationError(variable: "OPENPUSH_SECRET_KEYS_OLD", problem: "key \(index + 1) " + problem)
+            }
+            oldKeys.append(key)
+        }
+        return SecretKeyring(current: currentKey, old: oldKeys)
     }
 
     private static func integer(_ text: String, _ variable: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {

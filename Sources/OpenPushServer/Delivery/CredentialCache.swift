@@ -6,37 +6,66 @@ import Synchronization
 /// Each app's APNs credential, parsed from its `.p8` once and again only when the app changes.
 /// A credential no app uses any more (its key was rotated) is handed to `retired`, so the APNs
 /// client closes its connections instead of keeping them until they idle out.
+///
+/// The `.p8` comes as stored (sealed when `OPENPUSH_SECRET_KEY` was set) and is opened here,
+/// where it becomes a credential; one that does not open is remembered and logged once per change
+/// of the app or of the stored value (a re-seal), naming the key that sealed it.
 final class CredentialCache: Sendable {
     private struct Entry {
         var updatedAt: Double
+        /// The `.p8` as stored: `secrets rotate` re-seals it without touching `updated_at`.
+        var stored: String?
         var credential: APNSCredential?
+        var problem: SealedSecretError?
     }
 
     private let entries = Mutex<[String: Entry]>([:])
+    private let keyring: SecretKeyring
+    private let logger: Logger?
     private let retired: @Sendable (APNSCredential) -> Void
 
-    init(retired: @escaping @Sendable (APNSCredential) -> Void = { _ in }) {
+    init(keyring: SecretKeyring = SecretKeyring(), logger: Logger? = nil,
+         retired: @escaping @Sendable (APNSCredential) -> Void = { _ in }) {
+        self.keyring = keyring
+        self.logger = logger
         self.retired = retired
     }
 
-    /// The app's credential, or nil when it has none or its key does not parse.
+    /// The app's credential, or nil when it has none or its key does not parse (or open).
     func credential(for app: DeliveryContext.App) -> APNSCredential? {
-        if let cached = entries.withLock({ $0[app.id] }), cached.updatedAt == app.updatedAt {
-            return cached.credential
+        (try? lookup(for: app).get()) ?? nil
+    }
+
+    /// The app's credential (nil when it has none or its key does not parse), or why its sealed
+    /// `.p8` does not open.
+    func lookup(for app: DeliveryContext.App) -> Result<APNSCredential?, SealedSecretError> {
+        if let cached = entries.withLock({ $0[app.id] }), cached.updatedAt == app.updatedAt, cached.stored == app.p8 {
+            return cached.problem.map { .failure($0) } ?? .success(cached.credential)
         }
         var credential: APNSCredential?
-        if let pem = app.p8, let keyID = app.keyID, let teamID = app.teamID, let key = try? P256SigningKey(pem: pem) {
-            credential = APNSCredential(keyID: keyID, teamID: teamID, signingKey: key)
+        var problem: SealedSecretError?
+        if let stored = app.p8, let keyID = app.keyID, let teamID = app.teamID {
+            do {
+                let pem = try keyring.open(stored)
+                if let key = try? P256SigningKey(pem: pem) {
+                    credential = APNSCredential(keyID: keyID, teamID: teamID, signingKey: key)
+                }
+            } catch {
+                problem = error
+                logger?.error("the app's .p8 key cannot be opened: its pushes are held", [
+                    "app.id": app.id, "secret.key_id": SecretKeyring.keyID(of: stored) ?? "-", "error": error.description,
+                ])
+            }
         }
         let unused = entries.withLock { entries -> APNSCredential? in
             let previous = entries[app.id]?.credential
-            entries[app.id] = Entry(updatedAt: app.updatedAt, credential: credential)
+            entries[app.id] = Entry(updatedAt: app.updatedAt, stored: app.p8, credential: credential, problem: problem)
             // Apps may share a key: retire it only when no app holds it any more.
             guard let previous, previous != credential, !entries.values.contains(where: { $0.credential == previous })
             else { return nil }
             return previous
         }
         if let unused { retired(unused) }
-        return credential
+        return problem.map { .failure($0) } ?? .success(credential)
     }
 }

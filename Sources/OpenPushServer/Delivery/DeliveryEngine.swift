@@ -55,7 +55,8 @@ public final class DeliveryEngine: Sendable {
         self.client = client
         self.settings = settings
         self.logger = logger
-        credentials = CredentialCache(retired: { old in Task { await client.retire(credential: old) } })
+        credentials = CredentialCache(keyring: services.configuration.secretKeyring, logger: logger,
+                                      retired: { old in Task { await client.retire(credential: old) } })
         worker = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))"
     }
 
@@ -313,7 +314,7 @@ public final class DeliveryEngine: Sendable {
         var timestamps: [String: Int] = [:]
         var payloads = DeliveryPlanner.PayloadCache()
         // Each app's credential once per batch, not a cache lookup under its lock per recipient.
-        var appCredentials: [String: APNSCredential?] = [:]
+        var appCredentials: [String: Result<APNSCredential?, SealedSecretError>] = [:]
         for delivery in claimed {
             if let refusal = held[delivery.id] {
                 batch.refused.append((delivery, refusal))
@@ -323,15 +324,23 @@ public final class DeliveryEngine: Sendable {
             case .failure(let refusal):
                 batch.refused.append((delivery, refusal))
             case .success(let plan):
-                let credential: APNSCredential?
+                let lookup: Result<APNSCredential?, SealedSecretError>
                 if let known = appCredentials[delivery.appID] {
-                    credential = known
+                    lookup = known
                 } else {
-                    credential = context.app(for: delivery).flatMap { credentials.credential(for: $0) }
-                    appCredentials[delivery.appID] = credential
+                    lookup = context.app(for: delivery).map { credentials.lookup(for: $0) } ?? .success(nil)
+                    appCredentials[delivery.appID] = lookup
                 }
-                guard let credential else {
+                let credential: APNSCredential
+                switch lookup {
+                case .success(let found?):
+                    credential = found
+                case .success(nil):
                     batch.refused.append((delivery, .credentials(APNSReason.missingProviderToken.rawValue)))
+                    continue
+                case .failure(let problem):
+                    // Held with the app paused, as for a bad key: nothing is lost while the key is found.
+                    batch.refused.append((delivery, .credentials(problem.reason)))
                     continue
                 }
                 if let stamp = plan.activityTimestamp { timestamps[stamp.activityID] = stamp.timestamp }

@@ -284,8 +284,11 @@ public final class WebhookDispatcher: Sendable {
         let body = StoredEvent.webhookBody(events)
         let timestamp = Int64(services.now())
         let payload = WebhookSignature.signedPayload(timestamp: timestamp, body: body)
-        let secrets = WebhookSignature.signingSecrets(current: claim.secret, previous: claim.previousSecret,
-                                                      previousUntil: claim.previousSecretUntil, now: services.now())
+        let secrets: [String]
+        switch claim.signingSecrets(keyring: services.configuration.secretKeyring, now: services.now()) {
+        case .success(let opened): secrets = opened
+        case .failure(let problem): return .failure(Failure(reason: "the webhook's signing secret is \(problem)"))
+        }
         let signatures = secrets.map { HMACSHA256.authenticationCode(key: Array($0.utf8), message: payload).hexString }
         let request = HTTPClientRequest(
             url: claim.url, method: "POST",

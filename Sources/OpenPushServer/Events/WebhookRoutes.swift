@@ -33,7 +33,9 @@ enum WebhookRoutes {
         }
         let (record, secret) = try await WebhookStore.create(appID: principal.app.id, url: url, events: events,
                                                              description: fields.description.newValue,
-                                                             now: context.services.now(), in: context.services.database)
+                                                             now: context.services.now(),
+                                                             sealing: context.services.configuration.secretKeyring,
+                                                             in: context.services.database)
         return .json(record.json(secret: secret), status: 201)
     }
 
@@ -79,6 +81,7 @@ enum WebhookRoutes {
         let id = context.pathParameter("webhook_id")
         guard let (record, secret) = try await WebhookStore.rotateSecret(id: id, appID: principal.app.id,
                                                                          now: context.services.now(),
+                                                                         sealing: context.services.configuration.secretKeyring,
                                                                          in: context.services.database)
         else { throw notFound(id) }
         return .json(record.json(secret: secret))

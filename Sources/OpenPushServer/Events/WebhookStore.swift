@@ -13,7 +13,9 @@ enum WebhookStore {
     /// The app's newest event: where a new or re-enabled endpoint's cursor starts, so it gets the
     /// events from then on only.
 
+    /// The secret is stored sealed with `keyring` (in clear when it has no current key).
     static func create(appID: String, url: String, events: [String], description: String?, now: Double,
+                       sealing keyring: SecretKeyring = SecretKeyring(),
                        in database: PostgresPool) async throws -> (WebhookRecord, secret: String) {
         let id = Identifier.make(prefix: "whk", now: now, random: KeyMaterial.identifierEntropy())
         let secret = newSecret()
@@ -21,7 +23,7 @@ enum WebhookStore {
         let rows = try await database.query("""
             INSERT INTO webhooks (id, app_id, url, events, description, secret, cursor_xid, cursor_seq, next_attempt_at, created_at,
                                   updated_at)
-            VALUES (\(id), \(appID), \(url), \(events)::text[], \(description), \(secret), \(newest.xid), \(newest.seq),
+            VALUES (\(id), \(appID), \(url), \(events)::text[], \(description), \(keyring.seal(secret)), \(newest.xid), \(newest.seq),
                     to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)))
             RETURNING \(WebhookRecord.columns)
             """)
@@ -75,12 +77,13 @@ enum WebhookStore {
         !(try await database.query("DELETE FROM webhooks WHERE id = \(id) AND app_id = \(appID) RETURNING id")).isEmpty
     }
 
-    /// A new secret; the current one becomes `previous_secret` and keeps signing for 24 hours.
-    static func rotateSecret(id: String, appID: String, now: Double,
+    /// A new secret; the current one becomes `previous_secret` (moved as stored, sealed or not)
+    /// and keeps signing for 24 hours.
+    static func rotateSecret(id: String, appID: String, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
                              in database: PostgresPool) async throws -> (WebhookRecord, secret: String)? {
         let secret = newSecret()
         let rows = try await database.query("""
-            UPDATE webhooks SET previous_secret = secret, secret = \(secret),
+            UPDATE webhooks SET previous_secret = secret, secret = \(keyring.seal(secret)),
                    previous_secret_until = to_timestamp(\(now + previousSecretSeconds)), updated_at = to_timestamp(\(now))
             WHERE id = \(id) AND app_id = \(appID)
             RETURNING \(WebhookRecord.columns)

@@ -28,7 +28,8 @@ public struct DevDemoApp: Sendable, Equatable {
         if let saved = load(path), let current = try await stillPresent(saved, in: services.database) {
             return current
         }
-        let created = try await AppStore.create(try settings(), now: services.now(), in: services.database)
+        let created = try await AppStore.create(try settings(), now: services.now(),
+                                                sealing: services.configuration.secretKeyring, in: services.database)
         let demo = DevDemoApp(id: created.app.id, restKey: created.restKey, sdkKey: created.sdkKey, isNew: true)
         try save(demo, to: path)
         return demo

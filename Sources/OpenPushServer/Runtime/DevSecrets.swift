@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// Secrets `openpush dev` invents on first start and keeps under `.openpush/`, so a restart
-/// keeps the same keys.
+/// keeps the same keys (and can open what the last run sealed).
 public enum DevSecrets {
     public static func organizationKey(stateDirectory: String) throws -> String {
         let path = stateDirectory + "/org_api_key"
@@ -11,6 +11,23 @@ public enum DevSecrets {
             if key.count >= 16 { return key }
         }
         let key = "org_" + SecureRandom.bytes(24).hexString
+        try key.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
+        return key
+    }
+
+    /// The key that seals the dev database's secrets (`OPENPUSH_SECRET_KEY`), as 64 hex digits.
+    public static func secretKey(stateDirectory: String) throws -> String {
+        let path = stateDirectory + "/secret_key"
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
+            let key = existing.trimmingCharacters(in: .whitespacesAndNewlines)
+            // Replacing it would leave what it sealed unreadable: stop instead.
+            guard SecretKeyring.parseKey(key) != nil else {
+                throw ConfigurationError(variable: ".openpush/secret_key", problem: "is not a 64-hex-digit key; restore it or remove it and the database")
+            }
+            return key
+        }
+        let key = SecretKeyring.generateKeyText()
         try key.write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, 0o600)
         return key

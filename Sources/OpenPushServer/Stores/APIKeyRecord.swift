@@ -7,10 +7,13 @@ public struct APIKeyRecord: Sendable, Equatable {
     /// Unix seconds.
     public var createdAt: Double
     public var rotatedAt: Double?
+    /// Unix seconds; nil never expires.
+    public var expiresAt: Double?
 
     public static let columns: PostgresQuery = """
         SELECT id, name, extract(epoch FROM created_at)::float8 AS created_at,
-               extract(epoch FROM rotated_at)::float8 AS rotated_at
+               extract(epoch FROM rotated_at)::float8 AS rotated_at,
+               extract(epoch FROM expires_at)::float8 AS expires_at
         FROM api_keys
         """
 
@@ -19,6 +22,7 @@ public struct APIKeyRecord: Sendable, Equatable {
         name = try row.decode("name")
         createdAt = try row.decode("created_at")
         rotatedAt = try row.decode("rotated_at")
+        expiresAt = try row.decode("expires_at")
     }
 }
 

@@ -7,14 +7,17 @@ public import Postgres
 /// Every operation locks the app's row first, so concurrent deletes cannot together remove
 /// the last key, and a missing app is told apart from a missing key.
 public enum APIKeyStore {
-    public static func create(appID: String, name: String, now: Double, in database: PostgresPool) async throws -> IssuedAPIKey {
+    /// `lifetime` in seconds (already checked against `KeyLifetime.allowedSeconds`); nil never expires.
+    public static func create(appID: String, name: String, lifetime: Int64? = nil, now: Double,
+                              in database: PostgresPool) async throws -> IssuedAPIKey {
         let id = Identifier.make(prefix: "key", now: now, random: KeyMaterial.identifierEntropy())
         let issued = KeyMaterial.issue(prefix: "rest")
+        let expiresAt = lifetime.map { now + Double($0) }
         let key = try await database.transaction { connection in
             try lockApp(appID, in: connection)
             try connection.query("""
-                INSERT INTO api_keys (id, app_id, name, digest, created_at)
-                VALUES (\(id), \(appID), \(name), \(issued.digest), to_timestamp(\(now)))
+                INSERT INTO api_keys (id, app_id, name, digest, created_at, expires_at)
+                VALUES (\(id), \(appID), \(name), \(issued.digest), to_timestamp(\(now)), to_timestamp(\(expiresAt)))
                 """)
             return try find(id, appID: appID, in: connection)
         }

@@ -51,8 +51,10 @@ public struct AppSettings: Sendable, Equatable {
 
 extension AppStore {
     /// Inserts an app with a fresh SDK key and a first REST key named "default", in one
-    /// transaction. Settings are assumed valid (routes validate before calling).
-    public static func create(_ settings: AppSettings, now: Double, in database: PostgresPool) async throws -> CreatedApp {
+    /// transaction. Settings are assumed valid (routes validate before calling). The `.p8` is
+    /// stored sealed with `keyring` (in clear when it has no current key).
+    public static func create(_ settings: AppSettings, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
+                              in database: PostgresPool) async throws -> CreatedApp {
         let id = Identifier.make(prefix: "app", now: now, random: KeyMaterial.identifierEntropy())
         let keyID = Identifier.make(prefix: "key", now: now, random: KeyMaterial.identifierEntropy())
         let sdkKey = KeyMaterial.issue(prefix: "sdk")
@@ -62,7 +64,7 @@ extension AppStore {
                 INSERT INTO apps (id, name, apns_env, apns_p8, apns_key_id, apns_team_id, apns_bundle_id,
                                   apns_watch_bundle_id, shared_demo, live_activity_auto_end_minutes, onesignal_alias,
                                   sdk_key_digest, created_at, updated_at)
-                VALUES (\(id), \(settings.name ?? "Untitled app"), \(settings.apnsEnv ?? "production"), \(settings.apnsP8),
+                VALUES (\(id), \(settings.name ?? "Untitled app"), \(settings.apnsEnv ?? "production"), \(settings.apnsP8.map(keyring.seal)),
                         \(settings.apnsKeyID), \(settings.apnsTeamID), \(settings.apnsBundleID), \(settings.apnsWatchBundleID),
                         \(settings.sharedDemo ?? false), \(settings.liveActivityAutoEndMinutes), \(settings.onesignalAlias ?? false),
                         \(sdkKey.digest), to_timestamp(\(now)), to_timestamp(\(now)))

@@ -3,8 +3,9 @@ public import Postgres
 
 extension AppStore {
     /// Applies the fields a `PUT` gave and bumps `updated_at`; `nil` when there is no such app.
-    public static func update(_ id: String, with fields: AppFields, now: Double, in database: PostgresPool)
-        async throws -> AppRecord?
+    /// A new `.p8` is stored sealed with `keyring` (in clear when it has no current key).
+    public static func update(_ id: String, with fields: AppFields, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
+                              in database: PostgresPool) async throws -> AppRecord?
     {
         var assignments: [PostgresQuery] = []
         func set<Value: PostgresEncodable>(_ column: String, _ value: Value?) {
@@ -17,7 +18,7 @@ extension AppStore {
         set("apns_env", fields.apnsEnv)
         set("shared_demo", fields.sharedDemo)
         set("onesignal_alias", fields.onesignalAlias)
-        change("apns_p8", fields.apnsP8)
+        if !fields.apnsP8.isKeep { assignments.append("apns_p8 = \(fields.apnsP8.newValue.map(keyring.seal))") }
         change("apns_key_id", fields.apnsKeyID)
         change("apns_team_id", fields.apnsTeamID)
         change("apns_bundle_id", fields.apnsBundleID)

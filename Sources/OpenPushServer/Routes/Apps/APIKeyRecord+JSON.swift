@@ -8,6 +8,7 @@ extension APIKeyRecord {
             "name": .string(name),
             "created_at": .string(Timestamp.iso8601(createdAt)),
             "rotated_at": rotatedAt.map { .string(Timestamp.iso8601($0)) } ?? .null,
+            "expires_at": expiresAt.map { .string(Timestamp.iso8601($0)) } ?? .null,
         ]
     }
 }

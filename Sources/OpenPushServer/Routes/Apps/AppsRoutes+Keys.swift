@@ -15,11 +15,12 @@ extension AppsRoutes {
         try Authentication.requireOrganization(context)
         var reader = FieldReader(try context.jsonObject())
         let name = reader.string("name", required: true, maxLength: AppFields.nameMaxLength)
+        let lifetime = reader.integer("expires_in_seconds", in: KeyLifetime.allowedSeconds)
         reader.rejectUnknownFields()
         try reader.finish()
         let services = context.services
         let issued = try await answeringRefusals {
-            try await APIKeyStore.create(appID: context.pathParameter("app_id"), name: name ?? "",
+            try await APIKeyStore.create(appID: context.pathParameter("app_id"), name: name ?? "", lifetime: lifetime,
                                          now: services.now(), in: services.database)
         }
         return .json(.object(issued.json), status: 201, headers: secretHeaders)
@@ -82,9 +83,11 @@ extension AppsRoutes {
 }
 
 extension IssuedAPIKey {
-    /// The key with its value, which the caller sees this once.
+    /// The key with its value, which the caller sees this once; `expires_at` only when it expires.
     var json: JSONObject {
-        ["id": .string(key.id), "name": .string(key.name), "token": .string(token),
-         "created_at": key.json["created_at"] ?? .null]
+        var body: JSONObject = ["id": .string(key.id), "name": .string(key.name), "token": .string(token),
+                                "created_at": key.json["created_at"] ?? .null]
+        if key.expiresAt != nil { body["expires_at"] = key.json["expires_at"] }
+        return body
     }
 }

@@ -20,7 +20,8 @@ enum AppsRoutes {
         try Authentication.requireOrganization(context)
         let fields = try AppFields.read(try context.jsonObject(), for: .create)
         let services = context.services
-        let created = try await AppStore.create(AppSettings(fields), now: services.now(), in: services.database)
+        let created = try await AppStore.create(AppSettings(fields), now: services.now(),
+                                                sealing: services.configuration.secretKeyring, in: services.database)
         var body = created.app.json
         body["basic_auth_key"] = .string(created.restKey)
         body["sdk_key"] = .string(created.sdkKey)
@@ -50,7 +51,8 @@ enum AppsRoutes {
         let id = context.pathParameter("app_id")
         let fields = try AppFields.read(try context.jsonObject(), for: .update)
         let services = context.services
-        guard let app = try await AppStore.update(id, with: fields, now: services.now(), in: services.database) else {
+        guard let app = try await AppStore.update(id, with: fields, now: services.now(),
+                                                       sealing: services.configuration.secretKeyring, in: services.database) else {
             throw Authentication.unknownApp(id)
         }
         return .json(.object(app.json))
