@@ -36,6 +36,8 @@ import OpenPushTestSupport
         #expect(compose.contains("  OPENPUSH_DATABASE_URL: postgresql://openpush:openpush@pgbouncer:6432/openpush\n"))
         #expect(compose.contains("  OPENPUSH_DATABASE_DIRECT_URL: postgresql://openpush:openpush@postgres:5432/openpush\n"))
         #expect(compose.contains("  OPENPUSH_RESOURCES_DIR: /usr/share/openpush\n"))
+        // Every process seals and opens secrets with the same key.
+        #expect(compose.contains("  OPENPUSH_SECRET_KEY: ${OPENPUSH_SECRET_KEY:?"))
     }
 
     @Test func pgBouncerPoolsTransactionsForTheComposeDatabase() throws {
