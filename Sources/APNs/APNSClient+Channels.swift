@@ -69,6 +69,7 @@ extension APNSClient {
             headers.append(("content-type", "application/json"))
             headers.append(("content-length", String(body.count)))
         }
+        if let field = APNSPendingRequest.unsendableField(in: headers) { throw APNSPendingRequest.unsendable(field) }
         let deadline = APNSMonotonicClock.now() + configuration.requestTimeout
         let key = APNSPoolKey(credential: credential, environment: environment, service: service)
         let result = await withCheckedContinuation { continuation in

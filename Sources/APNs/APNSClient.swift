@@ -109,11 +109,20 @@ public final class APNSClient: Sendable {
     ) {
         let endpoint = endpoints[APNSRoute(environment: environment, service: .push)]!
         let deadline = APNSMonotonicClock.now() + configuration.requestTimeout
-        let items = pushes.enumerated().map { index, push in
-            APNSPendingRequest(
-                headers: APNSPendingRequest.headers(for: push, endpoint: endpoint), payload: push.request.payloadBytes,
-                deadline: deadline, completion: { completion(index, $0) })
+        var items: [APNSPendingRequest] = []
+        items.reserveCapacity(pushes.count)
+        for (index, push) in pushes.enumerated() {
+            let headers = APNSPendingRequest.headers(for: push, endpoint: endpoint)
+            if let field = APNSPendingRequest.unsendableField(in: headers) {
+                // This push alone fails; the others of the batch go on as usual.
+                completion(index, .failure(APNSPendingRequest.unsendable(field)))
+                continue
+            }
+            items.append(APNSPendingRequest(
+                headers: headers, payload: push.request.payloadBytes, deadline: deadline,
+                completion: { completion(index, $0) }))
         }
+        guard !items.isEmpty else { return }
         let key = APNSPoolKey(credential: credential, environment: environment)
         let shards = self.shards(of: key)
         if items.count == 1 {

@@ -65,10 +65,26 @@ final class APNSPendingRequest: @unchecked Sendable {
             ("apns-id", apns.apnsID),
         ]
         headers.reserveCapacity(12)
-        if let collapseID = apns.collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        // Spaces at the ends are no part of a field value, and HTTP/2 forbids sending them.
+        if let collapseID = apns.collapseID { headers.append(("apns-collapse-id", HeaderText.trimmingSpaces(collapseID))) }
         // No content-type: APNs does not ask for one, and each header is work on both ends.
         headers.append(("content-length", String(push.request.payloadBytes.count)))
         return headers
+    }
+
+    /// The name of the first header whose value cannot go on the wire (`HeaderText.isSendable`),
+    /// if any. Such a request is refused before it reaches nghttp2: a control character in a
+    /// header can make the peer reset the connection, failing every app's pushes on it.
+    /// A pseudo-header (`:path`) takes no space at all.
+    static func unsendableField(in headers: [(name: String, value: String)]) -> String? {
+        headers.first { field in
+            field.name.hasPrefix(":") ? !HeaderText.isVisibleASCII(field.value) : !HeaderText.isSendable(field.value)
+        }?.name
+    }
+
+    /// The failure of a request refused by `unsendableField(in:)`; it never left this client.
+    static func unsendable(_ field: String) -> APNSTransportError {
+        APNSTransportError(.invalidHeader, "\(field): a header value must be printable ASCII, with no space at either end")
     }
 
     /// Headers whose value is new on every push: never added to HPACK's dynamic tables, where

@@ -15,6 +15,9 @@ public struct APNSTransportError: Error, Sendable, Hashable, CustomStringConvert
         public static let shutdown = Kind(rawValue: "shutdown")
         /// The request could not be signed or encoded (e.g. the JWT).
         public static let requestFailed = Kind(rawValue: "request_failed")
+        /// A header value HTTP/2 cannot carry (a control or non-ASCII character): the request
+        /// was refused before it reached a connection, which it could otherwise have reset.
+        public static let invalidHeader = Kind(rawValue: "invalid_header")
     }
 
     public var kind: Kind

@@ -348,3 +348,68 @@ import Synchronization
         return (descriptor, UInt16(bigEndian: address.sin_port))
     }
 }
+
+/// A header value a peer would treat as malformed never reaches the connection: that push alone
+/// fails (`invalid_header`), and the other pushes on the shared connection go on.
+@Suite struct APNSClientHeaderGuardTests {
+    @Test func aControlCharacterInAHeaderFailsThatPushAloneWithoutReconnecting() async throws {
+        let server = H2TestServer(handler: APNSTestSupport.reply)
+        defer { server.stop() }
+        let client = try APNSTestSupport.client(server.url)
+        let credential = try APNSTestSupport.credential()
+        var pushes = (0..<5).map { APNSTestSupport.push(token: APNSTestSupport.token("a", $0)) }
+        pushes[1].request.headers.collapseID = "order\r\n58213"
+        pushes[3].request.headers.topic = "com.example.app\u{7F}"
+        let results = await client.send(pushes, credential: credential, environment: .sandbox)
+        // Another push after them still goes out on the same connection.
+        let after = try await client.send(APNSTestSupport.push(token: APNSTestSupport.token("a", 9)),
+                                          credential: credential, environment: .sandbox)
+        let opened = client.connectionsOpened
+        await client.shutdown()
+
+        for index in [0, 2, 4] { #expect((try? results[index].get())?.status == 200) }
+        for (index, field) in [(1, "apns-collapse-id"), (3, "apns-topic")] {
+            guard case .failure(let error) = results[index] else {
+                Issue.record("push \(index) was sent")
+                continue
+            }
+            #expect(error.kind == .invalidHeader)
+            #expect(error.message.hasPrefix(field + ":"))
+        }
+        #expect(after.status == 200)
+        #expect(opened == 1)
+        #expect(server.snapshot().requests.count == 4)
+    }
+
+    @Test func aSinglePushAndABroadcastAreRefusedTheSameWay() async throws {
+        let server = H2TestServer(handler: APNSTestSupport.reply)
+        defer { server.stop() }
+        let client = try APNSTestSupport.client(server.url)
+        let credential = try APNSTestSupport.credential()
+        var push = APNSTestSupport.push(token: APNSTestSupport.token("a"))
+        push.request.headers.collapseID = "caf\u{E9}"
+        await #expect(throws: APNSPendingRequest.unsendable("apns-collapse-id")) {
+            try await client.send(push, credential: credential, environment: .sandbox)
+        }
+        let broadcast = APNSBroadcastRequest(bundleID: "com.example app", channelID: "dHN0LTNLZXk=", priority: 10,
+                                             expiration: 0, requestID: "0f8c3a5e-2f1b-4c6d-9a7e-1b2c3d4e5f60",
+                                             payload: ["aps": ["event": "update"]])
+        await #expect(throws: APNSPendingRequest.unsendable(":path")) {
+            try await client.broadcast(broadcast, credential: credential, environment: .sandbox)
+        }
+        await client.shutdown()
+        #expect(server.snapshot().requests.isEmpty)
+    }
+
+    @Test func spacesAroundACollapseIDAreNoPartOfIt() async throws {
+        let server = H2TestServer(handler: APNSTestSupport.reply)
+        defer { server.stop() }
+        let client = try APNSTestSupport.client(server.url)
+        var push = APNSTestSupport.push(token: APNSTestSupport.token("a"))
+        push.request.headers.collapseID = "  order 58213 "
+        let response = try await client.send(push, credential: try APNSTestSupport.credential(), environment: .sandbox)
+        await client.shutdown()
+        #expect(response.status == 200)
+        #expect(server.snapshot().requests.first?.value("apns-collapse-id") == "order 58213")
+    }
+}

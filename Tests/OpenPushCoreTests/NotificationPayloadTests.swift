@@ -103,11 +103,14 @@ import OpenPushCore
                 == [NotificationSendParser.Messages.widgetsOnlyReload + "contents, ios_sound"])
     }
 
-    @Test func collapseIDsAreAtMost64Bytes() throws {
-        let ok = String(repeating: "é", count: 32)
+    @Test func collapseIDsAreAtMost64PrintableASCIIBytes() throws {
+        let ok = String(repeating: "k", count: 64)
         #expect(try Self.build(["contents": ["en": "x"], "collapse_id": .string(ok)]).headers.collapseID == ok)
         #expect(Self.problems(["contents": ["en": "x"], "collapse_id": .string(ok + "a")])
                 == [NotificationSendParser.Messages.collapseIDTooLong])
+        // 64 bytes, but not ASCII: it becomes a header.
+        #expect(Self.problems(["contents": ["en": "x"], "collapse_id": .string(String(repeating: "é", count: 32))])
+                == [NotificationSendParser.Messages.collapseIDNotASCII])
     }
 
     @Test func ttlBecomesTheExpiration() {

@@ -59,8 +59,8 @@ public struct AppFields: Sendable, Equatable {
         }
         fields.apnsKeyID = reader.text("apns_key_id", maxLength: textMaxLength)
         fields.apnsTeamID = reader.text("apns_team_id", maxLength: textMaxLength)
-        fields.apnsBundleID = reader.text("apns_bundle_id", maxLength: textMaxLength)
-        fields.apnsWatchBundleID = reader.text("apns_watch_bundle_id", maxLength: textMaxLength)
+        fields.apnsBundleID = reader.bundleID("apns_bundle_id", maxLength: textMaxLength)
+        fields.apnsWatchBundleID = reader.bundleID("apns_watch_bundle_id", maxLength: textMaxLength)
         fields.liveActivityAutoEndMinutes = reader.change("live_activity_auto_end_minutes") {
             $0.integer("live_activity_auto_end_minutes", in: autoEndMinutes).map(Int.init)
         }
@@ -86,6 +86,15 @@ extension FieldReader {
         default:
             return read(&self)
         }
+    }
+
+    /// A bundle id: it goes out as the `apns-topic` header and in broadcast and channel paths,
+    /// so a control character, a non-ASCII one or a space is refused (`HeaderText`).
+    fileprivate mutating func bundleID(_ key: String, maxLength: Int) -> FieldChange<String> {
+        let change = text(key, maxLength: maxLength)
+        guard let id = change.newValue, !HeaderText.isVisibleASCII(id) else { return change }
+        problem("\(key) must be printable ASCII without spaces: it is sent as the apns-topic header")
+        return .keep
     }
 
     /// Optional text: `null` clears it; an empty or blank string is a mistake, not a way to clear.

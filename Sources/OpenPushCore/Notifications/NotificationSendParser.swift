@@ -2,7 +2,7 @@
 /// problems in the order below, then conflicts between fields, then unknown fields in body order.
 /// `app_id` is read here (so it is a known field) but checked by the route.
 public enum NotificationSendParser {
-    public static let maximumCollapseIDBytes = 64
+    public static let maximumCollapseIDBytes = HeaderText.maximumCollapseIDBytes
     /// APNs keeps a push at most this long anyway (28 days).
     public static let maximumTTL: Int64 = 28 * 24 * 3600
 
@@ -15,6 +15,7 @@ public enum NotificationSendParser {
             #"push_type "widgets" sends a widget reload only: remove "#
         public static let pushType = #"push_type must be "widgets""#
         public static let collapseIDTooLong = "collapse_id must be at most 64 bytes"
+        public static let collapseIDNotASCII = "collapse_id must be printable ASCII (space to ~): it is sent as an HTTP/2 header"
         public static let badgeType = "ios_badgeType must be one of: None, SetTo, Increase"
         public static let badgeCountRequired = "ios_badgeCount is required with ios_badgeType SetTo or Increase"
         public static let badgeCountNegative = "ios_badgeCount must be 0 or more with ios_badgeType SetTo"
@@ -178,8 +179,14 @@ public enum NotificationSendParser {
         }
     }
 
+    /// `apns-collapse-id` on the wire: a control character there would reset the connection that
+    /// other apps' pushes share (`HeaderText`).
     static func readCollapseID(_ reader: inout FieldReader) -> String? {
         guard let id = nonBlank(reader.string("collapse_id")) else { return nil }
+        guard HeaderText.isPrintableASCII(id) else {
+            reader.problem(Messages.collapseIDNotASCII)
+            return nil
+        }
         guard id.utf8.count <= maximumCollapseIDBytes else {
             reader.problem(Messages.collapseIDTooLong)
             return nil

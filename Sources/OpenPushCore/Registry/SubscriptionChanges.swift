@@ -44,7 +44,7 @@ public struct SubscriptionChanges: Sendable, Equatable {
     }
 
     private static func read(_ fields: inout FieldReader) -> SubscriptionChanges {
-        var changes = SubscriptionChanges(enabled: fields.bool("enabled"), tags: fields.tagChanges("tags"))
+        var changes = SubscriptionChanges(enabled: fields.bool("enabled"), tags: fields.tagChanges("tags", holder: .device))
         changes.hideDetails = fields.bool("hide_details")
         changes.quietHours = fields.quietHoursChange()
         changes.mutedThreads = fields.mutedThreadsChange()

@@ -58,7 +58,7 @@ public struct SubscriptionRegistration: Sendable, Equatable {
         platform = reader.choice("platform", Self.platforms)
         environment = reader.choice("environment", Self.environments)
         externalID = reader.string("external_id", maxLength: limit)
-        tags = reader.tagChanges("tags") ?? .none
+        tags = reader.tagChanges("tags", holder: .device) ?? .none
         language = reader.string("language", maxLength: limit)
         country = reader.string("country", maxLength: limit)
         timezone = reader.string("timezone", maxLength: limit)

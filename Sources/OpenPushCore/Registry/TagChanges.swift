@@ -14,6 +14,9 @@ public struct TagChanges: Sendable, Equatable {
 
     public var isEmpty: Bool { assigned.isEmpty && removed.isEmpty }
 
+    /// Whether it can add keys, and so take the stored count over `TagLimits.maxKeys`.
+    public var assignsKeys: Bool { !assigned.isEmpty }
+
     public func applied(to existing: [String: String]) -> [String: String] {
         var result = existing.merging(assigned) { _, new in new }
         for key in removed { result[key] = nil }
@@ -42,11 +45,13 @@ public struct TagChanges: Sendable, Equatable {
 }
 
 extension FieldReader {
-    /// `tags`: an object of strings; an empty key is a problem.
-    public mutating func tagChanges(_ key: String) -> TagChanges? {
+    /// `tags`: an object of strings within `TagLimits` (the count after merging with what is
+    /// stored is the store's to check, in the transaction that writes them).
+    public mutating func tagChanges(_ key: String, holder: TagLimits.Holder) -> TagChanges? {
         guard let tags = stringMap(key) else { return nil }
-        if tags.keys.contains("") {
-            problem("\(key) must not have an empty key")
+        let problems = TagLimits.problems(key, tags, holder: holder)
+        guard problems.isEmpty else {
+            for message in problems { problem(message) }
             return nil
         }
         return TagChanges(tags)

@@ -14,7 +14,7 @@ public struct UserProperties: Sendable, Equatable {
 
     static func read(_ reader: inout FieldReader) -> UserProperties {
         let limit = AliasLabel.maxValueLength
-        let properties = UserProperties(tags: reader.tagChanges("tags"), language: reader.string("language", maxLength: limit),
+        let properties = UserProperties(tags: reader.tagChanges("tags", holder: .user), language: reader.string("language", maxLength: limit),
                                         timezoneID: reader.string("timezone_id", maxLength: limit),
                                         country: reader.string("country", maxLength: limit))
         reader.rejectUnknownFields()

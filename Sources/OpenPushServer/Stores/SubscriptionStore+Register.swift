@@ -25,7 +25,11 @@ extension SubscriptionStore {
                     try requireDeviceKeyIfLinked(token: token, appID: appID, deviceKey: deviceKey, in: connection)
                 }
             }
-            let registered = try upsert(registration, id: newID, appID: appID, now: now, in: connection)
+            // Only a change that sets tags can take their count over the bound; it locks the row first.
+            let assignsTags = registration.tags.assignsKeys
+            let tagsBefore = assignsTags ? try lockedTagCount(token: registration.token, appID: appID, in: connection) : 0
+            let (registered, tagsAfter) = try upsert(registration, id: newID, appID: appID, now: now, in: connection)
+            if assignsTags { try TagBound.check(before: tagsBefore, after: tagsAfter, holder: .device) }
             try applyPrivacy(registration, subscriptionID: registered.id, in: connection)
             try applyAttention(id: registered.id, appID: appID, quietHours: registration.quietHours,
                                mutedThreads: registration.mutedThreads, in: connection)
@@ -43,8 +47,9 @@ extension SubscriptionStore {
 
     /// `INSERT … ON CONFLICT (app_id, token) DO UPDATE`: atomic under concurrent registrations of
     /// one token. On conflict, fields that were sent overwrite, tags merge, and a session counts.
+    /// Also returns the number of tag keys the row holds afterwards.
     private static func upsert(_ r: SubscriptionRegistration, id: String, appID: String, now: Double,
-                               in connection: PostgresConnection) throws -> RegisteredSubscription {
+                               in connection: PostgresConnection) throws -> (RegisteredSubscription, tagCount: Int) {
         let rows = try connection.query("""
             INSERT INTO subscriptions (id, app_id, token, platform, environment, external_id, tags, language, country,
                                        timezone, app_version, device_model, device_os, enabled, widget_push_token,
@@ -75,10 +80,11 @@ extension SubscriptionStore {
                 retired_at = NULL,
                 superseded_by = NULL,
                 updated_at = to_timestamp(\(now))
-            RETURNING id, (xmax = 0) AS created
+            RETURNING id, (xmax = 0) AS created, \(TagBound.count)
             """)
         guard let row = rows.first else { throw InvariantViolation("an upsert returned no row") }
-        return RegisteredSubscription(id: try row.decode("id"), created: try row.decode("created"))
+        return (RegisteredSubscription(id: try row.decode("id"), created: try row.decode("created")),
+                try row.decode("tag_count"))
     }
 
     private static func requireDeviceKeyIfLinked(token: String, appID: String, deviceKey: String?,

@@ -3,18 +3,24 @@ public import Postgres
 
 extension SubscriptionStore {
     /// Applies a backend's `PATCH`: `enabled` replaces, tags merge (`""` removes a tag), device
-    /// preferences replace.
+    /// preferences replace. Tags that would go over `TagLimits.maxKeys` are a `400`: the caller's
+    /// transaction then stores nothing.
     public static func update(id: String, appID: String, _ changes: SubscriptionChanges, now: Double,
                               in connection: PostgresConnection) throws {
         let tags = changes.tags ?? .none
-        try connection.query("""
+        let tagsBefore = tags.assignsKeys ? try lockedTagCount(id: id, appID: appID, in: connection) : 0
+        let updated = try connection.query("""
             UPDATE subscriptions
             SET enabled = COALESCE(\(changes.enabled)::boolean, enabled),
                 tags = (tags || \(tags.setJSON)::jsonb) - \(tags.removed)::text[],
                 hide_details = COALESCE(\(changes.hideDetails)::boolean, hide_details),
                 updated_at = to_timestamp(\(now))
             WHERE app_id = \(appID) AND id = \(id)
+            RETURNING \(TagBound.count)
             """)
+        if tags.assignsKeys, let row = updated.first {
+            try TagBound.check(before: tagsBefore, after: try row.decode("tag_count"), holder: .device)
+        }
         try applyAttention(id: id, appID: appID, quietHours: changes.quietHours, mutedThreads: changes.mutedThreads,
                            in: connection)
     }

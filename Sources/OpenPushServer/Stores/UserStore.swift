@@ -69,11 +69,17 @@ public enum UserStore {
             """)
     }
 
-    /// Sent properties overwrite; tags merge (`""` removes one).
+    /// Sent properties overwrite; tags merge (`""` removes one). Tags that would go over
+    /// `TagLimits.maxKeys` are a `400`: the caller's transaction then stores nothing.
     static func updateProperties(userID: String, _ properties: UserProperties, now: Double,
                                  in connection: PostgresConnection) throws {
         let tags = properties.tags ?? .none
-        try connection.query("""
+        // The row is locked first, so a concurrent change counts what this one stored.
+        let tagsBefore: Int = tags.assignsKeys
+            ? try connection.query("SELECT \(TagBound.count) FROM users WHERE id = \(userID) FOR UPDATE")
+                .first?.decode("tag_count") ?? 0
+            : 0
+        let updated = try connection.query("""
             UPDATE users
             SET tags = (tags || \(tags.setJSON)::jsonb) - \(tags.removed)::text[],
                 language = COALESCE(\(properties.language)::text, language),
@@ -81,6 +87,10 @@ public enum UserStore {
                 country = COALESCE(\(properties.country)::text, country),
                 updated_at = to_timestamp(\(now))
             WHERE id = \(userID)
+            RETURNING \(TagBound.count)
             """)
+        if tags.assignsKeys, let row = updated.first {
+            try TagBound.check(before: tagsBefore, after: try row.decode("tag_count"), holder: .user)
+        }
     }
 }
