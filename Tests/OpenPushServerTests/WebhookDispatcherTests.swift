@@ -418,4 +418,23 @@ import Testing
         await receiver.shutdown()
         await setup.client.shutdown()
     }
+
+    /// A row stored before hosts were checked (here by SQL): libcurl would decode `%31` and
+    /// connect to the receiver; the dispatcher refuses the URL instead, with no POST, and records
+    /// the failure like any refused send, whether private addresses are allowed or not.
+    @Test(arguments: [true, false])
+    func aStoredURLWithAHostLibcurlWouldRewriteGetsNoPost(_ allowPrivate: Bool) async throws {
+        let setup = try await Self.setup()
+        let receiver = try WebhookReceiver()
+        let id = try await Self.webhook(setup, url: "http://127.0.0.%31:\(receiver.port)/hooks")
+        try await Self.append(setup, count: 1)
+        #expect(try await Self.attempt(Self.dispatcher(setup, allowPrivate: allowPrivate)) == 1)
+        let row = try await Self.row(setup, id)
+        #expect(try row.decode("last_failure_reason", as: String?.self) == "refused url: \(WebhookURL.Problem.badHost.message)")
+        #expect(try row.decode("last_failure_status", as: Int?.self) == nil)
+        #expect(try row.decode("failed_attempts", as: Int.self) == 1)
+        #expect(receiver.received.isEmpty)
+        await receiver.shutdown()
+        await setup.client.shutdown()
+    }
 }
