@@ -36,19 +36,55 @@ enum WebhookDispatchStore {
              ELSE coalesce(e.batch_size, 1) END
         """
 
+    /// Endpoint `w` has an event pending past its cursor (`StoredEvent.after`, with the cursor's
+    /// own row when members follow its index): one of its types (any type for `*`), or a `ping`
+    /// queued for it alone; only visible ones when `visibleOnly`. Each branch is one seek from
+    /// the cursor in an index holding only what it takes — `(app_id, type, xid, seq)` for each
+    /// subscribed type, `(webhook_id, xid, seq)` for its pings, `(app_id, xid, seq)` for `*` — so
+    /// however many events of other types the app has past the cursor, they are never read.
+    static func hasPending(visibleOnly: Bool) -> PostgresQuery {
+        let after: PostgresQuery = """
+            (e.xid, e.seq) >= (w.cursor_xid, w.cursor_seq)
+            AND (e.xid, e.seq, coalesce(e.batch_size, 1) - 1) > (w.cursor_xid, w.cursor_seq, w.cursor_index::int8)
+            """
+        let visible: PostgresQuery = visibleOnly ? "AND e.\(StoredEvent.visible)" : ""
+        return """
+            (EXISTS (SELECT 1 FROM events AS e
+                     WHERE e.app_id = w.app_id AND e.type = ANY (w.events) AND e.webhook_id IS NULL AND \(after) \(visible))
+             OR EXISTS (SELECT 1 FROM events AS e WHERE e.webhook_id = w.id AND e.app_id = w.app_id AND \(after) \(visible))
+             OR ('*' = ANY (w.events)
+                 AND EXISTS (SELECT 1 FROM events AS e WHERE e.app_id = w.app_id AND e.webhook_id IS NULL AND \(after) \(visible))))
+            """
+    }
+
     /// Leases up to `limit` enabled endpoints that are due, not leased by anyone, and have a
-    /// pending visible event; oldest due first, skipping rows other processes are claiming.
-    static func claim(limit: Int, leaseSeconds: Double, token: String, clock: DatabaseClock,
-                      in connection: PostgresConnection) throws -> [WebhookClaim] {
+    /// pending visible event, skipping rows other processes are claiming. Apps take turns: each
+    /// app's oldest due endpoint first, then each app's second, and so on; and an app gets at
+    /// most `perApp` minus what it already has in flight here (`busy`), so one app's slow
+    /// endpoints never hold every slot of a process.
+    static func claim(limit: Int, perApp: Int, busy: [String: Int] = [:], leaseSeconds: Double, token: String,
+                      clock: DatabaseClock, in connection: PostgresConnection) throws -> [WebhookClaim] {
         let now = clock.sql
+        let busyApps = Array(busy.keys)
+        let busyCounts = busyApps.map { busy[$0] ?? 0 }
+        let claimable: PostgresQuery = """
+            w.enabled AND w.next_attempt_at <= \(now) AND (w.lease_until IS NULL OR w.lease_until < \(now))
+            """
         let rows = try connection.query(prepared: """
             UPDATE webhooks AS leased
             SET lease_token = \(token), lease_until = \(now) + make_interval(secs => \(leaseSeconds))
             FROM (SELECT w.id FROM webhooks AS w
-                  WHERE w.enabled AND w.next_attempt_at <= \(now) AND (w.lease_until IS NULL OR w.lease_until < \(now))
-                    AND EXISTS (SELECT 1 FROM events AS e WHERE \(matches) AND e.\(StoredEvent.visible))
-                  ORDER BY w.next_attempt_at
-                  LIMIT \(limit)
+                  WHERE w.id IN (
+                          SELECT c.id FROM (
+                              SELECT w.id, w.next_attempt_at,
+                                     row_number() OVER (PARTITION BY w.app_id ORDER BY w.next_attempt_at, w.id) AS turn,
+                                     \(perApp) - coalesce((\(busyCounts)::int[])[array_position(\(busyApps)::text[], w.app_id)], 0) AS room
+                              FROM webhooks AS w
+                              WHERE \(claimable) AND \(hasPending(visibleOnly: true))) AS c
+                          WHERE c.turn <= c.room
+                          ORDER BY c.turn, c.next_attempt_at
+                          LIMIT \(limit))
+                    AND \(claimable)
                   FOR UPDATE OF w SKIP LOCKED) AS due
             WHERE leased.id = due.id
             RETURNING leased.id, leased.app_id, leased.url, leased.secret, leased.previous_secret,
@@ -63,6 +99,30 @@ enum WebhookDispatchStore {
                          cursor: EventPosition(xid: try row.decode("cursor_xid"), seq: try row.decode("cursor_seq"),
                                                index: try row.decode("cursor_index")))
         }
+    }
+
+    /// Moves the cursor of every enabled endpoint that nobody holds and that has no visible
+    /// event pending to its app's newest visible event: the events it passes are ones it does not
+    /// take. An endpoint subscribed to types the app never produces then never has a backlog to
+    /// read past (for the due query, the pending gauge, its next batch). Safe to pass them: every
+    /// event still to commit has an xid at or above the visibility bound, so past the newest
+    /// visible one. Returns how many cursors moved.
+    @discardableResult
+    static func skipUnwanted(clock: DatabaseClock, in connection: PostgresConnection) throws -> Int {
+        let now = clock.sql
+        return try connection.query(prepared: """
+            UPDATE webhooks AS moved
+            SET cursor_xid = skip.xid, cursor_seq = skip.seq, cursor_index = \(EventPosition.wholeRow)::int4
+            FROM (SELECT w.id, newest.xid, newest.seq FROM webhooks AS w
+                  CROSS JOIN LATERAL (SELECT e.xid, e.seq FROM events AS e
+                                      WHERE e.app_id = w.app_id AND e.\(StoredEvent.visible)
+                                      ORDER BY e.xid DESC, e.seq DESC LIMIT 1) AS newest
+                  WHERE w.enabled AND (w.lease_until IS NULL OR w.lease_until < \(now))
+                    AND (newest.xid, newest.seq, \(EventPosition.wholeRow)::int8) > (w.cursor_xid, w.cursor_seq, w.cursor_index::int8)
+                    AND NOT \(hasPending(visibleOnly: true))
+                  FOR UPDATE OF w SKIP LOCKED) AS skip
+            WHERE moved.id = skip.id
+            """).affectedRows
     }
 
     /// The endpoint's next events after `position` (where the lease found its cursor, then what
@@ -165,12 +225,15 @@ enum WebhookDispatchStore {
     /// Seconds until an enabled endpoint with pending events may be attempted (its next attempt,
     /// or the end of another process's lease); nil when none has pending events. Pending here
     /// ignores visibility, so an event whose transaction is still settling is looked at again soon.
-    static func secondsUntilNextDue(clock: DatabaseClock, in connection: PostgresConnection) throws -> Double? {
+    /// Apps in `excluding` (at their share of this process's slots) are not looked at: a slot
+    /// of theirs freeing wakes the dispatcher anyway.
+    static func secondsUntilNextDue(excluding: [String] = [], clock: DatabaseClock,
+                                    in connection: PostgresConnection) throws -> Double? {
         let rows = try connection.query(prepared: """
             SELECT extract(epoch FROM min(greatest(w.next_attempt_at, coalesce(w.lease_until, w.next_attempt_at))) - \(clock.sql))::float8
                    AS seconds
             FROM webhooks AS w
-            WHERE w.enabled AND EXISTS (SELECT 1 FROM events AS e WHERE \(matches))
+            WHERE w.enabled AND w.app_id <> ALL (\(excluding)::text[]) AND \(hasPending(visibleOnly: false))
             """)
         return try rows.first?.decode("seconds", as: Double?.self)
     }
