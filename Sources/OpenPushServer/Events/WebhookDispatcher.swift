@@ -181,7 +181,7 @@ public final class WebhookDispatcher: Sendable {
 
     private func skipUnwanted() async throws {
         let clock = settings.clock
-        try await services.database.withConnection { try WebhookDispatchStore.skipUnwanted(clock: clock, in: $0) }
+        _ = try await services.database.withConnection { try WebhookDispatchStore.skipUnwanted(clock: clock, in: $0) }
     }
 
     /// Moves idle endpoints' cursors, then claims and attempts up to `concurrency` due endpoints
