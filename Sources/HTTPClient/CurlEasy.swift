@@ -70,6 +70,10 @@ final class CurlEasy {
         try check(openpush_curl_easy_setopt_write_function(handle, function), CURLOPT_WRITEFUNCTION)
     }
 
+    func setOpenSocketFunction(_ function: openpush_curl_opensocket_callback) throws(HTTPClientError) {
+        try check(openpush_curl_easy_setopt_opensocket_function(handle, function), CURLOPT_OPENSOCKETFUNCTION)
+    }
+
     var responseCode: Int {
         var code = 0
         _ = openpush_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)

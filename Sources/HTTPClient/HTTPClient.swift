@@ -120,10 +120,14 @@ final class Transfer: @unchecked Sendable {
     var continuation: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>?
     private var body: [UInt8] = []
     private let maxResponseBytes: Int
+    private let peerFilter: HTTPClientRequest.PeerFilter?
+    /// Why `peerFilter` refused the last address it was asked about (the driving thread only).
+    private var refusal: String?
 
     init(_ request: HTTPClientRequest, userAgent: String) throws(HTTPClientError) {
         easy = try CurlEasy()
         maxResponseBytes = request.maxResponseBytes
+        peerFilter = request.peerFilter
         try easy.set(CURLOPT_URL, request.url)
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
         // Never a proxy from the environment: it would resolve the host itself, past the pin.
@@ -149,6 +153,25 @@ final class Transfer: @unchecked Sendable {
         }
         try easy.setWriteFunction(httpClientWrite)
         try easy.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
+        if peerFilter != nil {
+            try easy.setOpenSocketFunction(httpClientOpenSocket)
+            try easy.set(CURLOPT_OPENSOCKETDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
+        }
+    }
+
+    /// A socket for `address`, or `CURL_SOCKET_BAD` when the filter refuses it.
+    func openSocket(_ address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
+        if let peerFilter {
+            var bytes = [UInt8](repeating: 0, count: 16)
+            let count = bytes.withUnsafeMutableBufferPointer { openpush_curl_sockaddr_bytes(address, $0.baseAddress!) }
+            let reason = count == 0 ? "refused a connection to an address that is neither IPv4 nor IPv6"
+                                    : peerFilter(Array(bytes.prefix(count)))
+            if let reason {
+                refusal = reason
+                return openpush_curl_socket_bad()
+            }
+        }
+        return openpush_curl_open_socket(address)
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer) {
@@ -157,6 +180,11 @@ final class Transfer: @unchecked Sendable {
     }
 
     func finish(_ code: CURLcode) {
+        // libcurl reports a refused socket as a failed connect: the refusal says why.
+        if code != CURLE_OK, let refusal {
+            complete(.failure(.refusedAddress(refusal)))
+            return
+        }
         switch code {
         case CURLE_OK: complete(.success(HTTPClientResponse(status: easy.responseCode, body: body)))
         case CURLE_OPERATION_TIMEDOUT: complete(.failure(.timedOut))
@@ -169,6 +197,15 @@ final class Transfer: @unchecked Sendable {
         self.continuation = nil
         continuation?.resume(returning: result)
     }
+}
+
+/// libcurl's open-socket callback: the user pointer is the transfer, as for the write callback.
+/// Only connections to a peer (not sockets libcurl accepts) go through the filter.
+private func httpClientOpenSocket(_ user: UnsafeMutableRawPointer?, _ purpose: curlsocktype,
+                                  _ address: UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t {
+    guard let address else { return openpush_curl_socket_bad() }
+    guard let user, purpose == CURLSOCKTYPE_IPCXN else { return openpush_curl_open_socket(address) }
+    return Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue().openSocket(address)
 }
 
 /// libcurl's write callback: the user pointer is the transfer (kept alive by the driving

@@ -12,9 +12,17 @@ public struct HTTPClientRequest: Sendable {
     public var pinnedAddresses: [String]
     /// The most of the answer's body kept; the rest is read and dropped.
     public var maxResponseBytes: Int
+    /// Asked about every address libcurl is about to connect to (4 or 16 bytes), just before it
+    /// opens the socket: nil lets it connect, a reason refuses it (the request then fails with
+    /// `HTTPClientError.refusedAddress`, unless another address of the host is let through).
+    /// Whatever resolved the host, this sees the peer itself. Runs on the client's thread: keep it quick.
+    public var peerFilter: PeerFilter?
+
+    public typealias PeerFilter = @Sendable (_ address: [UInt8]) -> String?
 
     public init(url: String, method: String = "POST", headers: [(name: String, value: String)] = [], body: [UInt8] = [],
-                timeout: Duration = .seconds(10), pinnedAddresses: [String] = [], maxResponseBytes: Int = 64 << 10) {
+                timeout: Duration = .seconds(10), pinnedAddresses: [String] = [], maxResponseBytes: Int = 64 << 10,
+                peerFilter: PeerFilter? = nil) {
         self.url = url
         self.method = method
         self.headers = headers
@@ -22,6 +30,7 @@ public struct HTTPClientRequest: Sendable {
         self.timeout = timeout
         self.pinnedAddresses = pinnedAddresses
         self.maxResponseBytes = maxResponseBytes
+        self.peerFilter = peerFilter
     }
 }
 
@@ -43,6 +52,8 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     case transport(code: Int, message: String)
     /// The request could not be set up (a bad URL or option).
     case invalidRequest(String)
+    /// `peerFilter` refused the address libcurl was to connect to: its reason.
+    case refusedAddress(String)
     case shutDown
 
     public var description: String {
@@ -50,6 +61,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .timedOut: "timed out"
         case .transport(let code, let message): "transport error \(code): \(message)"
         case .invalidRequest(let message): "invalid request: \(message)"
+        case .refusedAddress(let reason): reason
         case .shutDown: "the HTTP client is shut down"
         }
     }

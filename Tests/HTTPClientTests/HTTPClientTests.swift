@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPServer
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -104,6 +105,31 @@ private func withServer(_ body: (UInt16) async throws -> Void) async throws {
                 pinnedAddresses: ["receiver.invalid:\(port):127.0.0.1"]))
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self).hasSuffix("pinned"))
+            await client.shutdown()
+        }
+    }
+
+    /// The filter is asked about the address libcurl is about to connect to (here a name pinned
+    /// to loopback) and can refuse it before the socket opens; nil lets the request through.
+    @Test func aPeerFilterSeesAndCanRefuseTheAddressConnectedTo() async throws {
+        try await withServer { port in
+            let client = try HTTPClient()
+            let seen = Mutex<[[UInt8]]>([])
+            func send(refusing: Bool) async -> Result<HTTPClientResponse, HTTPClientError> {
+                await Result(catching: { () async throws(HTTPClientError) -> HTTPClientResponse in
+                    try await client.send(HTTPClientRequest(
+                        url: "http://receiver.invalid:\(port)/echo", body: Array("x".utf8),
+                        pinnedAddresses: ["receiver.invalid:\(port):127.0.0.1"],
+                        peerFilter: { address in
+                            seen.withLock { $0.append(address) }
+                            return refusing ? "refused \(address)" : nil
+                        }))
+                })
+            }
+            #expect(await send(refusing: true).failure == .refusedAddress("refused [127, 0, 0, 1]"))
+            #expect(seen.withLock { $0 } == [[127, 0, 0, 1]])
+            #expect(try await send(refusing: false).get().status == 200)
+            #expect(seen.withLock { $0 } == [[127, 0, 0, 1], [127, 0, 0, 1]])
             await client.shutdown()
         }
     }

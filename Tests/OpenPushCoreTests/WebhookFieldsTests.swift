@@ -12,13 +12,13 @@ import OpenPushCore
         ("http://example.com/hook", WebhookURL.Problem.notHTTPS), ("ftp://example.com", .notHTTPS), ("example.com", .notHTTPS),
         ("https://", .noHost), ("https:///path", .noHost), ("https://:443/x", .noHost),
         ("https://localhost/hook", .privateAddress), ("https://api.localhost/", .privateAddress),
-        ("https://LOCALHOST./", .privateAddress),
+        ("https://LOCALHOST./", .badHost),
         ("https://127.0.0.1/", .privateAddress), ("https://127.1/", .privateAddress), ("https://2130706433/", .privateAddress),
         ("https://0x7f000001/", .privateAddress), ("https://10.1.2.3/", .privateAddress), ("https://172.16.0.1/", .privateAddress),
         ("https://172.31.255.255/", .privateAddress), ("https://192.168.1.1:8443/", .privateAddress),
         ("https://169.254.169.254/latest/meta-data", .privateAddress), ("https://0.0.0.0/", .privateAddress),
         ("https://100.64.0.1/", .privateAddress),
-        ("https://[::1]/", .privateAddress), ("https://[::]/", .privateAddress), ("https://[fe80::1%25eth0]/", .privateAddress),
+        ("https://[::1]/", .privateAddress), ("https://[::]/", .privateAddress), ("https://[fe80::1]/", .privateAddress),
         ("https://[fd00::1]/", .privateAddress), ("https://[fc12:3456::1]/", .privateAddress),
         ("https://[::ffff:127.0.0.1]/", .privateAddress), ("https://[::ffff:10.0.0.1]/", .privateAddress),
         ("https://user:pass@example.com/", .malformed), ("https://exa mple.com/", .malformed),
@@ -26,6 +26,26 @@ import OpenPushCore
     ])
     func refusedURLsNameTheirProblem(_ url: String, _ problem: WebhookURL.Problem) {
         #expect(WebhookURL.problem(url, allowPrivate: false) == problem)
+    }
+
+    /// libcurl percent-decodes and IDN-converts a host before resolving it: only hosts it takes
+    /// as they are pass, whatever private addresses the deployment allows.
+    @Test(arguments: ["https://x%2ey.example/", "https://%31%32%37.0.0.1/", "https://\u{E4}.example/", "https://b\u{FC}cher.de/",
+                      "https://under_score.example/", "https://a..b.example/", "https://.example.com/", "https://example.com./",
+                      "https://example.com.:443/", "https://[fe80::1%25eth0]/", "https://[1.2.3.4]/", "https://ex!ample.com/",
+                      "https://exa%6dple.com/", "https://\u{FF0E}example.com/", "https://" + String(repeating: "a", count: 64) + ".example/"])
+    func hostsLibcurlWouldRewriteAreRefused(_ url: String) {
+        #expect(WebhookURL.problem(url, allowPrivate: false) == .badHost, "\(url)")
+        #expect(WebhookURL.problem(url, allowPrivate: true) == .badHost, "\(url)")
+        #expect(WebhookURL.sendProblem(url) == .badHost, "\(url)")
+        #expect(WebhookURL.Problem.badHost.message.hasPrefix("url "))
+    }
+
+    @Test(arguments: ["https://xn--bcher-kva.de/", "https://XN--BCHER-KVA.example/hook", "https://a-b.c-d.example:8443/x%2ey?q=%25",
+                      "https://1.2.3.4/", "https://[2001:db8::1]:443/", "https://" + String(repeating: "a", count: 63) + ".example/"])
+    func asciiNamesPunycodeAndLiteralsPass(_ url: String) {
+        #expect(WebhookURL.problem(url, allowPrivate: false) == nil, "\(url)")
+        #expect(WebhookURL.sendProblem(url) == nil, "\(url)")
     }
 
     @Test func theURLIsAtMost2048Characters() {

@@ -98,6 +98,7 @@ import Testing
         let receiver = try WebhookReceiver()
         let id = try await WebhookDispatcherTests.webhook(setup, url: receiver.url, events: ["delivery.accepted"])
         try await EventFeedTests.append(setup.app, [Self.accepted(setup.appID, 0..<250), EventFeedTests.click(setup.appID, 0)])
+        try await Maintenance.refreshMetrics(setup.app.services)
         let metricsBefore = String(decoding: await setup.app.request(.get, "/metrics").body, as: UTF8.self)
         #expect(metricsBefore.contains("openpush_webhook_events_pending{app=\"\(setup.appID)\"} 250"))
 
@@ -116,12 +117,14 @@ import Testing
             SELECT cursor_index FROM webhooks WHERE id = \(id)
             """).firstRow().decode("cursor_index", as: Int64.self)
         #expect(done == EventPosition.wholeRow)
+        try await Maintenance.refreshMetrics(setup.app.services)
         let metricsAfter = String(decoding: await setup.app.request(.get, "/metrics").body, as: UTF8.self)
         #expect(metricsAfter.contains("openpush_webhook_events_pending{app=\"\(setup.appID)\"} 0"))
 
         // A cursor left inside the row (as a batch that failed after the first would leave it)
         // resumes with the member after its index: pending counts only those.
         try await setup.app.services.database.query("UPDATE webhooks SET cursor_index = 149 WHERE id = \(id)")
+        try await Maintenance.refreshMetrics(setup.app.services)
         let metricsMid = String(decoding: await setup.app.request(.get, "/metrics").body, as: UTF8.self)
         #expect(metricsMid.contains("openpush_webhook_events_pending{app=\"\(setup.appID)\"} 100"))
         #expect(try await WebhookDispatcherTests.attempt(dispatcher) == 1)

@@ -358,6 +358,7 @@ import Postgres
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(try await Self.states(harness) == ["accepted": 1])
+        try await Maintenance.refreshMetrics(harness.app.services)
         let metrics = await harness.app.request(.get, "/metrics")
         #expect(metrics.text.contains(#"openpush_pushes_total{kind="push_to_start",state="accepted",reason=""} 1"#))
         #expect(metrics.text.contains("openpush_delivery_latency_seconds_count 1"))

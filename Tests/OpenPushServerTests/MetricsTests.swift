@@ -3,6 +3,7 @@ import HTTPServer
 import OpenPushCore
 @testable import OpenPushServer
 import OpenPushTestSupport
+import Postgres
 
 @Suite struct MetricsTests {
     @Test func countsRequestsByRouteMethodAndStatus() {
@@ -83,5 +84,43 @@ import OpenPushTestSupport
         #expect(try Configuration.fromEnvironment(["OPENPUSH_METRICS_TOKEN": " abc "]).metricsToken == "abc")
         #expect(try Configuration.fromEnvironment([:]).metricsToken == nil)
         #expect(Configuration.documentation.contains { $0.name == "OPENPUSH_METRICS_TOKEN" })
+    }
+}
+
+/// `/metrics` serves the figures only PostgreSQL knows as the maintenance loop last read them:
+/// a scrape runs no query, so it answers, with them, while the database is out of reach.
+@Suite struct MetricsDatabaseFiguresTests {
+    @Test func aScrapeRunsNoQueryAndAnswersWhileTheDatabaseIsClosed() async throws {
+        let app = try await TestApp.make()
+        let created = try await app.createApp()
+        try await app.services.database.query("""
+            INSERT INTO webhooks (id, app_id, url, events, secret)
+            VALUES ('whk_metrics', \(created.app.id), 'https://hooks.example.com/', '{*}', 'whsec_x')
+            """)
+        try await app.services.database.transaction {
+            try EventOutbox.append([OutboundEvent(type: .click, appID: created.app.id, data: [:])], in: $0)
+        }
+        // Not read yet: unknown, not a query of its own.
+        var text = await app.request(.get, "/metrics").text
+        #expect(text.contains("openpush_delivery_queue_depth -1\n"))
+        #expect(text.contains("openpush_database_figures_age_seconds -1\n"))
+        #expect(!text.contains("openpush_webhook_events_pending{"))
+
+        try await Maintenance.refreshMetrics(app.services)
+        await app.services.database.close()
+        let scraped = await app.request(.get, "/metrics")
+        #expect(scraped.status == 200)
+        text = scraped.text
+        #expect(text.contains("openpush_delivery_queue_depth 0\n"))
+        #expect(text.contains("openpush_webhook_events_pending{app=\"\(created.app.id)\"} 1\n"))
+        let age = text.split(separator: "\n").first { $0.hasPrefix("openpush_database_figures_age_seconds ") }
+            .flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+        #expect(age.map { $0 >= 0 } == true)
+
+        // A read that fails leaves them unknown rather than stale.
+        await #expect(throws: (any Error).self) { try await Maintenance.refreshMetrics(app.services) }
+        text = await app.request(.get, "/metrics").text
+        #expect(text.contains("openpush_delivery_queue_depth -1\n"))
+        #expect(!text.contains("openpush_webhook_events_pending{"))
     }
 }

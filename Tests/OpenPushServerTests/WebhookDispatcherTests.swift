@@ -95,6 +95,7 @@ import Testing
         let receiver = try WebhookReceiver()
         let id = try await Self.webhook(setup, url: receiver.url)
         try await Self.append(setup, count: 250)
+        try await Maintenance.refreshMetrics(setup.app.services)
         let metricsBefore = String(decoding: await setup.app.request(.get, "/metrics").body, as: UTF8.self)
         #expect(metricsBefore.contains("openpush_webhook_events_pending{app=\"\(setup.appID)\"} 250"))
 
@@ -119,6 +120,7 @@ import Testing
         #expect(try row.decode("succeeded", as: Bool.self))
         #expect(try row.decode("cursor_seq", as: Int64.self) > 0)
         #expect(try row.decode("lease_token", as: String?.self) == nil)
+        try await Maintenance.refreshMetrics(setup.app.services)
         let metrics = String(decoding: await setup.app.request(.get, "/metrics").body, as: UTF8.self)
         #expect(metrics.contains("openpush_webhook_events_sent_total{app=\"\(setup.appID)\"} 250"))
         #expect(metrics.contains("openpush_webhook_events_pending{app=\"\(setup.appID)\"} 0"))
@@ -213,6 +215,7 @@ import Testing
         #expect(setup.app.services.metrics.webhooks.failed(app: setup.appID) == 6)
         #expect(setup.app.services.metrics.webhooks.sent(app: setup.appID) == 3)
         // /metrics shows the events of the failed attempts for the app.
+        try await Maintenance.refreshMetrics(setup.app.services)
         let metrics = String(decoding: await setup.app.request(.get, "/metrics").body, as: UTF8.self)
         let failedLine = metrics.split(separator: "\n").first { $0.hasPrefix("openpush_webhook_events_failed_total{app=\"\(setup.appID)\"} ") }
         let failedValue = failedLine.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
@@ -300,6 +303,7 @@ import Testing
         let newest = try await setup.app.services.database.query("SELECT max(seq) AS seq FROM events WHERE app_id = \(setup.appID)")
             .firstRow().decode("seq", as: Int64.self)
         #expect(try row.decode("cursor_seq", as: Int64.self) == newest)
+        try await Maintenance.refreshMetrics(setup.app.services)
         let metrics = String(decoding: await setup.app.request(.get, "/metrics").body, as: UTF8.self)
         #expect(!metrics.contains("openpush_webhook_events_pending{app=\"\(setup.appID)\"}"))
 
@@ -417,5 +421,107 @@ import Testing
         #expect(receiver.received.isEmpty)
         await receiver.shutdown()
         await setup.client.shutdown()
+    }
+
+    /// A row stored before hosts were checked (here by SQL): libcurl would decode `%31` and
+    /// connect to the receiver; the dispatcher refuses the URL instead, with no POST, and records
+    /// the failure like any refused send, whether private addresses are allowed or not.
+    @Test(arguments: [true, false])
+    func aStoredURLWithAHostLibcurlWouldRewriteGetsNoPost(_ allowPrivate: Bool) async throws {
+        let setup = try await Self.setup()
+        let receiver = try WebhookReceiver()
+        let id = try await Self.webhook(setup, url: "http://127.0.0.%31:\(receiver.port)/hooks")
+        try await Self.append(setup, count: 1)
+        #expect(try await Self.attempt(Self.dispatcher(setup, allowPrivate: allowPrivate)) == 1)
+        let row = try await Self.row(setup, id)
+        #expect(try row.decode("last_failure_reason", as: String?.self) == "refused url: \(WebhookURL.Problem.badHost.message)")
+        #expect(try row.decode("last_failure_status", as: Int?.self) == nil)
+        #expect(try row.decode("failed_attempts", as: Int.self) == 1)
+        #expect(receiver.received.isEmpty)
+        await receiver.shutdown()
+        await setup.client.shutdown()
+    }
+
+    /// Twenty slow endpoints of one app (each answering after 9 s) hold only that app's share of
+    /// the slots: another app's endpoint is claimed at once, long before any of them answers.
+    @Test func oneAppsSlowEndpointsCannotHoldEverySlot() async throws {
+        let setup = try await Self.setup()
+        let otherApp = try await setup.app.createApp(AppSettings(name: "Other", apnsBundleID: "com.example.other")).app.id
+        let slow = try WebhookReceiver()
+        slow.answer(status: 200, after: .seconds(9))
+        let fast = try WebhookReceiver()
+        for index in 0..<20 { _ = try await Self.webhook(setup, url: slow.url + "/\(index)") }
+        _ = try await Self.webhook(setup, appID: otherApp, url: fast.url)
+        let dispatcher = Self.dispatcher(setup, timeout: .seconds(30))
+        #expect(dispatcher.perAppConcurrency == 2)
+        dispatcher.start()
+        try await Self.append(setup, count: 1)
+        // The slow app has taken what it may: its share, not the eight slots.
+        #expect(await slow.wait { $0.count >= dispatcher.perAppConcurrency })
+        let appended = ContinuousClock.now
+        try await Self.append(setup, count: 1, appID: otherApp)
+        #expect(await fast.wait { $0.count == 1 })
+        let waited = ContinuousClock.now - appended
+        #expect(waited < .seconds(5), "the other app's event waited \(waited)")
+        // None of the slow requests had been answered, and no more of them had started.
+        #expect(slow.received.count == dispatcher.perAppConcurrency)
+        #expect(try #require(fast.received.first).at < slow.received[0].at + .seconds(9))
+        await dispatcher.stop()
+        await slow.shutdown()
+        await fast.shutdown()
+        await setup.client.shutdown()
+    }
+
+    /// getaddrinfo has no timeout: a lookup that never answers ends the attempt's wait at the
+    /// deadline (here while the lookup is still blocked), as a failure naming the host.
+    @Test func resolvingAHostStopsWaitingAtItsDeadline() async {
+        let release = DispatchSemaphore(value: 0)
+        let result = await WebhookHostResolver.resolve(host: "never.example", port: 443, timeout: .milliseconds(200)) { _, _ in
+            // Blocked until the test is done with it (a minute at most).
+            _ = release.wait(timeout: .now() + 60)
+            return .success([NetworkAddress("93.184.216.34")!])
+        }
+        release.signal()
+        guard case .failure(let failure) = result else {
+            Issue.record("resolved \(result) past the deadline")
+            return
+        }
+        #expect(failure.message == "could not resolve never.example: no answer within 0.2 seconds")
+    }
+
+    /// The address libcurl connects to is checked as it opens the socket, whatever pinned or
+    /// resolved the name: a name pointed at loopback is refused then, with no POST, unless
+    /// private targets are allowed (the dispatcher then passes no filter).
+    @Test func theAddressCurlConnectsToIsCheckedWhenItConnects() async throws {
+        let receiver = try WebhookReceiver()
+        let client = try HTTPClient()
+        func post(_ filter: HTTPClientRequest.PeerFilter?) async -> Result<HTTPClientResponse, HTTPClientError> {
+            await Result { () async throws(HTTPClientError) -> HTTPClientResponse in
+                try await client.send(HTTPClientRequest(url: "http://hooks.example.com:\(receiver.port)/hooks", body: Array("{}".utf8),
+                                                        pinnedAddresses: ["hooks.example.com:\(receiver.port):127.0.0.1"],
+                                                        peerFilter: filter))
+            }
+        }
+        #expect(await post(WebhookDispatcher.publicPeersOnly).failure
+                == .refusedAddress("refused address 127.0.0.1 (loopback) when connecting"))
+        #expect(receiver.received.isEmpty)
+        #expect(try await post(nil).get().status == 200)
+        #expect(receiver.received.count == 1)
+        #expect(WebhookDispatcher.publicPeersOnly([93, 184, 216, 34]) == nil)
+        #expect(WebhookDispatcher.publicPeersOnly([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 10, 0, 0, 1]) != nil)
+        #expect(WebhookDispatcher.publicPeersOnly([169, 254, 169, 254]) != nil)
+        await receiver.shutdown()
+        await client.shutdown()
+    }
+}
+
+fileprivate extension Result {
+    var failure: Failure? {
+        if case .failure(let failure) = self { return failure }
+        return nil
+    }
+
+    init(catching body: () async throws(Failure) -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

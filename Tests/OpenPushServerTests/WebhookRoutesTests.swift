@@ -217,4 +217,101 @@ import Postgres
                                           body: Array("{".utf8))
         #expect(malformed.status == 400)
     }
+
+    /// Twenty-five creates at once make twenty endpoints; the rest are `400`s naming the limit,
+    /// another app is unaffected, and deleting one frees a place.
+    @Test func anAppHasAtMostTwentyEndpointsEvenUnderConcurrentCreates() async throws {
+        let app = try await TestApp.make()
+        let created = try await app.createApp()
+        let other = try await app.createApp(AppSettings(name: "Other", apnsBundleID: "com.example.other"))
+        let statuses = await withTaskGroup(of: TestResponse.self) { group in
+            for index in 0..<25 {
+                group.addTask {
+                    await Self.create(app, created, ["url": .string("https://h\(index).example.com/"), "events": ["*"]])
+                }
+            }
+            return await group.reduce(into: [TestResponse]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0.status == 201 }.count == 20)
+        let refused = statuses.filter { $0.status != 201 }
+        #expect(refused.count == 5)
+        for response in refused {
+            #expect(response.status == 400)
+            #expect(response.json == ["errors": .array([.string(WebhookLimits.tooManyEndpoints)])])
+        }
+        #expect(WebhookLimits.tooManyEndpoints.contains("20"))
+        let count: Int = try await app.services.database.query("""
+            SELECT count(*)::int AS n FROM webhooks WHERE app_id = \(created.app.id)
+            """).firstRow().decode("n")
+        #expect(count == 20)
+        #expect(await Self.create(app, created).status == 400)
+
+        // The other app's places are its own.
+        #expect(await Self.create(app, other).status == 201)
+
+        let list = await app.request(.get, "/apps/\(created.app.id)/webhooks", headers: .restKey(created.restKey))
+        let first = try #require(list.json?.objectValue?["webhooks"]?.arrayValue?.first?.objectValue?["id"]?.stringValue)
+        #expect(await app.request(.delete, "/apps/\(created.app.id)/webhooks/\(first)", headers: .restKey(created.restKey)).status == 204)
+        #expect(await Self.create(app, created).status == 201)
+        #expect(await Self.create(app, created).status == 400)
+    }
+
+    /// A host libcurl would percent-decode or IDN-convert is a `400` naming `url` at create and at
+    /// update, whether or not private addresses are allowed; nothing is stored.
+    @Test(arguments: [true, false])
+    func hostsThatAreNotPlainASCIINamesOrLiteralsAreRefused(_ allowPrivate: Bool) async throws {
+        let app = try await TestApp.make(configure: { $0.webhooksAllowPrivate = allowPrivate })
+        let created = try await app.createApp()
+        let id = try #require(await Self.create(app, created).json?.objectValue?["id"]?.stringValue)
+        for url in ["https://x%2ey.example/", "https://\u{E4}.example/", "https://under_score.example/", "https://a..b.example/",
+                    "https://example.com./hook", "https://[fe80::1%25eth0]/"] {
+            let response = await Self.create(app, created, ["url": .string(url), "events": ["*"]])
+            #expect(response.status == 400, "\(url)")
+            #expect(response.json == ["errors": .array([.string(WebhookURL.Problem.badHost.message)])], "\(url)")
+            let patched = await app.request(.patch, "/apps/\(created.app.id)/webhooks/\(id)", headers: .restKey(created.restKey),
+                                             json: ["url": .string(url)])
+            #expect(patched.status == 400, "\(url)")
+            #expect(patched.json == ["errors": .array([.string(WebhookURL.Problem.badHost.message)])], "\(url)")
+        }
+        let urls: [String] = try await app.services.database.query("SELECT url FROM webhooks WHERE app_id = \(created.app.id)")
+            .map { try $0.decode("url") }
+        #expect(urls == [Self.url])
+        let punycode = await Self.create(app, created, ["url": "https://xn--bcher-kva.example/hook", "events": ["*"]])
+        #expect(punycode.status == 201, "\(punycode.text)")
+    }
+
+    /// Ten test pings a minute per endpoint, then `429` with `Retry-After` (seconds until the
+    /// oldest leaves the window); another endpoint of the app and another app's are unaffected.
+    @Test func theTestRouteTakesTenPingsAMinutePerEndpoint() async throws {
+        let clock = ManualClock(1_800_000_000)
+        let app = try await TestApp.make(now: clock.source)
+        let created = try await app.createApp()
+        let other = try await app.createApp(AppSettings(name: "Other", apnsBundleID: "com.example.other"))
+        let id = try #require(await Self.create(app, created).json?.objectValue?["id"]?.stringValue)
+        let second = try #require(await Self.create(app, created).json?.objectValue?["id"]?.stringValue)
+        let otherID = try #require(await Self.create(app, other).json?.objectValue?["id"]?.stringValue)
+        func test(_ id: String, _ key: CreatedApp) async -> TestResponse {
+            await app.request(.post, "/apps/\(key.app.id)/webhooks/\(id)/test", headers: .restKey(key.restKey))
+        }
+        for index in 0..<10 {
+            #expect(await test(id, created).status == 202, "ping \(index)")
+            clock.advance(by: 2)
+        }
+        // 20 s after the first ping: it leaves the window 40 s from now.
+        let refused = await test(id, created)
+        #expect(refused.status == 429)
+        #expect(refused.headers["Retry-After"] == "40")
+        #expect(refused.json == ["errors": .array([.string(WebhookLimits.tooManyTests)])])
+        #expect(await test(second, created).status == 202)
+        #expect(await test(otherID, other).status == 202)
+        let pings: Int = try await app.services.database.query("""
+            SELECT count(*)::int AS n FROM events WHERE webhook_id = \(id)
+            """).firstRow().decode("n")
+        #expect(pings == 10)
+        clock.advance(by: 39)
+        #expect(await test(id, created).status == 429)
+        clock.advance(by: 1)
+        #expect(await test(id, created).status == 202)
+        #expect(await test(id, created).status == 429)
+    }
 }

@@ -1,5 +1,6 @@
 /// A webhook endpoint's URL as the app gives it, checked before it is stored: `https://` with a
-/// host, at most `maxLength` characters, and no literal private, loopback, link-local,
+/// host, at most `maxLength` characters, a host that is an ASCII host name or an IP literal
+/// (whatever the deployment allows), and no literal private, loopback, link-local,
 /// unique-local or unspecified address and no `localhost` — unless the deployment allows private
 /// endpoints (`OPENPUSH_WEBHOOKS_ALLOW_PRIVATE=1`, for `openpush dev` and tests), which also
 /// allows `http://`. A host name that resolves to a private address is refused at send time.
@@ -7,7 +8,7 @@ public enum WebhookURL {
     public static let maxLength = 2048
 
     public enum Problem: Error, Sendable, Equatable {
-        case tooLong, notHTTPS, noHost, privateAddress, malformed
+        case tooLong, notHTTPS, noHost, privateAddress, malformed, badHost
 
         public var message: String {
             switch self {
@@ -16,6 +17,9 @@ public enum WebhookURL {
             case .noHost: "url must have a host"
             case .privateAddress: "url must not point at a private, loopback or link-local address"
             case .malformed: "url must be a URL without spaces, control characters or credentials"
+            case .badHost:
+                "url must have an ASCII host name (letters, digits, '-' and '.', punycode 'xn--' labels for other scripts, "
+                    + "no empty label or trailing dot) or an IP address"
             }
         }
     }
@@ -37,8 +41,37 @@ public enum WebhookURL {
         guard !authority.contains("@") else { return .malformed }
         guard let host = host(of: authority) else { return authority.isEmpty ? .noHost : .malformed }
         guard !host.isEmpty else { return .noHost }
+        // Before the address rules, and whatever they allow: libcurl percent-decodes and
+        // IDN-converts a host itself, so a name it would rewrite is not the name checked here.
+        guard isPlainHost(host, bracketed: authority.hasPrefix("[")) else { return .badHost }
         if !allowPrivate, isPrivateHost(host) { return .privateAddress }
         return nil
+    }
+
+    /// The longest host name DNS carries, and its longest label.
+    static let maxHostLength = 253
+    static let maxLabelLength = 63
+
+    /// An IPv6 literal (from inside brackets) that `NetworkAddress` parses, with no zone; or a
+    /// host name of ASCII letters, digits and `-` in non-empty dot-separated labels (an IPv4
+    /// literal is one too), with no trailing dot. Nothing libcurl would decode or convert.
+    public static func isPlainHost(_ host: Substring, bracketed: Bool) -> Bool {
+        if bracketed { return host.contains(":") && NetworkAddress(String(host)) != nil }
+        guard host.utf8.count <= maxHostLength else { return false }
+        let labels = host.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return labels.allSatisfy { label in
+            !label.isEmpty && label.count <= maxLabelLength && label.allSatisfy { byte in
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+            }
+        }
+    }
+
+    /// The problem a stored URL has at send time, whatever the deployment allows: what the
+    /// routes refuse at create and update for every deployment (a row stored before these
+    /// checks, or written by other means, is refused again here).
+    public static func sendProblem(_ url: String) -> Problem? {
+        problem(url, allowPrivate: true)
     }
 
     /// The host of `host[:port]` or `[v6][:port]` (brackets removed); nil when malformed.

@@ -19,42 +19,66 @@ struct WebhookClaim: Sendable {
 /// The dispatcher's SQL. Every due time and the 24 h window use PostgreSQL's clock (`now()`,
 /// read through a `DatabaseClock`, which only tests move), so processes on different machines agree.
 enum WebhookDispatchStore {
-    /// Events of endpoint `w`'s app past its cursor that it takes: those meant for it alone (a
-    /// `ping` from the test route, whatever it subscribes to), and those for every endpoint of
-    /// its types (or `*`). `e` is `events`.
-    /// A row is pending when it holds an event past the cursor (xid, seq, index): a later row, or
-    /// the cursor's own row when members follow the index (see `StoredEvent.after`).
-    static let matches: PostgresQuery = """
-        e.app_id = w.app_id AND (e.xid, e.seq) >= (w.cursor_xid, w.cursor_seq)
-        AND (e.xid, e.seq, coalesce(e.batch_size, 1) - 1) > (w.cursor_xid, w.cursor_seq, w.cursor_index::int8)
-        AND (e.webhook_id = w.id OR (e.webhook_id IS NULL AND ('*' = ANY (w.events) OR e.type = ANY (w.events))))
-        """
-
-    /// The events still pending in row `e` for endpoint `w` (a row `matches` keeps).
+    /// The events still pending in row `e` for endpoint `w` (a row `PendingRows` keeps).
     static let pendingInRow: PostgresQuery = """
         CASE WHEN (e.xid, e.seq) = (w.cursor_xid, w.cursor_seq) THEN coalesce(e.batch_size, 1) - 1 - w.cursor_index
              ELSE coalesce(e.batch_size, 1) END
         """
 
+    /// The rows of `events` (alias `e`) that hold an event pending for endpoint `w`, in three
+    /// branches, each read from the cursor in an index that holds only what it takes, so the
+    /// events of other types past the cursor — however many — are never read:
+    /// - `typed`: rows of one subscribed type `t.type` (`unnest(w.events) AS t(type)`), through
+    ///   `(app_id, type, xid, seq)`. Written as a range on `(type, xid, seq)` ordered by type
+    ///   first, which only that index yields in order: with an equality on `type` the planner may
+    ///   pick `(app_id, xid, seq)` and filter by type (it does when an app has a single type of
+    ///   event), reading every event of the app past the cursor.
+    /// - `pings`: the `ping`s queued for `w` alone, through `(webhook_id, xid, seq)`.
+    /// - `all`: for `*`, every row of the app past the cursor but other endpoints' pings.
+    /// A row is past the cursor when it is a later row, or the cursor's own row with members
+    /// after its index (`StoredEvent.after`); only visible rows when `visibleOnly`.
+    struct PendingRows {
+        var typed: PostgresQuery
+        var pings: PostgresQuery
+        var all: PostgresQuery
+
+        init(visibleOnly: Bool) {
+            let visible: PostgresQuery = visibleOnly ? "AND e.\(StoredEvent.visible)" : ""
+            let inRow: PostgresQuery = """
+                (e.xid, e.seq, coalesce(e.batch_size, 1) - 1) > (w.cursor_xid, w.cursor_seq, w.cursor_index::int8) \(visible)
+                """
+            let after: PostgresQuery = "(e.xid, e.seq) >= (w.cursor_xid, w.cursor_seq) AND \(inRow)"
+            typed = """
+                e.app_id = w.app_id AND (e.type, e.xid, e.seq) >= (t.type, w.cursor_xid, w.cursor_seq) AND e.type <= t.type
+                AND e.webhook_id IS NULL AND \(inRow)
+                ORDER BY e.type, e.xid, e.seq
+                """
+            pings = "e.webhook_id = w.id AND e.app_id = w.app_id AND \(after) ORDER BY e.xid, e.seq"
+            all = "'*' = ANY (w.events) AND e.app_id = w.app_id AND e.webhook_id IS NULL AND \(after) ORDER BY e.xid, e.seq"
+        }
+    }
+
+    /// Endpoint `w` has an event pending (`PendingRows`): one seek per subscribed type and one
+    /// for its pings, whatever its backlog of events it does not take.
+    static func hasPending(visibleOnly: Bool) -> PostgresQuery {
+        let rows = PendingRows(visibleOnly: visibleOnly)
+        return """
+            (EXISTS (SELECT 1 FROM unnest(w.events) AS t(type)
+                     WHERE (SELECT e.seq FROM events AS e WHERE \(rows.typed) LIMIT 1) IS NOT NULL)
+             OR (SELECT e.seq FROM events AS e WHERE \(rows.pings) LIMIT 1) IS NOT NULL
+             OR (SELECT e.seq FROM events AS e WHERE \(rows.all) LIMIT 1) IS NOT NULL)
+            """
+    }
+
     /// Leases up to `limit` enabled endpoints that are due, not leased by anyone, and have a
-    /// pending visible event; oldest due first, skipping rows other processes are claiming.
-    static func claim(limit: Int, leaseSeconds: Double, token: String, clock: DatabaseClock,
-                      in connection: PostgresConnection) throws -> [WebhookClaim] {
-        let now = clock.sql
-        let rows = try connection.query(prepared: """
-            UPDATE webhooks AS leased
-            SET lease_token = \(token), lease_until = \(now) + make_interval(secs => \(leaseSeconds))
-            FROM (SELECT w.id FROM webhooks AS w
-                  WHERE w.enabled AND w.next_attempt_at <= \(now) AND (w.lease_until IS NULL OR w.lease_until < \(now))
-                    AND EXISTS (SELECT 1 FROM events AS e WHERE \(matches) AND e.\(StoredEvent.visible))
-                  ORDER BY w.next_attempt_at
-                  LIMIT \(limit)
-                  FOR UPDATE OF w SKIP LOCKED) AS due
-            WHERE leased.id = due.id
-            RETURNING leased.id, leased.app_id, leased.url, leased.secret, leased.previous_secret,
-                      extract(epoch FROM leased.previous_secret_until)::float8 AS previous_secret_until, leased.events,
-                      leased.cursor_xid::text::int8 AS cursor_xid, leased.cursor_seq, leased.cursor_index::int8 AS cursor_index
-            """)
+    /// pending visible event, skipping rows other processes are claiming. Apps take turns: each
+    /// app's oldest due endpoint first, then each app's second, and so on; and an app gets at
+    /// most `perApp` minus what it already has in flight here (`busy`), so one app's slow
+    /// endpoints never hold every slot of a process.
+    static func claim(limit: Int, perApp: Int, busy: [String: Int] = [:], leaseSeconds: Double, token: String,
+                      clock: DatabaseClock, in connection: PostgresConnection) throws -> [WebhookClaim] {
+        let rows = try connection.query(prepared: claimStatement(limit: limit, perApp: perApp, busy: busy, leaseSeconds: leaseSeconds,
+                                                                 token: token, clock: clock))
         return try rows.map { row in
             WebhookClaim(id: try row.decode("id"), appID: try row.decode("app_id"), url: try row.decode("url"),
                          secret: try row.decode("secret"), previousSecret: try row.decode("previous_secret"),
@@ -63,6 +87,62 @@ enum WebhookDispatchStore {
                          cursor: EventPosition(xid: try row.decode("cursor_xid"), seq: try row.decode("cursor_seq"),
                                                index: try row.decode("cursor_index")))
         }
+    }
+
+    /// `claim`'s statement (tests read its plan).
+    static func claimStatement(limit: Int, perApp: Int, busy: [String: Int], leaseSeconds: Double, token: String,
+                               clock: DatabaseClock) -> PostgresQuery {
+        let now = clock.sql
+        let busyApps = Array(busy.keys)
+        let busyCounts = busyApps.map { busy[$0] ?? 0 }
+        let claimable: PostgresQuery = """
+            w.enabled AND w.next_attempt_at <= \(now) AND (w.lease_until IS NULL OR w.lease_until < \(now))
+            """
+        return """
+            UPDATE webhooks AS leased
+            SET lease_token = \(token), lease_until = \(now) + make_interval(secs => \(leaseSeconds))
+            FROM (SELECT w.id FROM webhooks AS w
+                  WHERE w.id IN (
+                          SELECT c.id FROM (
+                              SELECT w.id, w.next_attempt_at,
+                                     row_number() OVER (PARTITION BY w.app_id ORDER BY w.next_attempt_at, w.id) AS turn,
+                                     \(perApp) - coalesce((\(busyCounts)::int[])[array_position(\(busyApps)::text[], w.app_id)], 0) AS room
+                              FROM webhooks AS w
+                              WHERE \(claimable) AND \(hasPending(visibleOnly: true))) AS c
+                          WHERE c.turn <= c.room
+                          ORDER BY c.turn, c.next_attempt_at
+                          LIMIT \(limit))
+                    AND \(claimable)
+                  FOR UPDATE OF w SKIP LOCKED) AS due
+            WHERE leased.id = due.id
+            RETURNING leased.id, leased.app_id, leased.url, leased.secret, leased.previous_secret,
+                      extract(epoch FROM leased.previous_secret_until)::float8 AS previous_secret_until, leased.events,
+                      leased.cursor_xid::text::int8 AS cursor_xid, leased.cursor_seq, leased.cursor_index::int8 AS cursor_index
+            """
+    }
+
+    /// Moves the cursor of every enabled endpoint that nobody holds and that has no visible
+    /// event pending to its app's newest visible event: the events it passes are ones it does not
+    /// take. An endpoint subscribed to types the app never produces then never has a backlog to
+    /// read past (for the due query, the pending gauge, its next batch). Safe to pass them: every
+    /// event still to commit has an xid at or above the visibility bound, so past the newest
+    /// visible one. Returns how many cursors moved.
+    @discardableResult
+    static func skipUnwanted(clock: DatabaseClock, in connection: PostgresConnection) throws -> Int {
+        let now = clock.sql
+        return try connection.query(prepared: """
+            UPDATE webhooks AS moved
+            SET cursor_xid = skip.xid, cursor_seq = skip.seq, cursor_index = \(EventPosition.wholeRow)::int4
+            FROM (SELECT w.id, newest.xid, newest.seq FROM webhooks AS w
+                  CROSS JOIN LATERAL (SELECT e.xid, e.seq FROM events AS e
+                                      WHERE e.app_id = w.app_id AND e.\(StoredEvent.visible)
+                                      ORDER BY e.xid DESC, e.seq DESC LIMIT 1) AS newest
+                  WHERE w.enabled AND (w.lease_until IS NULL OR w.lease_until < \(now))
+                    AND (newest.xid, newest.seq, \(EventPosition.wholeRow)::int8) > (w.cursor_xid, w.cursor_seq, w.cursor_index::int8)
+                    AND NOT \(hasPending(visibleOnly: true))
+                  FOR UPDATE OF w SKIP LOCKED) AS skip
+            WHERE moved.id = skip.id
+            """).affectedRows
     }
 
     /// The endpoint's next events after `position` (where the lease found its cursor, then what
@@ -165,25 +245,35 @@ enum WebhookDispatchStore {
     /// Seconds until an enabled endpoint with pending events may be attempted (its next attempt,
     /// or the end of another process's lease); nil when none has pending events. Pending here
     /// ignores visibility, so an event whose transaction is still settling is looked at again soon.
-    static func secondsUntilNextDue(clock: DatabaseClock, in connection: PostgresConnection) throws -> Double? {
+    /// Apps in `excluding` (at their share of this process's slots) are not looked at: a slot
+    /// of theirs freeing wakes the dispatcher anyway.
+    static func secondsUntilNextDue(excluding: [String] = [], clock: DatabaseClock,
+                                    in connection: PostgresConnection) throws -> Double? {
         let rows = try connection.query(prepared: """
             SELECT extract(epoch FROM min(greatest(w.next_attempt_at, coalesce(w.lease_until, w.next_attempt_at))) - \(clock.sql))::float8
                    AS seconds
             FROM webhooks AS w
-            WHERE w.enabled AND EXISTS (SELECT 1 FROM events AS e WHERE \(matches))
+            WHERE w.enabled AND w.app_id <> ALL (\(excluding)::text[]) AND \(hasPending(visibleOnly: false))
             """)
         return try rows.first?.decode("seconds", as: Double?.self)
     }
 
-    /// Pending events per app across its enabled endpoints, for `/metrics`: each endpoint's are
-    /// counted through the `(app_id, xid, seq)` index from its cursor (a compact row counts for
-    /// its members past the cursor), at most `cap` rows per endpoint, so a
-    /// scrape costs what the backlog costs, never the history.
+    /// Pending events per app across its enabled endpoints, for `/metrics` (refreshed by the
+    /// maintenance loop, never per scrape): each endpoint's are counted from its cursor through
+    /// the indexes `PendingRows` reads (a compact row counts for its members past the cursor), at
+    /// most `cap` rows per branch, so it costs what the backlog costs, never the history or the
+    /// events an endpoint does not take.
     static func pendingByApp(cap: Int = 100_000, in pool: PostgresPool) async throws -> [(app: String, pending: Int64)] {
-        try await pool.query("""
-            SELECT w.app_id, sum(p.n)::int8 AS pending FROM webhooks AS w
+        let rows = PendingRows(visibleOnly: false)
+        return try await pool.query("""
+            SELECT w.app_id, sum(typed.n + pings.n + every.n)::int8 AS pending FROM webhooks AS w
+            CROSS JOIN LATERAL (SELECT coalesce(sum(capped.n), 0) AS n FROM unnest(w.events) AS t(type)
+                                CROSS JOIN LATERAL (SELECT \(pendingInRow) AS n FROM events AS e
+                                                    WHERE \(rows.typed) LIMIT \(cap)) AS capped) AS typed
             CROSS JOIN LATERAL (SELECT coalesce(sum(capped.n), 0) AS n
-                                FROM (SELECT \(pendingInRow) AS n FROM events AS e WHERE \(matches) LIMIT \(cap)) AS capped) AS p
+                                FROM (SELECT \(pendingInRow) AS n FROM events AS e WHERE \(rows.pings) LIMIT \(cap)) AS capped) AS pings
+            CROSS JOIN LATERAL (SELECT coalesce(sum(capped.n), 0) AS n
+                                FROM (SELECT \(pendingInRow) AS n FROM events AS e WHERE \(rows.all) LIMIT \(cap)) AS capped) AS every
             WHERE w.enabled
             GROUP BY w.app_id ORDER BY w.app_id
             """).map { (try $0.decode("app_id"), try $0.decode("pending")) }

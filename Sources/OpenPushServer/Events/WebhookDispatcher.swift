@@ -9,12 +9,21 @@ import Synchronization
 /// each one's next batch (up to 100 events, signed), and moves its cursor on a 2xx or schedules
 /// a retry with backoff; after 24 h of failures the endpoint is disabled and its pending events
 /// dropped. A few endpoints are worked at once per process, each on its own, so one slow or
-/// failing endpoint holds back only itself; nothing in the push path waits on any of it.
+/// failing endpoint holds back only itself; apps take turns for those slots and each gets at
+/// most a share of them, so one app's slow endpoints cannot hold back another app's; nothing in
+/// the push path waits on any of it.
 /// Woken by `NOTIFY` on `EventOutbox.channel` and by the next due attempt; idle, it sleeps.
 public final class WebhookDispatcher: Sendable {
     public struct Settings: Sendable {
         /// Endpoints in flight at once in this process.
         public var concurrency = 8
+        /// Endpoints of one app in flight at once in this process (nil: a quarter of
+        /// `concurrency`, at least 1), so slots stay free for the other apps.
+        public var perAppConcurrency: Int? = nil
+        /// How long resolving a webhook's host may take (getaddrinfo has no timeout of its own).
+        public var resolveTimeout: Duration = .seconds(5)
+        /// How often the loop moves idle endpoints' cursors past events they do not take.
+        public var skipInterval: Duration = .seconds(5)
         /// Events per POST.
         public var batchSize = 100
         /// A 2xx within this is success (10 s; tests shorten it).
@@ -44,7 +53,8 @@ public final class WebhookDispatcher: Sendable {
     /// A NOTIFY's wake is on its way (`Settings.wakeDebounce`).
     private let wakeScheduled = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
-    private let inFlight = Mutex<[Int: Task<Void, Never>]>([:])
+    /// Attempts running, with their endpoint's app.
+    private let inFlight = Mutex<[Int: (app: String, task: Task<Void, Never>)]>([:])
     private let nextTaskID = Atomic<Int>(0)
     private let driver = Mutex<Task<Void, Never>?>(nil)
     private let relay = Mutex<Task<Void, Never>?>(nil)
@@ -94,19 +104,33 @@ public final class WebhookDispatcher: Sendable {
         wake.close()
         await driver.withLock { $0 }?.value
         await relay.withLock { $0 }?.value
-        for task in inFlight.withLock({ Array($0.values) }) { await task.value }
+        for entry in inFlight.withLock({ Array($0.values) }) { await entry.task.value }
         attempts.withLock { $0 }?.close()
     }
 
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
+    /// Endpoints of one app in flight at once here.
+    var perAppConcurrency: Int { settings.perAppConcurrency ?? max(1, settings.concurrency / 4) }
+
+    /// This process's attempts in flight, by app.
+    private var busyApps: [String: Int] {
+        inFlight.withLock { tasks in tasks.values.reduce(into: [:]) { $0[$1.app, default: 0] += 1 } }
+    }
+
     private func loop() async {
+        var nextSkip = ContinuousClock.now
         while !isStopping {
-            let free = settings.concurrency - inFlight.withLock { $0.count }
+            let busy = busyApps
+            let free = settings.concurrency - busy.values.reduce(0, +)
             var claimed = 0
             if free > 0 {
                 do {
-                    let claims = try await claim(limit: free)
+                    if ContinuousClock.now >= nextSkip {
+                        try await skipUnwanted()
+                        nextSkip = ContinuousClock.now + settings.skipInterval
+                    }
+                    let claims = try await claim(limit: free, busy: busy)
                     claimed = claims.count
                     for claim in claims { spawn(claim) }
                 } catch {
@@ -123,38 +147,51 @@ public final class WebhookDispatcher: Sendable {
         let id = nextTaskID.add(1, ordering: .relaxed).newValue
         let executor = attempts.withLock { $0 }
         inFlight.withLock { tasks in
-            tasks[id] = Task(executorPreference: executor) {
+            tasks[id] = (claim.appID, Task(executorPreference: executor) {
                 _ = await self.attempt(claim)
                 self.inFlight.withLock { _ = $0.removeValue(forKey: id) }
                 self.wake.signal()
-            }
+            })
         }
     }
 
     /// Until the next endpoint may be attempted: at least a moment (a quarter second while an
     /// event waits for an older transaction to end, or a lease about to end), at most `idleWake`.
+    /// Apps using their whole share are left out: one of their attempts ending wakes the loop.
     private func idleWait() async -> Duration {
         let clock = settings.clock
-        let seconds = (try? await services.database.withConnection { try WebhookDispatchStore.secondsUntilNextDue(clock: clock, in: $0) }) ?? nil
+        let full = busyApps.filter { $0.value >= perAppConcurrency }.map(\.key)
+        let seconds = (try? await services.database.withConnection {
+            try WebhookDispatchStore.secondsUntilNextDue(excluding: full, clock: clock, in: $0)
+        }) ?? nil
         guard let seconds else { return settings.idleWake }
         return min(settings.idleWake, .milliseconds(Int64(max(0.25, seconds) * 1000)))
     }
 
-    private func claim(limit: Int) async throws -> [WebhookClaim] {
+    private func claim(limit: Int, busy: [String: Int] = [:]) async throws -> [WebhookClaim] {
         let token = UUID().uuidString
         let lease = leaseSeconds
         let clock = settings.clock
+        let perApp = perAppConcurrency
         return try await services.database.withConnection {
-            try WebhookDispatchStore.claim(limit: limit, leaseSeconds: lease, token: token, clock: clock, in: $0)
+            try WebhookDispatchStore.claim(limit: limit, perApp: perApp, busy: busy, leaseSeconds: lease, token: token,
+                                           clock: clock, in: $0)
         }
     }
 
-    /// Claims and attempts every due endpoint once, waiting for each; returns how many were
+    private func skipUnwanted() async throws {
+        let clock = settings.clock
+        _ = try await services.database.withConnection { try WebhookDispatchStore.skipUnwanted(clock: clock, in: $0) }
+    }
+
+    /// Moves idle endpoints' cursors, then claims and attempts up to `concurrency` due endpoints
+    /// (at most `perAppConcurrency` of one app) once, waiting for each; returns how many were
     /// attempted. An endpoint found with no event to read (its events still wait for an older
     /// transaction to end) is released unsent and not counted. For tests and tools: `start`
     /// runs the same thing continuously.
     @discardableResult
     public func runOnce() async throws -> Int {
+        try await skipUnwanted()
         let claims = try await claim(limit: settings.concurrency)
         return await withTaskGroup(of: Bool.self) { group in
             for claim in claims { group.addTask { await self.attempt(claim) } }
@@ -257,6 +294,13 @@ public final class WebhookDispatcher: Sendable {
         }
     }
 
+    /// The peer check at connect time: the address libcurl actually connects to must be public,
+    /// whatever resolved it (the pin above, or libcurl itself for a name it rewrote).
+    static let publicPeersOnly: HTTPClientRequest.PeerFilter = { bytes in
+        guard let address = NetworkAddress(bytes: bytes) else { return "refused a connection to an unknown kind of address" }
+        return address.isPublic ? nil : "refused address \(address) (\(address.kind.rawValue)) when connecting"
+    }
+
     /// Why an attempt failed: the status when one came, and what happened in words.
     struct Failure: Error, Sendable {
         var status: Int?
@@ -264,6 +308,11 @@ public final class WebhookDispatcher: Sendable {
     }
 
     private func send(_ events: ArraySlice<StoredEvent>, to claim: WebhookClaim) async -> Result<Void, Failure> {
+        // A row stored before the routes checked hosts (or written by other means): a host libcurl
+        // would decode or convert is never handed to it.
+        if let problem = WebhookURL.sendProblem(claim.url) {
+            return .failure(Failure(reason: "refused url: \(problem.message)"))
+        }
         guard let target = WebhookTarget(url: claim.url) else {
             return .failure(Failure(reason: "invalid URL"))
         }
@@ -271,7 +320,7 @@ public final class WebhookDispatcher: Sendable {
             return .failure(Failure(reason: "refused http:// (only https:// is allowed)"))
         }
         let addresses: [NetworkAddress]
-        switch await WebhookHostResolver.resolve(host: target.host, port: target.port) {
+        switch await WebhookHostResolver.resolve(host: target.host, port: target.port, timeout: settings.resolveTimeout) {
         case .success(let resolved): addresses = resolved
         case .failure(let failure): return .failure(Failure(reason: failure.message))
         }
@@ -295,7 +344,8 @@ public final class WebhookDispatcher: Sendable {
             headers: [("Content-Type", "application/json"),
                       (WebhookSignature.webhookIDHeaderName, claim.id),
                       (WebhookSignature.headerName, WebhookSignature.header(timestamp: timestamp, signatures: signatures))],
-            body: body, timeout: settings.requestTimeout, pinnedAddresses: [pinned], maxResponseBytes: 4096)
+            body: body, timeout: settings.requestTimeout, pinnedAddresses: [pinned], maxResponseBytes: 4096,
+            peerFilter: settings.allowPrivate ? nil : Self.publicPeersOnly)
         do {
             let response = try await client.send(request)
             guard (200..<300).contains(response.status) else {

@@ -1,23 +1,51 @@
 import Foundation
 import OpenPushCore
+import Synchronization
 
-/// Resolves a webhook's host once per attempt, off the event loop (getaddrinfo blocks: it runs
-/// on a Dispatch worker thread, never on the cooperative pool).
+/// Resolves a webhook's host once per attempt, off the event loop, within a deadline.
+/// getaddrinfo blocks and has no timeout of its own (a name server that never answers holds it
+/// for as long as the system's resolver retries): it runs on a thread of its own, never on the
+/// cooperative pool or Dispatch's, and the attempt stops waiting for it at the deadline.
 enum WebhookHostResolver {
     /// Why no address came back.
     struct Failure: Error, Sendable {
         var message: String
     }
 
-    static func resolve(host: String, port: Int) async -> Result<[NetworkAddress], Failure> {
+    typealias Lookup = @Sendable (_ host: String, _ port: Int) -> Result<[NetworkAddress], Failure>
+
+    /// The first of the answer and the deadline; `lookup` is getaddrinfo (tests pass a slow one).
+    static func resolve(host: String, port: Int, timeout: Duration,
+                        lookup: @escaping Lookup = resolveNow) async -> Result<[NetworkAddress], Failure> {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: resolveNow(host: host, port: port))
+            let once = ResumeOnce(continuation)
+            let thread = Thread { once.resume(lookup(host, port)) }
+            thread.name = "openpush.webhook-resolve"
+            thread.start()
+            let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(max(1, milliseconds))) {
+                once.resume(.failure(Failure(message: "could not resolve \(host): no answer within \(timeout)")))
             }
         }
     }
 
-    private static func resolveNow(host: String, port: Int) -> Result<[NetworkAddress], Failure> {
+    /// Resumes its continuation with the first result given; later ones are dropped.
+    private final class ResumeOnce: Sendable {
+        private let continuation: Mutex<CheckedContinuation<Result<[NetworkAddress], Failure>, Never>?>
+
+        init(_ continuation: CheckedContinuation<Result<[NetworkAddress], Failure>, Never>) {
+            self.continuation = Mutex(continuation)
+        }
+
+        func resume(_ result: Result<[NetworkAddress], Failure>) {
+            continuation.withLock { pending in
+                defer { pending = nil }
+                return pending
+            }?.resume(returning: result)
+        }
+    }
+
+    static func resolveNow(host: String, port: Int) -> Result<[NetworkAddress], Failure> {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

@@ -3,7 +3,8 @@ import Synchronization
 /// Webhook event counters by app, kept by the dispatcher and rendered at `/metrics`:
 /// `openpush_webhook_events_sent_total{app}` (in 2xx-answered batches),
 /// `openpush_webhook_events_failed_total{app}` (in failed attempts; a retried event counts once
-/// per failed attempt) and, rendered from a query per scrape, `openpush_webhook_events_pending{app}`.
+/// per failed attempt) and `openpush_webhook_events_pending{app}` (read by the maintenance loop,
+/// `Maintenance.refreshMetrics`, never per scrape).
 public final class WebhookMetrics: Sendable {
     private struct Counts {
         var sent: [String: UInt64] = [:]

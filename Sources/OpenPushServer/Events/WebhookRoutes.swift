@@ -88,7 +88,8 @@ enum WebhookRoutes {
     }
 
     /// Queues a `ping` (data `{}`) for this endpoint only: `202 {"event_id": "evt_…"}`. A
-    /// disabled endpoint is refused (`409`): it would never send it.
+    /// disabled endpoint is refused (`409`): it would never send it. At most
+    /// `WebhookLimits.testsPerWindow` a minute per endpoint, then `429` with `Retry-After`.
     @Sendable static func test(_ context: RouteContext) async throws -> HTTPResponse {
         let principal = try await caller(context)
         let id = context.pathParameter("webhook_id")
@@ -96,7 +97,13 @@ enum WebhookRoutes {
         let enabled = try await database.withConnection { try WebhookStore.find(id: id, appID: principal.app.id, in: $0) }?.enabled
         guard let enabled else { throw notFound(id) }
         guard enabled else { throw APIError(status: 409, "webhook '\(id)' is disabled: enable it (PATCH enabled: true) first") }
-        guard let ping = try await WebhookStore.ping(id: id, appID: principal.app.id, in: database) else { throw notFound(id) }
-        return .json(["event_id": .string(ping.eventID)], status: 202)
+        switch try await WebhookStore.ping(id: id, appID: principal.app.id, now: context.services.now(), in: database) {
+        case nil:
+            throw notFound(id)
+        case .limited(let retryAfter)?:
+            throw APIError(status: 429, WebhookLimits.tooManyTests, headers: ["Retry-After": String(retryAfter)])
+        case .queued(let eventID)?:
+            return .json(["event_id": .string(eventID)], status: 202)
+        }
     }
 }

@@ -14,19 +14,29 @@ enum WebhookStore {
     /// events from then on only.
 
     /// The secret is stored sealed with `keyring` (in clear when it has no current key).
+    /// A `400` when the app already has `WebhookLimits.endpointsPerApp` endpoints. The count and
+    /// the insert share a transaction under a per-app advisory lock, so two creates at once
+    /// (from any process) are counted one after the other and cannot both take the last place.
     static func create(appID: String, url: String, events: [String], description: String?, now: Double,
                        sealing keyring: SecretKeyring = SecretKeyring(),
                        in database: PostgresPool) async throws -> (WebhookRecord, secret: String) {
         let id = Identifier.make(prefix: "whk", now: now, random: KeyMaterial.identifierEntropy())
         let secret = newSecret()
         let newest = StoredEvent.newestPosition(appID: appID)
-        let rows = try await database.query("""
-            INSERT INTO webhooks (id, app_id, url, events, description, secret, cursor_xid, cursor_seq, next_attempt_at, created_at,
-                                  updated_at)
-            VALUES (\(id), \(appID), \(url), \(events)::text[], \(description), \(keyring.seal(secret)), \(newest.xid), \(newest.seq),
-                    to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)))
-            RETURNING \(WebhookRecord.columns)
-            """)
+        let sealed = keyring.seal(secret)
+        let rows = try await database.transaction { connection in
+            try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(appID + "/webhooks"), 0))")
+            let count = try connection.query("SELECT count(*)::int AS n FROM webhooks WHERE app_id = \(appID)")[0]
+                .decode("n", as: Int.self)
+            guard count < WebhookLimits.endpointsPerApp else { throw APIError.badRequest(WebhookLimits.tooManyEndpoints) }
+            return try connection.query("""
+                INSERT INTO webhooks (id, app_id, url, events, description, secret, cursor_xid, cursor_seq, next_attempt_at, created_at,
+                                      updated_at)
+                VALUES (\(id), \(appID), \(url), \(events)::text[], \(description), \(sealed), \(newest.xid), \(newest.seq),
+                        to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)))
+                RETURNING \(WebhookRecord.columns)
+                """)
+        }
         return (try WebhookRecord(row: rows[0]), secret)
     }
 
@@ -91,19 +101,38 @@ enum WebhookStore {
         return try rows.first.map { (try WebhookRecord(row: $0), secret) }
     }
 
-    /// Appends a `ping` for this endpoint only; nil when the app has no such endpoint. Returns
-    /// the event's id and whether the endpoint is enabled.
-    static func ping(id: String, appID: String, in database: PostgresPool) async throws -> (eventID: String, enabled: Bool)? {
+    /// What `ping` did.
+    enum PingOutcome: Sendable, Equatable {
+        case queued(eventID: String)
+        /// The endpoint queued `WebhookLimits.testsPerWindow` pings within the window: none now.
+        case limited(retryAfter: Int)
+    }
+
+    /// The `rate_limit_events` bucket of one endpoint's test pings.
+    static func testBucket(_ id: String) -> String { "webhook_test:" + id }
+
+    /// Appends a `ping` for this endpoint only, admitted by its test-ping limit (kept in
+    /// `rate_limit_events`, so it holds across processes) in the same transaction; nil when the
+    /// app has no such endpoint.
+    static func ping(id: String, appID: String, now: Double, in database: PostgresPool) async throws -> PingOutcome? {
         try await database.transaction { connection in
-            guard let row = try connection.query("""
+            guard try !connection.query("""
                 SELECT enabled FROM webhooks WHERE id = \(id) AND app_id = \(appID) FOR SHARE
-                """).first else { return nil }
+                """).isEmpty else { return nil }
+            let limit = RateLimit(bucket: testBucket(id), limit: WebhookLimits.testsPerWindow, window: WebhookLimits.testWindow)
+            guard try RateLimiter.admit(appID: appID, limit, now: now, in: connection) else {
+                let sentAt = try connection.query("""
+                    SELECT extract(epoch FROM at)::float8 AS at FROM rate_limit_events
+                    WHERE app_id = \(appID) AND bucket = \(limit.bucket)
+                    """).map { try $0.decode("at", as: Double.self) }
+                return .limited(retryAfter: WebhookLimits.testRetryAfter(sentAt: sentAt, now: now) ?? 1)
+            }
             try EventOutbox.append([OutboundEvent(type: .ping, appID: appID, data: [:], webhookID: id)], in: connection)
             let event = try connection.query("""
                 SELECT id FROM events WHERE app_id = \(appID) AND webhook_id = \(id) AND xid = pg_current_xact_id()
                 ORDER BY seq DESC LIMIT 1
                 """)[0]
-            return (try event.decode("id"), try row.decode("enabled"))
+            return .queued(eventID: try event.decode("id"))
         }
     }
 }

@@ -66,6 +66,32 @@ public final class Metrics: Sendable {
     /// Webhook events sent and failed, by app (the dispatcher records them).
     public let webhooks = WebhookMetrics()
 
+    /// Figures only PostgreSQL knows, read by the maintenance loop (`Maintenance.refreshMetrics`)
+    /// and served from here, so a scrape runs no query: however often it comes, and whatever the
+    /// database's state, it costs the database nothing.
+    public struct DatabaseFigures: Sendable {
+        /// Recipients waiting to be sent (`DeliveryQueue.depth`).
+        public var queueDepth: Int
+        /// Events waiting for each app's enabled webhook endpoints (`WebhookDispatchStore.pendingByApp`).
+        public var webhookPending: [(app: String, pending: Int64)]
+        /// When they were read (Unix seconds).
+        public var at: Double
+
+        public init(queueDepth: Int, webhookPending: [(app: String, pending: Int64)], at: Double) {
+            self.queueDepth = queueDepth
+            self.webhookPending = webhookPending
+            self.at = at
+        }
+    }
+
+    private let figures = Mutex<DatabaseFigures?>(nil)
+
+    /// The last figures read; nil before the first read, and after a read that failed.
+    public var databaseFigures: DatabaseFigures? {
+        get { figures.withLock { $0 } }
+        set { figures.withLock { $0 = newValue } }
+    }
+
     public init() {}
 
     /// Methods recorded under their own name; any other token a client sends is `OTHER`.

@@ -31,24 +31,27 @@ enum OperationsRoutes {
         }
     }
 
-    /// What a scrape costs: counters and gauges this process keeps in memory, plus one query,
-    /// the queue depth. That counts only unfinished deliveries through the claim index (its
-    /// predicate, `finished_at IS NULL`), so it grows with the backlog, never with the history
-    /// of deliveries, messages or subscriptions. The webhook backlog is counted the same way: from
-    /// each enabled endpoint's cursor through `(app_id, seq)`, capped. Nothing else here may count a table per scrape
-    /// (figures like those belong in the maintenance loop, or an estimate from `pg_class`).
+    /// What a scrape costs: counters and gauges this process keeps in memory, and no query. The
+    /// figures only PostgreSQL knows — the queue depth and the webhook backlog by app — are read
+    /// by the maintenance loop every `Maintenance.metricsInterval` and served as of then
+    /// (`openpush_database_figures_age_seconds` says how long ago), so scrapes, however
+    /// frequent, cost the database nothing and answer while it is unreachable.
     @Sendable static func metrics(_ context: RouteContext) async throws -> HTTPResponse {
         try MetricsAccess.require(context.request.headers["Authorization"], token: context.services.configuration.metricsToken)
         let pool = context.services.database.statistics
-        let queueDepth = (try? await DeliveryQueue.depth(in: context.services.database)).map(Double.init) ?? -1
+        let figures = context.services.metrics.databaseFigures
         let text = context.services.metrics.render(gauges: [
-            ("openpush_delivery_queue_depth", "Deliveries queued or awaiting an answer (-1 when the database is unreachable).", queueDepth),
+            ("openpush_delivery_queue_depth", "Deliveries queued or awaiting an answer (-1 when the database could not be read).",
+             figures.map { Double($0.queueDepth) } ?? -1),
+            ("openpush_database_figures_age_seconds",
+             "Seconds since the queue depth and the webhook backlog were read from the database (-1: not read).",
+             figures.map { max(0, context.services.now() - $0.at) } ?? -1),
             ("openpush_db_pool_size", "Largest number of PostgreSQL connections this process opens.", Double(pool.size)),
             ("openpush_db_pool_open", "PostgreSQL connections open now.", Double(pool.open)),
             ("openpush_db_pool_in_use", "PostgreSQL connections lent out now.", Double(pool.inUse)),
             ("openpush_db_pool_waiting", "Callers waiting for a PostgreSQL connection.", Double(pool.waiting)),
         ])
-            + ((try? await WebhookDispatchStore.pendingByApp(in: context.services.database)).map(WebhookMetrics.renderPending) ?? "")
+            + (figures.map { WebhookMetrics.renderPending($0.webhookPending) } ?? "")
         return .text(text, contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 

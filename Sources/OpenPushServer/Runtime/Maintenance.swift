@@ -11,6 +11,22 @@ import Postgres
 /// processes at once is harmless.
 public enum Maintenance {
     public static let interval: Duration = .seconds(600)
+    /// How often `/metrics`' database figures are read (`refreshMetrics`).
+    public static let metricsInterval: Duration = .seconds(15)
+
+    /// Reads the figures `/metrics` serves from PostgreSQL (the queue depth, the webhook backlog
+    /// by app) into `services.metrics`; when the read fails they are cleared, so a scrape shows
+    /// them unknown rather than stale.
+    public static func refreshMetrics(_ services: Services) async throws {
+        do {
+            let depth = try await DeliveryQueue.depth(in: services.database)
+            let pending = try await WebhookDispatchStore.pendingByApp(in: services.database)
+            services.metrics.databaseFigures = Metrics.DatabaseFigures(queueDepth: depth, webhookPending: pending, at: services.now())
+        } catch {
+            services.metrics.databaseFigures = nil
+            throw error
+        }
+    }
 
     /// One pass; returns how many rows each step removed, and the partitions it created and dropped.
     @discardableResult
@@ -55,8 +71,25 @@ public enum Maintenance {
         }
     }
 
-    /// Runs `runOnce` every `interval` until the task is cancelled; failures are logged, not fatal.
+    /// Runs `runOnce` every `interval`, and `refreshMetrics` every `metricsInterval`, until the
+    /// task is cancelled; failures are logged, not fatal.
     public static func loop(_ services: Services, logger: Logger) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await housekeeping(services, logger: logger) }
+            group.addTask {
+                while !Task.isCancelled {
+                    do {
+                        try await refreshMetrics(services)
+                    } catch {
+                        logger.warning("metrics refresh failed", ["error": String(describing: error)])
+                    }
+                    try? await Task.sleep(for: metricsInterval)
+                }
+            }
+        }
+    }
+
+    private static func housekeeping(_ services: Services, logger: Logger) async {
         while !Task.isCancelled {
             do {
                 let removed = try await runOnce(services, now: services.now())
