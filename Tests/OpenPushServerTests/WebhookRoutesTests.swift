@@ -218,21 +218,26 @@ import Postgres
         #expect(malformed.status == 400)
     }
 
-    /// Twenty-five creates at once make twenty endpoints; the rest are `400`s naming the limit,
-    /// another app is unaffected, and deleting one frees a place.
+    /// Seventeen endpoints, then eight creates at once: three take the last places and the rest
+    /// are `400`s naming the limit; another app is unaffected, and deleting one frees a place.
+    /// (Eight, not twenty-five, at once: on a loaded test machine twenty-five waiting for one
+    /// app's lock outwait the pool's acquire bound and answer `503`.)
     @Test func anAppHasAtMostTwentyEndpointsEvenUnderConcurrentCreates() async throws {
         let app = try await TestApp.make()
         let created = try await app.createApp()
         let other = try await app.createApp(AppSettings(name: "Other", apnsBundleID: "com.example.other"))
+        for index in 0..<17 {
+            #expect(await Self.create(app, created, ["url": .string("https://s\(index).example.com/"), "events": ["*"]]).status == 201)
+        }
         let statuses = await withTaskGroup(of: TestResponse.self) { group in
-            for index in 0..<25 {
+            for index in 0..<8 {
                 group.addTask {
                     await Self.create(app, created, ["url": .string("https://h\(index).example.com/"), "events": ["*"]])
                 }
             }
             return await group.reduce(into: [TestResponse]()) { $0.append($1) }
         }
-        #expect(statuses.filter { $0.status == 201 }.count == 20)
+        #expect(statuses.filter { $0.status == 201 }.count == 3)
         let refused = statuses.filter { $0.status != 201 }
         #expect(refused.count == 5)
         for response in refused {
