@@ -21,13 +21,14 @@ run: deps release
 
 # Three groups run after the parallel run, so their load does not upset the timing of the rest
 # on a small machine: first the heavy suites (the compatibility suite with its own processes, the
-# 100,000-device send isolation, the headless-Chromium suites, the spawned `openpush dev`, and
+# 100,000-device send isolation, the 100,000 events behind 1,000 idle webhook endpoints, the
+# headless-Chromium suites, the spawned `openpush dev`, and
 # the 20,000-50,000-push deliveries through child workers that are stopped or killed midway),
 # then the PgBouncer deployment of two servers and two workers on its own (beside the heavy
 # group, a CI run saw one of its sends wait more than 30 s for an answer), then, alone, the
 # suites that check timing rules (push intervals, webhook timeouts, the HTTP client), which any
 # load starves.
-HEAVY_SUITES := OneSignalPythonClientTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|DeliveryResilienceTests|DeliveryGuaranteesTests
+HEAVY_SUITES := OneSignalPythonClientTests|WebhookIdleEndpointsTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|DeliveryResilienceTests|DeliveryGuaranteesTests
 SCALE_SUITES := PgBouncerScaleOutTests
 TIMING_SUITES := PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests
 AFTER_SUITES := $(HEAVY_SUITES)|$(SCALE_SUITES)|$(TIMING_SUITES)
