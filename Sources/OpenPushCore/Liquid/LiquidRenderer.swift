@@ -1,6 +1,6 @@
-/// Renders parsed nodes against a context. Rendering never fails: missing variables are
-/// `nil`, and a template that runs away (too much output, too many loop iterations, too many
-/// bytes built by filters and captures) stops quietly with what it has written so far.
+/// Renders parsed nodes against a context. Missing variables are `nil`; output past
+/// `LiquidTemplate.maximumOutputBytes` is cut. Every step draws from one `LiquidBudget`; a
+/// template that exhausts it stops there, and the rendering says so.
 struct LiquidRenderer {
     /// Whether rendering goes on, and how a loop body ended.
     enum Flow {
@@ -12,50 +12,65 @@ struct LiquidRenderer {
     private var assigns: [String: JSONValue] = [:]
     /// Loop variables and `forloop`, innermost last.
     private var scopes: [[String: JSONValue]] = []
-    private var iterations = 0
-    private var work = 0
+    private(set) var budget = LiquidBudget()
+    /// Captures being rendered: the output cap is the text's, a capture is bounded by the budget.
+    private var captures = 0
 
     init(context: JSONObject) {
         self.context = context
     }
 
     /// The whole output, cut at `LiquidTemplate.maximumOutputBytes` on a character boundary.
-    mutating func render(_ nodes: [LiquidNode]) -> String {
+    mutating func render(_ nodes: [LiquidNode]) -> LiquidRendering {
         var output = ""
         _ = render(nodes, into: &output)
-        guard output.utf8.count > LiquidTemplate.maximumOutputBytes else { return output }
+        let exceeded = budget.isExhausted
+        guard output.utf8.count > LiquidTemplate.maximumOutputBytes else {
+            return LiquidRendering(text: output, exceededBudget: exceeded, spent: budget)
+        }
         var cut = ""
         for character in output {
             if cut.utf8.count + character.utf8.count > LiquidTemplate.maximumOutputBytes { break }
             cut.append(character)
         }
-        return cut
+        return LiquidRendering(text: cut, exceededBudget: exceeded, spent: budget)
     }
 
     private mutating func render(_ nodes: [LiquidNode], into output: inout String) -> Flow {
         for node in nodes {
             let flow = render(node, into: &output)
             if flow != .normal { return flow }
-            if output.utf8.count > LiquidTemplate.maximumOutputBytes { return .halt }
+            if captures == 0, output.utf8.count > LiquidTemplate.maximumOutputBytes { return .halt }
         }
         return .normal
     }
 
     private mutating func render(_ node: LiquidNode, into output: inout String) -> Flow {
+        guard budget.charge() else { return .halt }
         switch node {
         case .text(let text):
+            guard budget.charge(steps: 0, bytes: text.utf8.count) else { return .halt }
             output += text
         case .output(let value):
             guard let value = evaluate(value) else { return .halt }
-            output += value.liquidText
+            let text = value.liquidText
+            guard budget.charge(steps: 0, bytes: text.utf8.count) else { return .halt }
+            output += text
         case .conditional(let branches, let otherwise):
-            for branch in branches where isTrue(branch.condition) {
-                return render(branch.body, into: &output)
+            for branch in branches {
+                guard let taken = isTrue(branch.condition) else { return .halt }
+                if taken { return render(branch.body, into: &output) }
             }
             if let otherwise { return render(otherwise, into: &output) }
         case .switchCase(let subject, let whens, let otherwise):
             var matched = false
-            for when in whens where when.values.contains(where: { equals(subject, $0) }) {
+            for when in whens {
+                var matches = false
+                for value in when.values {
+                    guard let equal = equals(subject, value) else { return .halt }
+                    if equal { matches = true; break }
+                }
+                guard matches else { continue }
                 matched = true
                 let flow = render(when.body, into: &output)
                 if flow != .normal { return flow }
@@ -68,10 +83,11 @@ struct LiquidRenderer {
             assigns[name] = value
         case .capture(let name, let body):
             var captured = ""
+            captures += 1
             let flow = render(body, into: &captured)
-            work += captured.utf8.count
+            captures -= 1
             assigns[name] = .string(captured)
-            if work > Self.workLimit { return .halt }
+            guard budget.charge(steps: 0, bytes: captured.utf8.count) else { return .halt }
             return flow
         case .breakLoop:
             return .breakLoop
@@ -90,6 +106,7 @@ struct LiquidRenderer {
         if let limit = loop.limit {
             end = min(max(offset + evaluate(limit).liquidInteger, start), items.count)
         }
+        guard !budget.isExhausted else { return .halt }
         let length = end - start
         guard length > 0 else {
             return loop.otherwise.map { render($0, into: &output) } ?? .normal
@@ -98,8 +115,8 @@ struct LiquidRenderer {
         scopes.append([:])
         defer { scopes.removeLast() }
         for step in 0..<length {
-            iterations += 1
-            if iterations > LiquidTemplate.maximumLoopIterations { return .halt }
+            // The iteration and the `forloop` object it makes.
+            guard budget.charge(steps: Self.iterationSteps) else { return .halt }
             let position = loop.reversed ? end - 1 - step : start + step
             var forloop: JSONObject = [
                 "length": .int(Int64(length)),
@@ -139,7 +156,10 @@ struct LiquidRenderer {
             let values: [JSONValue]
             switch renderer.evaluate(expression) {
             case .array(let array): values = array
-            case .object(let object): values = object.map { .array([.string($0.key), $0.value]) }
+            case .object(let object):
+                // Pairs made: three elements each.
+                renderer.budget.charge(steps: 3 * object.count)
+                values = object.map { .array([.string($0.key), $0.value]) }
             case .string(let string) where !string.isEmpty: values = [.string(string)]
             default: values = []
             }
@@ -157,25 +177,31 @@ struct LiquidRenderer {
 
     // MARK: - Values
 
-    /// Bytes that filters and captures may build in one render.
-    private static let workLimit = 4 * 1024 * 1024
+    /// Steps of one loop iteration: the iteration itself and the seven or eight values of
+    /// its `forloop`.
+    static let iterationSteps = 9
 
-    /// The value with its filters applied; `nil` when the filters built too much.
+    /// The value with its filters applied; `nil` when the budget ran out. A filter is charged
+    /// its input, its arguments and its result: each is read or built once.
     private mutating func evaluate(_ filtered: LiquidFilteredExpression) -> JSONValue? {
         var value = evaluate(filtered.expression)
         for call in filtered.filters {
             let arguments = call.arguments.map { evaluate($0) }
             let named = call.namedArguments.mapValues { evaluate($0) }
-            value = call.filter.apply(to: value, arguments: arguments, named: named, limit: Self.workLimit)
-            if case .string(let string) = value {
-                work += string.utf8.count
-                if work > Self.workLimit { return nil }
+            guard budget.charge(reading: value) else { return nil }
+            for argument in arguments {
+                guard budget.charge(reading: argument) else { return nil }
             }
+            value = call.filter.apply(to: value, arguments: arguments, named: named, limit: budget.bytesLeft,
+                                      elements: budget.stepsLeft + 1)
+            guard budget.charge(reading: value) else { return nil }
         }
         return value
     }
 
-    private func evaluate(_ expression: LiquidExpression) -> JSONValue {
+    /// The expression's value, one step for it and one for each accessor.
+    private mutating func evaluate(_ expression: LiquidExpression) -> JSONValue {
+        budget.charge()
         switch expression {
         case .literal(let value):
             return value
@@ -193,10 +219,13 @@ struct LiquidRenderer {
                     guard case .string(let name) = evaluate(key) else { return .null }
                     value = variable(name)
                 case .property(let name):
+                    // `size` of a string counts its characters: it reads every byte.
+                    if name == "size", case .string(let string) = value { budget.charge(bytes: string.utf8.count) }
                     value = Self.property(name, of: value)
                 case .subscripted(let key):
                     value = Self.element(evaluate(key), of: value)
                 }
+                budget.charge()
                 if value == .null { return .null }
             }
             return value
@@ -243,7 +272,9 @@ struct LiquidRenderer {
 
     // MARK: - Conditions
 
-    private func isTrue(_ condition: LiquidCondition) -> Bool {
+    /// Whether the condition holds; `nil` when the budget ran out deciding it.
+    private mutating func isTrue(_ condition: LiquidCondition) -> Bool? {
+        guard budget.charge() else { return nil }
         switch condition {
         case .value(.empty), .value(.blank):
             return true
@@ -252,12 +283,16 @@ struct LiquidRenderer {
         case .comparison(let left, let op, let right):
             switch op {
             case .equal: return equals(left, right)
-            case .notEqual: return !equals(left, right)
-            case .contains: return evaluate(left).liquidContains(evaluate(right))
+            case .notEqual: return equals(left, right).map { !$0 }
+            case .contains:
+                let haystack = evaluate(left), needle = evaluate(right)
+                guard budget.charge(reading: haystack), budget.charge(reading: needle) else { return nil }
+                return haystack.liquidContains(needle)
             case .less, .greater, .lessOrEqual, .greaterOrEqual:
-                guard !Self.isKeyword(left), !Self.isKeyword(right),
-                    let order = evaluate(left).liquidCompare(evaluate(right))
-                else { return false }
+                guard !Self.isKeyword(left), !Self.isKeyword(right) else { return false }
+                let lhs = evaluate(left), rhs = evaluate(right)
+                guard budget.charge(reading: lhs), budget.charge(reading: rhs) else { return nil }
+                guard let order = lhs.liquidCompare(rhs) else { return false }
                 switch op {
                 case .less: return order < 0
                 case .greater: return order > 0
@@ -267,24 +302,34 @@ struct LiquidRenderer {
             }
         case .chain(let first, let steps):
             // From the right: `a or b and c` is `a or (b and c)`.
-            var result = isTrue(steps[steps.count - 1].condition)
+            guard var result = isTrue(steps[steps.count - 1].condition) else { return nil }
             for index in stride(from: steps.count - 1, through: 0, by: -1) {
                 let left = index == 0 ? first : steps[index - 1].condition
-                result = steps[index].isAnd ? (isTrue(left) && result) : (isTrue(left) || result)
+                // Short-circuits as `&&` and `||` did: the left side is evaluated only when needed.
+                if steps[index].isAnd ? result : !result {
+                    guard let value = isTrue(left) else { return nil }
+                    result = value
+                }
             }
             return result
         case .not(let inner):
-            return !isTrue(inner)
+            return isTrue(inner).map { !$0 }
         }
     }
 
-    /// `==`, with `empty` and `blank` comparing by what they mean.
-    private func equals(_ left: LiquidExpression, _ right: LiquidExpression) -> Bool {
+    /// `==`, with `empty` and `blank` comparing by what they mean; `nil` when the budget ran out.
+    private mutating func equals(_ left: LiquidExpression, _ right: LiquidExpression) -> Bool? {
         switch (left, right) {
         case (.empty, .empty), (.blank, .blank), (.empty, .blank), (.blank, .empty): return true
         case (.empty, let other), (let other, .empty): return evaluate(other).isLiquidEmpty
-        case (.blank, let other), (let other, .blank): return evaluate(other).isLiquidBlank
-        default: return evaluate(left).liquidEquals(evaluate(right))
+        case (.blank, let other), (let other, .blank):
+            let value = evaluate(other)
+            guard budget.charge(reading: value) else { return nil }
+            return value.isLiquidBlank
+        default:
+            let lhs = evaluate(left), rhs = evaluate(right)
+            guard budget.charge(reading: lhs), budget.charge(reading: rhs) else { return nil }
+            return lhs.liquidEquals(rhs)
         }
     }
 
