@@ -80,9 +80,9 @@ func liquid(_ source: String, _ context: JSONObject = [:]) throws -> String {
             done
             """).render([:])
         #expect(nested.text == "" && nested.exceededBudget)
-        let count = try LiquidTemplate(parsing: "{% for i in (1..20000) %}x{% endfor %}").render([:])
+        let count = try LiquidTemplate(parsing: "{% for i in (1..100000) %}x{% endfor %}").render([:])
         #expect(count.exceededBudget)
-        #expect(count.text.count < 20000)
+        #expect(count.text.count < 100000)
     }
 
     @Test func stopsAStringThatDoublesItself() throws {
@@ -145,7 +145,7 @@ extension LiquidTemplateTests {
         let context: JSONObject = ["h": .string(haystack), "n": .string(needle)]
         let start = ContinuousClock.now
         #expect(try liquid("{% if h contains n %}y{% else %}n{% endif %}", context) == "n")
-        #expect(try liquid("{{ h | remove: n | size }}", context) == "200000")
+        #expect(try liquid("{% assign r = h | remove: n %}{% if r == h %}same{% endif %}", context) == "same")
         #expect(try liquid("{{ h | split: n | size }}", context) == "1")
         #expect(ContinuousClock.now - start < .seconds(5))
     }

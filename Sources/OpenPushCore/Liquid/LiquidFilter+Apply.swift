@@ -191,20 +191,21 @@ extension LiquidFilter {
         return pieces
     }
 
+    /// By bytes: no byte of a multi-byte UTF-8 sequence is ASCII, so none is replaced.
     static func escapeHTML(_ string: String) -> String {
-        var result = ""
+        var result: [UInt8] = []
         result.reserveCapacity(string.utf8.count)
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.unicodeScalars.append(scalar)
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "&"): result += "&amp;".utf8
+            case UInt8(ascii: "<"): result += "&lt;".utf8
+            case UInt8(ascii: ">"): result += "&gt;".utf8
+            case UInt8(ascii: "\""): result += "&quot;".utf8
+            case UInt8(ascii: "'"): result += "&#39;".utf8
+            default: result.append(byte)
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// Ruby's `CGI.escape`: unreserved bytes stay, a space becomes `+`, the rest `%XX`.
@@ -220,7 +221,9 @@ extension LiquidFilter {
             case UInt8(ascii: " "):
                 result.append(UInt8(ascii: "+"))
             default:
-                result += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                result.append(UInt8(ascii: "%"))
+                result.append(hex[Int(byte >> 4)])
+                result.append(hex[Int(byte & 0x0F)])
             }
         }
         return String(decoding: result, as: UTF8.self)

@@ -11,7 +11,15 @@ struct LiquidRenderer {
     /// `assign` and `capture` targets; they outlive the block that set them, as in Liquid.
     private var assigns: [String: JSONValue] = [:]
     /// Loop variables and `forloop`, innermost last.
-    private var scopes: [[String: JSONValue]] = []
+    private var scopes: [Scope] = []
+
+    /// One loop's variable and where the loop is; its `forloop` object is built only when read.
+    private struct Scope {
+        var variable: String
+        var value: JSONValue = .null
+        var step = 0
+        var length: Int
+    }
     private(set) var budget = LiquidBudget()
     /// Captures being rendered: the output cap is the text's, a capture is bounded by the budget.
     private var captures = 0
@@ -111,21 +119,13 @@ struct LiquidRenderer {
         guard length > 0 else {
             return loop.otherwise.map { render($0, into: &output) } ?? .normal
         }
-        let parent = scopes.last.flatMap { $0["forloop"] }
-        scopes.append([:])
+        scopes.append(Scope(variable: loop.variable, length: length))
         defer { scopes.removeLast() }
         for step in 0..<length {
-            // The iteration and the `forloop` object it makes.
             guard budget.charge(steps: Self.iterationSteps) else { return .halt }
             let position = loop.reversed ? end - 1 - step : start + step
-            var forloop: JSONObject = [
-                "length": .int(Int64(length)),
-                "index": .int(Int64(step + 1)), "index0": .int(Int64(step)),
-                "rindex": .int(Int64(length - step)), "rindex0": .int(Int64(length - step - 1)),
-                "first": .bool(step == 0), "last": .bool(step == length - 1),
-            ]
-            if let parent { forloop["parentloop"] = parent }
-            scopes[scopes.count - 1] = [loop.variable: items[position], "forloop": .object(forloop)]
+            scopes[scopes.count - 1].value = items[position]
+            scopes[scopes.count - 1].step = step
             switch render(loop.body, into: &output) {
             case .normal, .continueLoop: continue
             case .breakLoop: return .normal
@@ -157,8 +157,7 @@ struct LiquidRenderer {
             switch renderer.evaluate(expression) {
             case .array(let array): values = array
             case .object(let object):
-                // Pairs made: three elements each.
-                renderer.budget.charge(steps: 3 * object.count)
+                renderer.budget.charge(steps: LiquidRenderer.elementSteps * object.count)
                 values = object.map { .array([.string($0.key), $0.value]) }
             case .string(let string) where !string.isEmpty: values = [.string(string)]
             default: values = []
@@ -177,9 +176,16 @@ struct LiquidRenderer {
 
     // MARK: - Values
 
-    /// Steps of one loop iteration: the iteration itself and the seven or eight values of
-    /// its `forloop`.
-    static let iterationSteps = 9
+    /// Steps of one loop iteration: the iteration itself and binding its variable.
+    static let iterationSteps = 2
+    /// Steps of building one `forloop` object when a template reads it whole: its values.
+    static let forloopSteps = 8
+    /// What walking one byte by characters costs (grapheme breaking, case mapping), in bytes
+    /// copied: `size`, `upcase`, `strip`, `split: ""`… are that much slower per byte.
+    static let characterWalkCost = 32
+    /// Steps of each element `split` makes (a string and its value) and each `[key, value]`
+    /// pair a loop over an object makes.
+    static let elementSteps = 3
 
     /// The value with its filters applied; `nil` when the budget ran out. A filter is charged
     /// its input, its arguments and its result: each is read or built once.
@@ -192,8 +198,14 @@ struct LiquidRenderer {
             for argument in arguments {
                 guard budget.charge(reading: argument) else { return nil }
             }
+            if call.filter.walksCharacters(input: value, arguments: arguments) {
+                guard budget.charge(steps: 0, bytes: value.liquidText.utf8.count * (Self.characterWalkCost - 1)) else { return nil }
+            }
             value = call.filter.apply(to: value, arguments: arguments, named: named, limit: budget.bytesLeft,
-                                      elements: budget.stepsLeft + 1)
+                                      elements: (budget.stepsLeft + 1) / Self.elementSteps + 1)
+            if call.filter == .split, case .array(let pieces) = value {
+                guard budget.charge(steps: (Self.elementSteps - 1) * pieces.count) else { return nil }
+            }
             guard budget.charge(reading: value) else { return nil }
         }
         return value
@@ -211,7 +223,12 @@ struct LiquidRenderer {
             return .string("\(evaluate(lower).liquidInteger)..\(evaluate(upper).liquidInteger)")
         case .lookup(let accessors):
             var value = JSONValue.null
-            for (position, accessor) in accessors.enumerated() {
+            var start = 0
+            if let known = forloopProperty(accessors) {
+                value = known.value
+                start = known.used
+            }
+            for (position, accessor) in accessors.enumerated() where position >= start {
                 switch accessor {
                 case .property(let name) where position == 0:
                     value = variable(name)
@@ -219,8 +236,10 @@ struct LiquidRenderer {
                     guard case .string(let name) = evaluate(key) else { return .null }
                     value = variable(name)
                 case .property(let name):
-                    // `size` of a string counts its characters: it reads every byte.
-                    if name == "size", case .string(let string) = value { budget.charge(bytes: string.utf8.count) }
+                    // `size` of a string counts its characters: it walks every one.
+                    if name == "size", case .string(let string) = value {
+                        budget.charge(bytes: string.utf8.count * Self.characterWalkCost)
+                    }
                     value = Self.property(name, of: value)
                 case .subscripted(let key):
                     value = Self.element(evaluate(key), of: value)
@@ -232,11 +251,54 @@ struct LiquidRenderer {
         }
     }
 
-    private func variable(_ name: String) -> JSONValue {
-        for scope in scopes.reversed() {
-            if let value = scope[name] { return value }
+    private mutating func variable(_ name: String) -> JSONValue {
+        for index in scopes.indices.reversed() {
+            if scopes[index].variable == name { return scopes[index].value }
+            if name == "forloop" { return .object(forloop(at: index)) }
         }
         return assigns[name] ?? context[name] ?? .null
+    }
+
+    /// `forloop.index`, `forloop.parentloop.first`…: read from the loop's state, without building
+    /// its object (which costs more than the rest of an iteration); `used` accessors read.
+    private func forloopProperty(_ accessors: [LiquidExpression.Accessor]) -> (value: JSONValue, used: Int)? {
+        guard case .property("forloop")? = accessors.first, var index = scopes.indices.last,
+            !scopes.contains(where: { $0.variable == "forloop" })
+        else { return nil }
+        var position = 1
+        while position < accessors.count, case .property("parentloop") = accessors[position] {
+            guard index > 0 else { return nil }
+            index -= 1
+            position += 1
+        }
+        guard position < accessors.count, case .property(let name) = accessors[position] else { return nil }
+        let step = scopes[index].step, length = scopes[index].length
+        let value: JSONValue
+        switch name {
+        case "length": value = .int(Int64(length))
+        case "index": value = .int(Int64(step + 1))
+        case "index0": value = .int(Int64(step))
+        case "rindex": value = .int(Int64(length - step))
+        case "rindex0": value = .int(Int64(length - step - 1))
+        case "first": value = .bool(step == 0)
+        case "last": value = .bool(step == length - 1)
+        default: return nil
+        }
+        return (value, position + 1)
+    }
+
+    /// `forloop` of the loop at `index` of `scopes`, with its enclosing loop's as `parentloop`.
+    private mutating func forloop(at index: Int) -> JSONObject {
+        budget.charge(steps: Self.forloopSteps)
+        let scope = scopes[index], step = scope.step, length = scope.length
+        var forloop: JSONObject = [
+            "length": .int(Int64(length)),
+            "index": .int(Int64(step + 1)), "index0": .int(Int64(step)),
+            "rindex": .int(Int64(length - step)), "rindex0": .int(Int64(length - step - 1)),
+            "first": .bool(step == 0), "last": .bool(step == length - 1),
+        ]
+        if index > 0 { forloop["parentloop"] = .object(self.forloop(at: index - 1)) }
+        return forloop
     }
 
     /// `.name`: an object's key, or `size`, `first` and `last` of arrays and strings (and
