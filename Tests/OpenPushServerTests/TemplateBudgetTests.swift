@@ -66,10 +66,10 @@ import Postgres
         var json = headers
         json.add(name: "Content-Type", value: "application/json")
         let changes: JSONValue = ["headings": ["en": "Hello", "fr": .string(Self.hostile)]]
-        let update = await harness.app.request(.patch, "/templates/\(templateID)", headers: json, body: changes.serializedBytes,
-                                               query: ["app_id": appID])
-        #expect(update.status == 400)
-        #expect(update.json == Self.error("headings.fr"))
+        let changed = await harness.app.request(.patch, "/templates/\(templateID)", headers: json, body: changes.serializedBytes,
+                                                query: ["app_id": appID])
+        #expect(changed.status == 400)
+        #expect(changed.json == Self.error("headings.fr"))
         // Notifications: inline contents, headings and privacy_text.
         try await harness.app.insertSubscription(appID: appID, token: NotificationRoutesTests.token(0))
         for field in ["contents", "headings"] {
@@ -83,6 +83,12 @@ import Postgres
             "included_segments": ["Subscribed Users"], "contents": ["en": "x"], "privacy_text": .string(Self.hostile),
         ])
         #expect(privacy.json == ["errors": [.string("privacy_text: \(LiquidError.overBudget.message)")]])
+        // A Live Activity update renders Liquid per recipient too.
+        let update = await harness.app.request(.post, "/apps/\(appID)/live_activities/game-1/notifications", headers: headers,
+                                               json: ["event": "update", "name": "n", "event_updates": ["home": 1],
+                                                      "headings": ["en": .string(Self.hostile)], "contents": ["en": "x"]])
+        #expect(update.status == 400)
+        #expect(update.json == Self.error("headings.en"))
         #expect(try await NotificationRoutesTests.count(harness, "SELECT count(*)::int AS n FROM messages") == 0)
         // The template that is fine without a recipient is accepted and sent.
         let fine = await NotificationRoutesTests.post(harness, ["included_segments": ["Subscribed Users"],
