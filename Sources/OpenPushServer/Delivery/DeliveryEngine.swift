@@ -427,7 +427,7 @@ public final class DeliveryEngine: Sendable {
 
     /// Renews the job's lease every third of it until cancelled; marks `lease` lost, and stops,
     /// when the row no longer names this worker.
-    private func renewLease(_ jobID: Int64, lease: JobLease = JobLease()) async {
+    private func renewLease(_ jobID: Int64, lease: JobLease) async {
         let worker = self.worker
         let seconds = settings.leaseSeconds
         while !Task.isCancelled {
