@@ -189,27 +189,27 @@ import OpenPushCore
         #expect(error.messages == ["headings.en: unterminated output '{{'", "headings.fr: unclosed tag 'if'"])
     }
 
-    @Test func rendersTheRecipientsLanguageElseEnglish() {
+    @Test func rendersTheRecipientsLanguageElseEnglish() throws {
         let map = ["en": "Hello {{ first_name | default: \"there\" }}", "pt": "Olá {{ first_name }}"]
         let context = LocalizedText.context(tags: ["first_name": "Ana"], subscription: ["language": "pt"], user: [:])
-        #expect(LocalizedText.render(map, language: "pt", context: context, limit: 512) == "Olá Ana")
-        #expect(LocalizedText.render(map, language: "de", context: [:], limit: 512) == "Hello there")
-        #expect(LocalizedText.render(map, language: nil, context: context, limit: 512) == "Hello Ana")
-        #expect(LocalizedText.render(nil, language: "en", context: context, limit: 512) == nil)
+        #expect(try LocalizedText.render(map, language: "pt", context: context, limit: 512) == "Olá Ana")
+        #expect(try LocalizedText.render(map, language: "de", context: [:], limit: 512) == "Hello there")
+        #expect(try LocalizedText.render(map, language: nil, context: context, limit: 512) == "Hello Ana")
+        #expect(try LocalizedText.render(nil, language: "en", context: context, limit: 512) == nil)
     }
 
-    @Test func cutsAtTheLimitInCharacters() {
+    @Test func cutsAtTheLimitInCharacters() throws {
         let long = ["en": String(repeating: "é", count: 3000)]
-        #expect(LocalizedText.render(long, language: nil, context: [:], limit: LocalizedText.bodyLimit)?.count == 2048)
-        #expect(LocalizedText.render(long, language: nil, context: [:], limit: LocalizedText.titleLimit)?.count == 512)
+        #expect(try LocalizedText.render(long, language: nil, context: [:], limit: LocalizedText.bodyLimit)?.count == 2048)
+        #expect(try LocalizedText.render(long, language: nil, context: [:], limit: LocalizedText.titleLimit)?.count == 512)
     }
 
-    @Test func subscriptionAndUserCannotBeHiddenByTags() {
+    @Test func subscriptionAndUserCannotBeHiddenByTags() throws {
         let context = LocalizedText.context(tags: ["user": "tag value", "level": "3"],
                                             subscription: ["id": "sub_1"], user: ["external_id": "u-1"])
         #expect(context["user"] == ["external_id": "u-1"])
         #expect(context["level"] == "3")
-        let rendered = LocalizedText.render(["en": "{{ user.external_id }} {{ subscription.id }} {{ level }}"], language: nil,
+        let rendered = try LocalizedText.render(["en": "{{ user.external_id }} {{ subscription.id }} {{ level }}"], language: nil,
                                             context: context, limit: 100)
         #expect(rendered == "u-1 sub_1 3")
     }

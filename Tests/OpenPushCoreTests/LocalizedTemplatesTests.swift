@@ -10,11 +10,11 @@ import OpenPushCore
         #expect(LocalizedTemplates(["en": "{%- if vip -%}VIP{%- endif -%}"]).usesLiquid)
     }
 
-    @Test func aPlainTextRendersAsWrittenWhateverTheContext() {
+    @Test func aPlainTextRendersAsWrittenWhateverTheContext() throws {
         let plain = LocalizedTemplates(["en": "Arriving soon", "pt": "Chegando"])
-        #expect(plain.render(language: "pt", context: ["first_name": "Ana"], limit: 100) == "Chegando")
-        #expect(plain.render(language: "pt", context: [:], limit: 100) == "Chegando")
-        #expect(plain.render(language: nil, context: [:], limit: 5) == "Arriv")
+        #expect(try plain.render(language: "pt", context: ["first_name": "Ana"], limit: 100) == "Chegando")
+        #expect(try plain.render(language: "pt", context: [:], limit: 100) == "Chegando")
+        #expect(try plain.render(language: nil, context: [:], limit: 5) == "Arriv")
     }
 
     @Test func aMessageRendersLiquidWhenAnyOfItsTextsDoes() throws {

@@ -6,6 +6,9 @@ public enum DeliveryPlanner {
     /// How long a `ttl: 0` notification ("now or never") may wait in a backlog or behind a
     /// paused app before it is no longer "now".
     public static let nowOrNeverGrace: Double = 5
+    /// The `error_reason` of a recipient whose texts exhausted their Liquid budget
+    /// (`LiquidBudget`): it is not sent to, and not tried again.
+    public static let templateBudgetExceeded = "TemplateBudgetExceeded"
 
     public struct Plan: Sendable {
         public var request: APNSRequest
@@ -89,10 +92,11 @@ public enum DeliveryPlanner {
         }
 
         var built: [Key: Result<APNSRequest, Refusal>] = [:]
-        /// Rendering and trimming the texts per recipient was a tenth of planning a fan-out.
-        var texts: [TextsKey: AlertPrivacy.Decision] = [:]
+        /// Rendering and trimming the texts per recipient was a tenth of planning a fan-out. A
+        /// rendering over budget is kept too: recipients alike do not exhaust it again.
+        var texts: [TextsKey: Result<AlertPrivacy.Decision, LiquidBudget.Exceeded>] = [:]
         /// A Live Activity's texts (nil: blank), shared the same way.
-        var activityTexts: [TextsKey: AlertPrivacy.Texts?] = [:]
+        var activityTexts: [TextsKey: Result<AlertPrivacy.Texts?, LiquidBudget.Exceeded>] = [:]
         var builtActivities: [ActivityKey: Result<APNSRequest, Refusal>] = [:]
 
         public init() {}
@@ -132,15 +136,18 @@ public enum DeliveryPlanner {
             timestamp = LiveActivityPayload.nextTimestamp(now: now, previous: previous)
         }
         let shared = textsKey(message, app: app, subscription: subscription)
-        let rendered: AlertPrivacy.Texts?
+        let rendered: Result<AlertPrivacy.Texts?, LiquidBudget.Exceeded>
         if let shared, let known = cache.activityTexts[shared] {
             rendered = known
         } else {
             let liquid = message.rendersLiquid ? liquidContext(subscription, context: context) : [:]
-            rendered = liveActivityTexts(message, send: send, app: app, subscription: subscription, liquid: liquid)
+            rendered = Result { () throws(LiquidBudget.Exceeded) in
+                try liveActivityTexts(message, send: send, app: app, subscription: subscription, liquid: liquid)
+            }
             if let shared { cache.activityTexts[shared] = rendered }
         }
-        guard let texts = rendered else { return .failure(.suppressed(.blank)) }
+        guard case .success(let known) = rendered else { return .failure(.permanent(templateBudgetExceeded)) }
+        guard let texts = known else { return .failure(.suppressed(.blank)) }
         let key = PayloadCache.ActivityKey(
             texts: PayloadCache.Key(appID: app.id, messageID: message.id, title: texts.title, body: texts.body,
                                     platform: subscription.platform, privacy: texts.shape),
@@ -192,9 +199,10 @@ public enum DeliveryPlanner {
         case .success(let value): attended = value
         case .failure(let refusal): return .failure(refusal)
         }
-        guard case .send(let texts) = notificationTexts(message, send: send, app: app, subscription: subscription,
-                                                        context: context, cache: &cache)
-        else { return .failure(.suppressed(.blank)) }
+        let decision = notificationTexts(message, send: send, app: app, subscription: subscription, context: context,
+                                         cache: &cache)
+        guard case .success(let chosen) = decision else { return .failure(.permanent(templateBudgetExceeded)) }
+        guard case .send(let texts) = chosen else { return .failure(.suppressed(.blank)) }
         let key = PayloadCache.Key(
             appID: app.id, messageID: message.id, title: texts.title, subtitle: texts.subtitle, body: texts.body,
             badge: delivery.badge, platform: subscription.platform, privacy: texts.shape, silenced: attended.silenced)
@@ -221,11 +229,15 @@ public enum DeliveryPlanner {
     /// (`textsKey`), else for each one.
     static func notificationTexts(_ message: DeliveryContext.Message, send: NotificationSend,
                                   app: DeliveryContext.App, subscription: DeliveryContext.Subscription,
-                                  context: DeliveryContext, cache: inout PayloadCache) -> AlertPrivacy.Decision {
+                                  context: DeliveryContext, cache: inout PayloadCache)
+        -> Result<AlertPrivacy.Decision, LiquidBudget.Exceeded>
+    {
         let shared = textsKey(message, app: app, subscription: subscription)
         if let shared, let known = cache.texts[shared] { return known }
         let liquid = message.rendersLiquid ? liquidContext(subscription, context: context, customData: send.customData) : [:]
-        let decision = notificationTexts(message, send: send, app: app, subscription: subscription, liquid: liquid)
+        let decision = Result { () throws(LiquidBudget.Exceeded) in
+            try notificationTexts(message, send: send, app: app, subscription: subscription, liquid: liquid)
+        }
         if let shared { cache.texts[shared] = decision }
         return decision
     }

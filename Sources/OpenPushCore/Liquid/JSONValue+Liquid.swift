@@ -129,9 +129,11 @@ extension JSONValue {
     /// `contains`: a substring of a string, an element of an array, a key of an object.
     func liquidContains(_ other: JSONValue) -> Bool {
         switch self {
-        case .string(let string):
+        case .string(var string):
             guard other != .null else { return false }
-            return Array(string.utf8).liquidRange(of: Array(other.liquidText.utf8)) != nil
+            // In place, not copied: a template may compare a long string many times.
+            var needle = other.liquidText
+            return string.withUTF8 { haystack in needle.withUTF8 { haystack.liquidRange(of: $0) != nil } }
         case .array(let array):
             return array.contains { $0.liquidEquals(other) }
         case .object(let object):
@@ -147,6 +149,15 @@ extension Array where Element == UInt8 {
     /// The first occurrence of `needle` at or after `start`, by bytes (Knuth–Morris–Pratt, so
     /// the time is linear whatever the input); an empty needle is found at `start`.
     func liquidRange(of needle: [UInt8], from start: Int = 0) -> Range<Int>? {
+        withUnsafeBufferPointer { haystack in
+            needle.withUnsafeBufferPointer { haystack.liquidRange(of: $0, from: start) }
+        }
+    }
+}
+
+extension UnsafeBufferPointer where Element == UInt8 {
+    /// `Array.liquidRange(of:from:)` over bytes in place.
+    func liquidRange(of needle: UnsafeBufferPointer<UInt8>, from start: Int = 0) -> Range<Int>? {
         guard !needle.isEmpty else { return start..<start }
         guard start >= 0, needle.count <= count - start else { return nil }
         var failure = [Int](repeating: 0, count: needle.count)
@@ -157,10 +168,18 @@ extension Array where Element == UInt8 {
             failure[index] = length
         }
         var matched = 0
-        for index in start..<count {
+        let first = needle[0]
+        var index = start
+        while index < count {
+            // Between partial matches, only the first byte is looked for.
+            if matched == 0 {
+                while index < count, self[index] != first { index += 1 }
+                guard index < count else { return nil }
+            }
             while matched > 0, self[index] != needle[matched] { matched = failure[matched - 1] }
             if self[index] == needle[matched] { matched += 1 }
             if matched == needle.count { return (index + 1 - needle.count)..<(index + 1) }
+            index += 1
         }
         return nil
     }

@@ -1,7 +1,7 @@
 /// Why a template could not be parsed. The message is short and has no position, so that a
 /// route can prefix it with the field it came from: `headings.en: unclosed tag 'if'`.
 ///
-/// Rendering never fails; only parsing produces this error.
+/// Parsing produces this error, and `LiquidTemplate.validate` for a template over budget.
 public struct LiquidError: Error, Equatable, Sendable, CustomStringConvertible {
     public let message: String
 
@@ -23,4 +23,7 @@ extension LiquidError {
     static let unterminatedOutput = LiquidError("unterminated output '{{'")
     static let unterminatedTag = LiquidError("unterminated tag '{%'")
     static let emptyTag = LiquidError("empty tag '{% %}'")
+    /// `LiquidTemplate.validate`: the template's cost, seen without a recipient, is over its budget.
+    public static let overBudget = LiquidError(
+        "template exceeds the rendering budget of \(LiquidBudget.maximumSteps) steps and \(LiquidBudget.maximumBytes / 1024 / 1024) MiB per text")
 }

@@ -2,9 +2,10 @@
 /// array or `nil` (which renders empty), and a division by zero gives `nil`.
 extension LiquidFilter {
     /// `limit` bounds, in UTF-8 bytes, the results of filters that can multiply their input
-    /// (`replace`, `join`); past it they stop early and the renderer halts.
-    func apply(to input: JSONValue, arguments: [JSONValue], named: [String: JSONValue], limit: Int = .max)
-        -> JSONValue
+    /// (`replace`, `join`), and `elements` the pieces `split` makes: past them they stop early,
+    /// and the renderer, charging the result, finds its budget exhausted.
+    func apply(to input: JSONValue, arguments: [JSONValue], named: [String: JSONValue], limit: Int = .max,
+               elements: Int = .max) -> JSONValue
     {
         func argument(_ index: Int) -> JSONValue { index < arguments.count ? arguments[index] : .null }
         func text(_ index: Int) -> String { argument(index).liquidText }
@@ -41,11 +42,12 @@ extension LiquidFilter {
             if input == .null { return .null }
             let count = max(arguments.isEmpty ? 15 : argument(0).liquidInteger, 1)
             let ellipsis = arguments.count > 1 ? text(1) : "..."
-            let words = string.split(whereSeparator: \.isWhitespace)
+            // No more words than it keeps and one: the rest need not be cut apart.
+            let words = string.split(maxSplits: count, whereSeparator: \.isWhitespace)
             guard words.count > count else { return .string(string) }
             return .string(words.prefix(count).joined(separator: " ") + ellipsis)
         case .split:
-            return .array(Self.split(string, on: text(0)).map(JSONValue.string))
+            return .array(Self.split(string, on: text(0), limit: elements).map(JSONValue.string))
         case .size:
             switch input {
             case .string(let string): return .int(Int64(string.count))
@@ -169,14 +171,18 @@ extension LiquidFilter {
     }
 
     /// Ruby's `String#split`: a single space splits on runs of whitespace, an empty pattern
-    /// into characters, and trailing empty pieces are dropped.
-    static func split(_ string: String, on separator: String) -> [String] {
-        if separator == " " { return string.split(whereSeparator: \.isWhitespace).map(String.init) }
-        if separator.isEmpty { return string.map { String($0) } }
+    /// into characters, and trailing empty pieces are dropped. Past `limit` pieces it stops
+    /// (the caller's budget is spent by then): the last piece is the rest of the string.
+    static func split(_ string: String, on separator: String, limit: Int = .max) -> [String] {
+        let maxSplits = max(limit, 1) - 1
+        if separator == " " {
+            return string.split(maxSplits: maxSplits, whereSeparator: \.isWhitespace).map(String.init)
+        }
+        if separator.isEmpty { return string.prefix(max(limit, 1)).map { String($0) } }
         let haystack = Array(string.utf8), needle = Array(separator.utf8)
         var pieces: [String] = []
         var index = 0
-        while let found = haystack.liquidRange(of: needle, from: index) {
+        while pieces.count < maxSplits, let found = haystack.liquidRange(of: needle, from: index) {
             pieces.append(String(decoding: haystack[index..<found.lowerBound], as: UTF8.self))
             index = found.upperBound
         }
@@ -185,20 +191,21 @@ extension LiquidFilter {
         return pieces
     }
 
+    /// By bytes: no byte of a multi-byte UTF-8 sequence is ASCII, so none is replaced.
     static func escapeHTML(_ string: String) -> String {
-        var result = ""
+        var result: [UInt8] = []
         result.reserveCapacity(string.utf8.count)
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.unicodeScalars.append(scalar)
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "&"): result += "&amp;".utf8
+            case UInt8(ascii: "<"): result += "&lt;".utf8
+            case UInt8(ascii: ">"): result += "&gt;".utf8
+            case UInt8(ascii: "\""): result += "&quot;".utf8
+            case UInt8(ascii: "'"): result += "&#39;".utf8
+            default: result.append(byte)
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// Ruby's `CGI.escape`: unreserved bytes stay, a space becomes `+`, the rest `%XX`.
@@ -214,7 +221,9 @@ extension LiquidFilter {
             case UInt8(ascii: " "):
                 result.append(UInt8(ascii: "+"))
             default:
-                result += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                result.append(UInt8(ascii: "%"))
+                result.append(hex[Int(byte >> 4)])
+                result.append(hex[Int(byte & 0x0F)])
             }
         }
         return String(decoding: result, as: UTF8.self)

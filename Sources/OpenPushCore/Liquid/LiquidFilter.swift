@@ -31,6 +31,26 @@ enum LiquidFilter: String, Sendable, CaseIterable {
         }
     }
 
+    /// Whether the filter walks its input by characters (grapheme clusters) rather than bytes:
+    /// the renderer charges that walk more (`LiquidRenderer.characterWalkCost`).
+    func walksCharacters(input: JSONValue, arguments: [JSONValue]) -> Bool {
+        switch self {
+        case .capitalize, .downcase, .upcase, .strip, .lstrip, .rstrip, .truncate, .truncatewords:
+            true
+        case .size:
+            // An array's or an object's size is its count.
+            if case .string = input { true } else { false }
+        case .split:
+            // Into characters, or on runs of whitespace; any other separator is found by bytes.
+            arguments.first.map { [" ", ""].contains($0.liquidText) } ?? true
+        case .replace, .replaceFirst, .remove, .removeFirst:
+            // An empty target matches between every character.
+            arguments.first?.liquidText.isEmpty ?? true
+        default:
+            false
+        }
+    }
+
     /// Named arguments the filter accepts, such as `default: "x", allow_false: true`.
     var namedArguments: Set<String> {
         self == .default ? ["allow_false"] : []

@@ -2,14 +2,14 @@
 ///
 /// ```swift
 /// let template = try LiquidTemplate(parsing: "Olá {{ first_name | default: \"there\" }}")
-/// template.render(["first_name": "Ana"])  // "Olá Ana"
+/// template.render(["first_name": "Ana"]).text  // "Olá Ana"
 /// ```
 ///
 /// Parsing is strict: an unknown tag or filter, an unclosed block or a malformed expression
-/// is a `LiquidError`. Rendering is lax, as in Liquid, and never fails: a missing variable is
-/// `nil` and renders empty, only `false` and `nil` are falsy, and filters given `nil` return
-/// an empty value. A runaway template stops quietly at `maximumOutputBytes` of output or
-/// `maximumLoopIterations` loop iterations (or 4 MiB built by filters and captures).
+/// is a `LiquidError`. Rendering is lax, as in Liquid: a missing variable is `nil` and renders
+/// empty, only `false` and `nil` are falsy, and filters given `nil` return an empty value.
+/// Output is cut at `maximumOutputBytes`. Each rendering has a `LiquidBudget` of steps and
+/// bytes; a template that exhausts it stops, and its `LiquidRendering` says so.
 ///
 /// Supported, with Shopify Liquid's semantics:
 /// - Output `{{ expr | filter: arg, name: arg }}`; lookups `a.b`, `a["k"]`, `a[0]`, `a[-1]`;
@@ -29,8 +29,6 @@
 public struct LiquidTemplate: Sendable {
     /// Output is cut here, on a character boundary.
     public static let maximumOutputBytes = 64 * 1024
-    /// Iterations of all `for` loops in one render, nested ones included.
-    public static let maximumLoopIterations = 10_000
 
     let nodes: [LiquidNode]
 
@@ -38,18 +36,21 @@ public struct LiquidTemplate: Sendable {
         nodes = try LiquidParser.parse(source)
     }
 
-    public func render(_ context: JSONObject) -> String {
+    public func render(_ context: JSONObject) -> LiquidRendering {
         var renderer = LiquidRenderer(context: context)
         return renderer.render(nodes)
     }
 }
 
 extension LiquidTemplate {
-    /// Why `source` would not parse, or `nil` when it would: for validating a request.
+    /// Why `source` would not parse, or would exhaust its budget even without a recipient's
+    /// data; `nil` when neither: for validating a request. Rendered once against an empty
+    /// context, whose cost is what every recipient pays at least (a loop over a literal range,
+    /// a literal string doubled), so a template refused here would fail for every recipient.
     public static func validate(_ source: String) -> LiquidError? {
         do {
-            _ = try LiquidTemplate(parsing: source)
-            return nil
+            let template = try LiquidTemplate(parsing: source)
+            return template.render([:]).exceededBudget ? .overBudget : nil
         } catch {
             return error
         }

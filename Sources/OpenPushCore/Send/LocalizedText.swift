@@ -1,12 +1,15 @@
 /// Picks and renders the text of a push for one recipient: the subscription's language when
 /// the map has it, else English; Liquid rendered with the recipient's context; cut to the
-/// platform's limit (512 characters for a title, 2048 for a body).
+/// platform's limit (512 characters for a title, 2048 for a body). A text whose Liquid exhausts
+/// its budget (`LiquidBudget`) throws: its recipient is not sent to.
 public enum LocalizedText {
     public static let titleLimit = 512
     public static let bodyLimit = 2048
 
-    public static func render(_ map: [String: String]?, language: String?, context: JSONObject, limit: Int) -> String? {
-        LocalizedTemplates(map).render(language: language, context: context, limit: limit)
+    public static func render(_ map: [String: String]?, language: String?, context: JSONObject, limit: Int)
+        throws(LiquidBudget.Exceeded) -> String?
+    {
+        try LocalizedTemplates(map).render(language: language, context: context, limit: limit)
     }
 
     /// The Liquid context of a recipient: its tags at the top level, then `subscription` and
@@ -41,11 +44,18 @@ public struct LocalizedTemplates: Sendable {
         variables = LiquidTemplate.variables(of: templates.values.map(\.variables))
     }
 
-    public func render(language: String?, context: JSONObject, limit: Int) -> String? {
+    public func render(language: String?, context: JSONObject, limit: Int) throws(LiquidBudget.Exceeded) -> String? {
         guard let chosen = language.flatMap({ sources[$0] != nil ? $0 : nil }) ?? (sources["en"] != nil ? "en" : nil) else {
             return nil
         }
-        let rendered = templates[chosen]?.render(context) ?? sources[chosen]!
+        let rendered: String
+        if let template = templates[chosen] {
+            let rendering = template.render(context)
+            guard !rendering.exceededBudget else { throw LiquidBudget.Exceeded() }
+            rendered = rendering.text
+        } else {
+            rendered = sources[chosen]!
+        }
         return rendered.count > limit ? String(rendered.prefix(limit)) : rendered
     }
 }

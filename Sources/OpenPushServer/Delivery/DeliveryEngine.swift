@@ -164,6 +164,7 @@ public final class DeliveryEngine: Sendable {
         var context: DeliveryContext
         var batch: Batch
         var renewal: Task<Void, Never>
+        var lease: JobLease
         /// 1 when a page was expanded before the claim.
         var expanded: Int
     }
@@ -212,7 +213,8 @@ public final class DeliveryEngine: Sendable {
             }
         }
         guard let job = claim.job else { return expanded > 0 ? .handled(expanded) : .idle }
-        let renewal = Task { await self.renewLease(job.id) }
+        let jobLease = JobLease()
+        let renewal = Task { await self.renewLease(job.id, lease: jobLease) }
         if job.tokenKind == .channel { return .broadcast(job, renewal) }
         let claimed = job.deliveries
         let context: DeliveryContext
@@ -236,7 +238,15 @@ public final class DeliveryEngine: Sendable {
                     try PushIntervals.decide(job, deliveries: deliveries, context: context, in: $0)
                 }
             }
-            var planned = plan(deliveries, context: context, now: services.now(), held: held)
+            let now = services.now()
+            let planning = await withTaskExecutorPreference(PlanningExecutor.shared) {
+                await self.plan(deliveries, context: context, now: now, held: held, lease: jobLease)
+            }
+            guard var planned = planning else {
+                renewal.cancel()
+                abandon(job)
+                return .handled(expanded)
+            }
             if context.message(forID: job.messageID, appID: job.appID)?.notification?.gates.dedupeKey != nil {
                 try await claimDedupeKeys(&planned, context: context, now: services.now())
             }
@@ -245,7 +255,7 @@ public final class DeliveryEngine: Sendable {
             renewal.cancel()
             throw error
         }
-        return .job(Prepared(job: job, context: context, batch: batch, renewal: renewal, expanded: expanded))
+        return .job(Prepared(job: job, context: context, batch: batch, renewal: renewal, lease: jobLease, expanded: expanded))
     }
 
     private func broadcast(_ job: DeliveryJob, renewal: Task<Void, Never>) async throws {
@@ -257,6 +267,7 @@ public final class DeliveryEngine: Sendable {
 
     private func deliver(_ prepared: Prepared) async throws {
         defer { prepared.renewal.cancel() }
+        guard !prepared.lease.isLost else { return abandon(prepared.job) }
         let results = await send(prepared.batch, recipients: prepared.job.recipients.count)
         try await record(prepared.job, batch: prepared.batch, results: results, context: prepared.context)
     }
@@ -275,6 +286,11 @@ public final class DeliveryEngine: Sendable {
             if final { services.metrics.recordFailedMessage(stage: "expansion") }
         }
         return step == .idle ? 0 : 1
+    }
+
+    /// A job whose lease another worker took: nothing more of it is sent or recorded here.
+    private func abandon(_ job: DeliveryJob) {
+        logger.warning("a job's lease was taken by another worker: this one stops sending it", ["job.id": String(job.id)])
     }
 
     private func fail(_ job: DeliveryJob, reason: String) async throws {
@@ -308,14 +324,27 @@ public final class DeliveryEngine: Sendable {
         var dedupeClaims: [Int64: AlertDedupe.Claim] = [:]
     }
 
+    /// How long planning runs before it lets the other jobs waiting for the planning threads
+    /// have their turn: a job whose recipients' templates are costly does not hold them.
+    private static let planningSlice = Duration.milliseconds(2)
+
+    /// The job's pushes, planned on the planning threads (`PlanningExecutor`) in slices; nil
+    /// when the lease was lost meanwhile.
     private func plan(_ claimed: [ClaimedDelivery], context: DeliveryContext, now: Double,
-                      held: [Int64: DeliveryPlanner.Refusal] = [:]) -> Batch {
+                      held: [Int64: DeliveryPlanner.Refusal], lease: JobLease) async -> Batch? {
         var batch = Batch()
         var timestamps: [String: Int] = [:]
         var payloads = DeliveryPlanner.PayloadCache()
         // Each app's credential once per batch, not a cache lookup under its lock per recipient.
         var appCredentials: [String: Result<APNSCredential?, SealedSecretError>] = [:]
+        let clock = ContinuousClock()
+        var sliceEnd = clock.now + Self.planningSlice
         for delivery in claimed {
+            if clock.now >= sliceEnd {
+                await Task.yield()
+                guard !lease.isLost else { return nil }
+                sliceEnd = clock.now + Self.planningSlice
+            }
             if let refusal = held[delivery.id] {
                 batch.refused.append((delivery, refusal))
                 continue
@@ -405,15 +434,21 @@ public final class DeliveryEngine: Sendable {
         }
     }
 
-    private func renewLease(_ jobID: Int64) async {
+    /// Renews the job's lease every third of it until cancelled; marks `lease` lost, and stops,
+    /// when the row no longer names this worker.
+    private func renewLease(_ jobID: Int64, lease: JobLease) async {
         let worker = self.worker
-        let lease = settings.leaseSeconds
+        let seconds = settings.leaseSeconds
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(lease / 3))
+            try? await Task.sleep(for: .seconds(seconds / 3))
             guard !Task.isCancelled else { return }
             do {
-                try await services.database.withConnection {
-                    try DeliveryQueue.renewLease(jobID: jobID, worker: worker, leaseSeconds: lease, in: $0)
+                let held = try await services.database.withConnection {
+                    try DeliveryQueue.renewLease(jobID: jobID, worker: worker, leaseSeconds: seconds, in: $0)
+                }
+                guard held else {
+                    lease.markLost()
+                    return
                 }
             } catch {
                 // The next renewal may still come in time; if none does, the job is run again

@@ -75,12 +75,15 @@ public enum DeliveryQueue {
     }
 
     /// Keeps a slow job from being leased by someone else.
+    /// False when the job is no longer leased by `worker` (another worker took it, or it is
+    /// done): the caller must stop working on it.
+    @discardableResult
     public static func renewLease(jobID: Int64, worker: String, leaseSeconds: Double = defaultLeaseSeconds,
-                                  in connection: PostgresConnection) throws {
+                                  in connection: PostgresConnection) throws -> Bool {
         try connection.query("""
             UPDATE delivery_jobs SET leased_until = now() + make_interval(secs => \(leaseSeconds))
             WHERE id = \(jobID) AND leased_by = \(worker)
-            """, durability: bookkeeping)
+            """, durability: bookkeeping).affectedRows == 1
     }
 
     /// Queues the rows of `recipients` (a query yielding `subscription_id`, `token`,
