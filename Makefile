@@ -30,7 +30,7 @@ run: deps release
 # load starves.
 HEAVY_SUITES := OneSignalPythonClientTests|WebhookIdleEndpointsTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|DeliveryResilienceTests|DeliveryGuaranteesTests
 SCALE_SUITES := PgBouncerScaleOutTests
-TIMING_SUITES := PushIntervalsTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests
+TIMING_SUITES := PushIntervalsTests|TemplateIsolationTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests
 AFTER_SUITES := $(HEAVY_SUITES)|$(SCALE_SUITES)|$(TIMING_SUITES)
 test: deps compat-venv browser-deps
 	@$(call install-missing,$(SCALE_PACKAGES))

@@ -1,5 +1,6 @@
-/// A request that got no answer from APNs. Always worth retrying later (the same `apns-id`
-/// keeps a retry recognisable); a rejection is never one of these but an `APNSResponse`.
+/// A request that got no answer from APNs. Worth retrying later (the same `apns-id` keeps a
+/// retry recognisable), but for a request that could never be sent as it is (`isPermanent`);
+/// a rejection is never one of these but an `APNSResponse`.
 public struct APNSTransportError: Error, Sendable, Hashable, CustomStringConvertible {
     public struct Kind: RawRepresentable, Sendable, Hashable {
         public var rawValue: String
@@ -27,6 +28,9 @@ public struct APNSTransportError: Error, Sendable, Hashable, CustomStringConvert
         self.kind = kind
         self.message = message
     }
+
+    /// The same request would fail the same way on every try.
+    public var isPermanent: Bool { kind == .invalidHeader }
 
     public var description: String { "\(kind.rawValue): \(message)" }
 }

@@ -44,6 +44,30 @@ import OpenPushTestSupport
         #expect(push.header("apns-collapse-id") == Self.printable64)
     }
 
+    /// A message stored before the check (here: its stored collapse id given a control character
+    /// with SQL) fails at once in the client (`invalid_header`), which it would on every try: its
+    /// record is an error, no retry job is left, and nothing reaches APNs.
+    @Test func aStoredHeaderTheClientRefusesFailsWithoutRetries() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let subscription = try await harness.app.insertSubscription(appID: harness.created.app.id, token: Routes.token(0))
+        let accepted = await Routes.post(harness, ["include_subscription_ids": [.string(subscription)], "contents": ["en": "Body"],
+                                                   "collapse_id": "order-1"])
+        #expect(accepted.status == 200, "\(accepted.text)")
+        try await harness.app.services.database.query("""
+            UPDATE messages SET send = replace(send::text, '"order-1"', '"order\\u0001"')::jsonb
+            """)
+        try await harness.drain()
+        #expect(harness.simulator.accepted().isEmpty)
+        let record = try await harness.app.services.database.query("""
+            SELECT state, error_reason FROM deliveries WHERE subscription_id = \(subscription)
+            """)
+        #expect(record.count == 1)
+        #expect(try record.firstRow().decode("state", as: String.self) == "error")
+        #expect(try record.firstRow().decode("error_reason", as: String.self) == "Transport: invalid_header")
+        #expect(try await Routes.count(harness, "SELECT count(*)::int AS n FROM delivery_jobs") == 0)
+    }
+
     @Test func bundleIDsAreVisibleASCIIBecauseTheyBecomeTheTopic() async throws {
         let app = try await AppsTestSupport.makeApp()
         let organization = AppsTestSupport.organization

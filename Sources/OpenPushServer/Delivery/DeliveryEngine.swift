@@ -546,6 +546,8 @@ public final class DeliveryEngine: Sendable {
                     if verdict == .accepted, let stamp = group[index].plan.activityTimestamp {
                         stamps[stamp.activityID] = max(stamps[stamp.activityID] ?? stamp.timestamp, stamp.timestamp)
                     }
+                case .failure(let error)? where error.isPermanent:
+                    apply(delivery, .finished(.error, reason: "Transport: \(error.kind.rawValue)"))
                 case .failure(let error)?:
                     apply(delivery, DeliveryOutcome.retry(delivery, reason: "Transport: \(error.kind.rawValue)", policy: policy,
                                                           retryable: retryable))
