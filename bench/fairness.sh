@@ -10,6 +10,8 @@
 # SIM_RATE=N caps the simulator at N pushes/s (a slow APNs, see lib.sh): then A defaults to 20,000
 # subscriptions and B to 40 updates 0.1 s apart, so they all fall within A's delivery, and there
 # is no h2load ratio (h2load would meet the same cap). E.g. `SIM_RATE=4000 bench/fairness.sh`.
+# SHARED_KEY=1 gives B the demo app's APNs key (one team key for two apps), so A's and B's pushes
+# share the client's connections and their queue.
 # Usage: [LOOPS=8] [UPDATES=60] [INTERVAL=1] [SIM_RATE=N] bench/fairness.sh [subscriptions of A]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,8 +27,8 @@ bench_start ${LOOPS:-8}
 bench_seed_subscriptions "$total"
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$state/app_b.p8" 2>/dev/null
 
-bench_python TOTAL="$total" UPDATES="$updates" INTERVAL="$interval" <<'PY'
-import datetime, lib, math, os, threading, time
+bench_python TOTAL="$total" UPDATES="$updates" INTERVAL="$interval" SHARED_KEY="${SHARED_KEY:-}" CONNINFO="$conninfo" <<'PY'
+import datetime, lib, math, os, subprocess, threading, time
 total, updates, interval = int(os.environ["TOTAL"]), int(os.environ["UPDATES"]), float(os.environ["INTERVAL"])
 assert updates >= 1, "UPDATES must be at least 1"
 
@@ -39,6 +41,11 @@ status, app_b = lib.call("POST", "/apps", {"name": "Bench B", "apns_bundle_id": 
                                            "live_activity_update_interval_seconds": 0},
                          {"Authorization": f"Key {org_key}"})
 assert status == 200, (status, app_b)
+if os.environ.get("SHARED_KEY") == "1":
+    # Copied as stored, before B's first push loads its credential.
+    subprocess.run(["psql", os.environ["CONNINFO"], "-q", "-c",
+                    "UPDATE apps b SET apns_p8 = a.apns_p8, apns_key_id = a.apns_key_id, apns_team_id = a.apns_team_id "
+                    f"FROM apps a WHERE a.id = '{lib.demo['id']}' AND b.id = '{app_b['id']}'"], check=True)
 device, update_token = "bb%062x" % 1, "bc%062x" % 1
 sdk = {"X-OP-SDK-Key": app_b["sdk_key"]}
 status, answer = lib.call("POST", f"/v1/apps/{app_b['id']}/subscriptions", {"token": device}, sdk)
@@ -58,7 +65,7 @@ def deliver_a():
     a_result["first"], a_result["last"] = lib.wait_accepted(total, started, others=lambda: len(received),
                                                             on_first=a_first.set)
     a_result["last_unix"] = started_unix + a_result["last"]
-    pushes = lib.control("/pushes?limit=5")["pushes"]
+    pushes = lib.control("/pushes?limit=200")["pushes"]
     lib.save_payload(next(push for push in reversed(pushes) if push["token"] != update_token))
 
 def watch_b():
