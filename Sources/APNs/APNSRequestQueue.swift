@@ -5,10 +5,9 @@ import Synchronization
 /// per connection and the load spreads over whichever connections have room.
 ///
 /// Requests wait per `APNSSender` (in order within one), and the senders take turns for the
-/// streams that come free, urgent senders before the others. One FIFO made another app's push
-/// wait behind all of a busy app's queue when APNs was slow (13,000 pushes, 3 s at 4,000/s);
-/// now it waits behind at most what is already on the wire. Retries go to the front of their
-/// sender's queue.
+/// streams that come free, urgent senders before the others: when APNs is slow, another app's
+/// push (or an urgent one) waits behind what is already on the wire, not behind all of a busy
+/// app's queue, as it did with one FIFO. Retries go to the front of their sender's queue.
 ///
 /// Not thread-safe: the event loop's thread owns it; only the gauge it keeps is read elsewhere.
 final class APNSRequestQueue {

@@ -193,7 +193,9 @@ public final class APNSSimulator: Sendable {
 
     /// Under `maxRate`: how long a push that arrived now waits for its answer; `nil` without a cap.
     func rateDelay() -> Duration? {
-        rateLimit.withLock { limit -> Duration? in
+        // Without a cap, no lock per push: the connections' threads would contend for it.
+        guard configuration.maxRate != nil else { return nil }
+        return rateLimit.withLock { limit -> Duration? in
             guard limit != nil else { return nil }
             let now = APNSMonotonicClock.now()
             return .seconds(limit!.reserve(now: now) - now)
