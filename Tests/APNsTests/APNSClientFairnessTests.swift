@@ -8,12 +8,12 @@ import OpenPushCore
 /// behind them; B's push (another app, or an urgent push of A) must be answered before most of
 /// A's queue. Asserted on the order the simulator accepted them, not on time.
 @Suite struct APNSClientFairnessTests {
-    private static let backlog = 400
+    private static let backlog = 600
 
     /// How many of A's pushes the simulator accepted after `other` was sent and before it was
     /// answered, and how many of A's were queued in the client then.
     private func acceptedBefore(other: APNSSender) async throws -> (before: Int, queuedWhenSent: Int) {
-        // 100 pushes/s over 20 streams: A's backlog takes four seconds to drain.
+        // 100 pushes/s over 20 streams: A's backlog takes six seconds to drain.
         let simulator = try APNSSimulator(.init(acceptAnyToken: true, maxConcurrentStreams: 20, maxRate: 100))
         try simulator.start()
         defer { simulator.stop() }
