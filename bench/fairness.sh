@@ -7,10 +7,21 @@
 # queue→accepted latency (p50/p99; queued = when B's update request returned, accepted = the
 # simulator's `received_at` of that push, read from its control API), and h2load on A's payload
 # with the ratio. The bar: B's p99 under 1 s.
-# Usage: [LOOPS=8] [UPDATES=60] [INTERVAL=1] bench/fairness.sh [subscriptions of A]
+# SIM_RATE=N caps the simulator at N pushes/s (a slow APNs, see lib.sh): then A defaults to 20,000
+# subscriptions and B to 10 updates 0.5 s apart, so they all fall within A's delivery, and there
+# is no h2load ratio (h2load would meet the same cap). E.g. `SIM_RATE=4000 bench/fairness.sh`.
+# (B's updates closer together than its round trip through APNs's queue need more delivery loops
+# than the 2 that A's 6 jobs leave free: they then queue in the database, which is not measured here.)
+# SHARED_KEY=1 gives B the demo app's APNs key (one team key for two apps), so A's and B's pushes
+# share the client's connections and their queue.
+# Usage: [LOOPS=8] [UPDATES=60] [INTERVAL=1] [SIM_RATE=N] bench/fairness.sh [subscriptions of A]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-total=${1:-1000000}
+if [ -n "${SIM_RATE:-}" ]; then
+  total=${1:-20000}; updates=${UPDATES:-10}; interval=${INTERVAL:-0.5}
+else
+  total=${1:-1000000}; updates=${UPDATES:-60}; interval=${INTERVAL:-1}
+fi
 source bench/lib.sh
 bench_require h2load python3 psql openssl
 bench_start ${LOOPS:-8}
@@ -18,8 +29,8 @@ bench_start ${LOOPS:-8}
 bench_seed_subscriptions "$total"
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$state/app_b.p8" 2>/dev/null
 
-bench_python TOTAL="$total" UPDATES="${UPDATES:-60}" INTERVAL="${INTERVAL:-1}" <<'PY'
-import datetime, lib, math, os, threading, time
+bench_python TOTAL="$total" UPDATES="$updates" INTERVAL="$interval" SHARED_KEY="${SHARED_KEY:-}" CONNINFO="$conninfo" <<'PY'
+import datetime, lib, math, os, subprocess, threading, time
 total, updates, interval = int(os.environ["TOTAL"]), int(os.environ["UPDATES"]), float(os.environ["INTERVAL"])
 assert updates >= 1, "UPDATES must be at least 1"
 
@@ -32,6 +43,11 @@ status, app_b = lib.call("POST", "/apps", {"name": "Bench B", "apns_bundle_id": 
                                            "live_activity_update_interval_seconds": 0},
                          {"Authorization": f"Key {org_key}"})
 assert status == 200, (status, app_b)
+if os.environ.get("SHARED_KEY") == "1":
+    # Copied as stored, before B's first push loads its credential.
+    subprocess.run(["psql", os.environ["CONNINFO"], "-q", "-c",
+                    "UPDATE apps b SET apns_p8 = a.apns_p8, apns_key_id = a.apns_key_id, apns_team_id = a.apns_team_id "
+                    f"FROM apps a WHERE a.id = '{lib.demo['id']}' AND b.id = '{app_b['id']}'"], check=True)
 device, update_token = "bb%062x" % 1, "bc%062x" % 1
 sdk = {"X-OP-SDK-Key": app_b["sdk_key"]}
 status, answer = lib.call("POST", f"/v1/apps/{app_b['id']}/subscriptions", {"token": device}, sdk)
@@ -51,7 +67,7 @@ def deliver_a():
     a_result["first"], a_result["last"] = lib.wait_accepted(total, started, others=lambda: len(received),
                                                             on_first=a_first.set)
     a_result["last_unix"] = started_unix + a_result["last"]
-    pushes = lib.control("/pushes?limit=5")["pushes"]
+    pushes = lib.control("/pushes?limit=200")["pushes"]
     lib.save_payload(next(push for push in reversed(pushes) if push["token"] != update_token))
 
 def watch_b():
@@ -107,4 +123,8 @@ met = len(received) == updates and rank(milliseconds(queued), 0.99) < 1000
 print(f"   requirement, B's p99 under 1 s with every update delivered: {'met' if met else 'NOT met'}")
 PY
 
-bench_h2load_ratio "$(cat "$state/rate")" alert com.example.openpush.demo
+if [ -z "${SIM_RATE:-}" ]; then
+  bench_h2load_ratio "$(cat "$state/rate")" alert com.example.openpush.demo
+else
+  echo "== no h2load ratio: the simulator answers at most $SIM_RATE pushes/s"
+fi

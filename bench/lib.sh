@@ -17,12 +17,13 @@ bench_cleanup() {
   rm -rf "$state"
 }
 
-# $1: delivery loops in the `dev` process (0: it only answers HTTP).
+# $1: delivery loops in the `dev` process (0: it only answers HTTP). SIM_RATE=N caps the
+# simulator at N pushes/s (`apns-sim --max-rate`): a slow APNs, whose answers wait their turn.
 bench_start() {
   api_port=$(free_port); sim_port=$(free_port); control_port=$(free_port)
   state=$(mktemp -d); chmod 755 "$state"
   trap bench_cleanup EXIT
-  "$binary" apns-sim --accept-any-token --port "$sim_port" --control-port "$control_port" >"$state/sim.log" 2>&1 &
+  "$binary" apns-sim --accept-any-token ${SIM_RATE:+--max-rate "$SIM_RATE"} --port "$sim_port" --control-port "$control_port" >"$state/sim.log" 2>&1 &
   simulator=$!
   (cd "$state" && OPENPUSH_LISTEN=127.0.0.1:$api_port OPENPUSH_LOG_LEVEL=warning OPENPUSH_RESOURCES_DIR="$OLDPWD" \
     OPENPUSH_APNS_PRODUCTION_URL=http://127.0.0.1:$sim_port OPENPUSH_APNS_DEVELOPMENT_URL=http://127.0.0.1:$sim_port \

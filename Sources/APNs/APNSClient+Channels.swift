@@ -73,7 +73,10 @@ extension APNSClient {
         let deadline = APNSMonotonicClock.now() + configuration.requestTimeout
         let key = APNSPoolKey(credential: credential, environment: environment, service: service)
         let result = await withCheckedContinuation { continuation in
-            let item = APNSPendingRequest(headers: headers, payload: body, deadline: deadline) { continuation.resume(returning: $0) }
+            // Its own turn among the pool's senders: a broadcast does not queue behind device pushes.
+            let item = APNSPendingRequest(headers: headers, payload: body, sender: APNSSender(tenant: path), deadline: deadline) {
+                continuation.resume(returning: $0)
+            }
             let shards = self.shards(of: key)
             let turn = UInt(bitPattern: nextTurn.add(1, ordering: .relaxed).newValue)
             let (loop, shape) = shards[Int(turn % UInt(shards.count))]

@@ -44,12 +44,13 @@ public final class APNSClient: Sendable {
         }
     }
 
-    /// Sends one push and waits for APNs' answer.
+    /// Sends one push and waits for APNs' answer. `sender`: whose queue it waits in for a
+    /// stream (`APNSSender`); nil: its topic's, not urgent.
     public func send(
-        _ push: APNSPush, credential: APNSCredential, environment: APNSEnvironment
+        _ push: APNSPush, credential: APNSCredential, environment: APNSEnvironment, sender: APNSSender? = nil
     ) async throws(APNSTransportError) -> APNSResponse {
         let result = await withCheckedContinuation { continuation in
-            submit([push], credential: credential, environment: environment) { _, result in
+            submit([push], credential: credential, environment: environment, sender: sender) { _, result in
                 continuation.resume(returning: result)
             }
         }
@@ -57,14 +58,15 @@ public final class APNSClient: Sendable {
     }
 
     /// Sends many pushes at once, spread over the pool's connections within each one's stream
-    /// limit, and returns their outcomes in order. Cheaper than a task per push.
+    /// limit, and returns their outcomes in order. Cheaper than a task per push. `sender`: whose
+    /// queue they wait in for streams (`APNSSender`); nil: each push's topic's, not urgent.
     public func send(
-        _ pushes: [APNSPush], credential: APNSCredential, environment: APNSEnvironment
+        _ pushes: [APNSPush], credential: APNSCredential, environment: APNSEnvironment, sender: APNSSender? = nil
     ) async -> [Result<APNSResponse, APNSTransportError>] {
         guard !pushes.isEmpty else { return [] }
         return await withCheckedContinuation { continuation in
             let collector = APNSBatchCollector(count: pushes.count) { continuation.resume(returning: $0) }
-            submit(pushes, credential: credential, environment: environment) { index, result in
+            submit(pushes, credential: credential, environment: environment, sender: sender) { index, result in
                 collector.record(result, at: index)
             }
         }
@@ -104,7 +106,7 @@ public final class APNSClient: Sendable {
     }
 
     private func submit(
-        _ pushes: [APNSPush], credential: APNSCredential, environment: APNSEnvironment,
+        _ pushes: [APNSPush], credential: APNSCredential, environment: APNSEnvironment, sender: APNSSender?,
         completion: @escaping @Sendable (Int, Result<APNSResponse, APNSTransportError>) -> Void
     ) {
         let endpoint = endpoints[APNSRoute(environment: environment, service: .push)]!
@@ -119,7 +121,8 @@ public final class APNSClient: Sendable {
                 continue
             }
             items.append(APNSPendingRequest(
-                headers: headers, payload: push.request.payloadBytes, deadline: deadline,
+                headers: headers, payload: push.request.payloadBytes,
+                sender: sender ?? APNSSender(tenant: push.request.headers.topic), deadline: deadline,
                 completion: { completion(index, $0) }))
         }
         guard !items.isEmpty else { return }

@@ -10,6 +10,8 @@ final class APNSPendingRequest: @unchecked Sendable {
     private(set) var headers: [(name: String, value: String)]
     private static let authorizationIndex = 4
     let payload: [UInt8]
+    /// Whose queue it waits in for a stream (`APNSRequestQueue`).
+    let sender: APNSSender
     /// Monotonic seconds after which the request, while queued (never sent), fails with `timeout`.
     let deadline: Double
     /// Set as it goes on the wire: monotonic seconds after which, unanswered, it fails with
@@ -26,13 +28,14 @@ final class APNSPendingRequest: @unchecked Sendable {
     private var completion: (@Sendable (Result<APNSResponse, APNSTransportError>) -> Void)?
 
     init(
-        headers: [(name: String, value: String)], payload: [UInt8], deadline: Double,
+        headers: [(name: String, value: String)], payload: [UInt8], sender: APNSSender, deadline: Double,
         completion: @escaping @Sendable (Result<APNSResponse, APNSTransportError>) -> Void
     ) {
         var all = headers
         all.insert(("authorization", ""), at: Self.authorizationIndex)
         self.headers = all
         self.payload = payload
+        self.sender = sender
         self.deadline = deadline
         self.completion = completion
     }

@@ -32,6 +32,11 @@ extension APNSSimulator {
         public var rampsUpStreams: Bool
         /// The delay of the built-in "slow" prefix (`5105`).
         public var slowDelay: Duration
+        /// Caps how many pushes a second the simulator answers, over all its connections, like
+        /// a congested APNs: a push over the cap waits for its turn (in arrival order) instead of
+        /// being refused, holding its stream meanwhile. `nil`: as fast as it can.
+        /// (`APNSSimulatorRateLimit`; its record's `receivedAt` is then when it was answered.)
+        public var maxRate: Double?
         /// Accepted pushes kept for `accepted()`; the oldest go first beyond this.
         public var recordLimit: Int
         /// Wall-clock time, for provider-token ages and recorded times (a parameter for tests).
@@ -47,6 +52,7 @@ extension APNSSimulator {
             maxConcurrentStreams: UInt32 = 1000,
             rampsUpStreams: Bool = false,
             slowDelay: Duration = .seconds(1),
+            maxRate: Double? = nil,
             recordLimit: Int = 50_000,
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
@@ -59,6 +65,7 @@ extension APNSSimulator {
             self.maxConcurrentStreams = maxConcurrentStreams
             self.rampsUpStreams = rampsUpStreams
             self.slowDelay = slowDelay
+            self.maxRate = maxRate
             self.recordLimit = recordLimit
             self.now = now
         }

@@ -44,6 +44,9 @@ public final class APNSSimulator: Sendable {
     }
 
     let state: Mutex<State>
+    /// `Configuration.maxRate`, shared by every connection; apart from `state` so answering
+    /// does not wait for a control API read.
+    private let rateLimit: Mutex<APNSSimulatorRateLimit?>
     private let threads = DispatchGroup()
 
     /// Prepares the keys and, for TLS, the certificate (written out at once, so a client can
@@ -70,6 +73,7 @@ public final class APNSSimulator: Sendable {
                 certificatePEM: certificate.certificatePEM, privateKeyPEM: certificate.privateKeyPEM, alpn: ["h2"])
         }
         state = Mutex(State(behaviours: Behaviour.builtIn(slowDelay: configuration.slowDelay)))
+        rateLimit = Mutex(configuration.maxRate.map { APNSSimulatorRateLimit(rate: max($0, 0.001)) })
     }
 
     /// The bound port; valid after `start()`.
@@ -186,6 +190,17 @@ public final class APNSSimulator: Sendable {
     }
 
     var goAwayAfterStreams: Int? { state.withLock { $0.goAwayAfterStreams } }
+
+    /// Under `maxRate`: how long a push that arrived now waits for its answer; `nil` without a cap.
+    func rateDelay() -> Duration? {
+        // Without a cap, no lock per push: the connections' threads would contend for it.
+        guard configuration.maxRate != nil else { return nil }
+        return rateLimit.withLock { limit -> Duration? in
+            guard limit != nil else { return nil }
+            let now = APNSMonotonicClock.now()
+            return .seconds(limit!.reserve(now: now) - now)
+        }
+    }
 
     func record(_ push: RecordedPush) {
         let limit = max(1, configuration.recordLimit)

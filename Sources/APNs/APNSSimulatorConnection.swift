@@ -24,6 +24,9 @@ final class APNSSimulatorConnection {
         var body: [UInt8]
         /// Recorded once sent, for a 200.
         var push: APNSSimulator.RecordedPush?
+        /// Held back by the rate cap: recorded as received when answered, which is when a
+        /// congested APNs would have taken it.
+        var stampsWhenSent = false
     }
 
     private let simulator: APNSSimulator
@@ -152,9 +155,14 @@ final class APNSSimulatorConnection {
             try session.submitSettings([.maxConcurrentStreams(simulator.configuration.maxConcurrentStreams)])
         }
 
-        let answer = Self.answer(behaviour, apnsID: apnsID, push: push, now: now)
-        if behaviour.delay > .zero {
-            delayed.append(Delayed(due: .now + behaviour.delay, streamID: request.streamID, answer: answer))
+        var answer = Self.answer(behaviour, apnsID: apnsID, push: push, now: now)
+        var delay = behaviour.delay
+        if let wait = simulator.rateDelay(), wait > .zero {
+            delay = max(delay, wait)
+            answer.stampsWhenSent = true
+        }
+        if delay > .zero {
+            delayed.append(Delayed(due: .now + delay, streamID: request.streamID, answer: answer))
         } else {
             try send(answer, streamID: request.streamID, in: session)
         }
@@ -200,7 +208,9 @@ final class APNSSimulatorConnection {
 
     private func send(_ answer: Answer, streamID: Int32, in session: HTTP2ServerSession) throws {
         let sent = try session.respond(streamID: streamID, status: answer.status, headers: answer.headers, body: answer.body)
-        if sent, let push = answer.push { simulator.record(push) }
+        guard sent, var push = answer.push else { return }
+        if answer.stampsWhenSent { push.receivedAt = simulator.configuration.now() }
+        simulator.record(push)
     }
 
     private func answerDue() throws {

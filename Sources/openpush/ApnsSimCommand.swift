@@ -8,7 +8,7 @@ import OpenPushServer
 /// `openpush apns-sim`: the local APNs simulator on one port and its control API (HTTP/1.1)
 /// on another, until SIGINT or SIGTERM.
 enum ApnsSimCommand {
-    static let usage = "apns-sim [--port N] [--control-port N] [--tls --cert-out FILE] (--key KEYID=P8FILE ... | --accept-any-token)"
+    static let usage = "apns-sim [--port N] [--control-port N] [--tls --cert-out FILE] [--max-rate N] (--key KEYID=P8FILE ... | --accept-any-token)"
 
     struct Options: Equatable {
         var port: UInt16 = 2197
@@ -18,6 +18,8 @@ enum ApnsSimCommand {
         /// Key id → path of the .p8 file.
         var keyFiles: [String: String] = [:]
         var acceptAnyToken = false
+        /// Pushes answered per second at most, over every connection (`Configuration.maxRate`).
+        var maxRate: Double?
     }
 
     static func run(arguments: [String], logger: Logger) async throws {
@@ -37,7 +39,8 @@ enum ApnsSimCommand {
             port: options.port,
             transport: options.tls ? .tls(certificatePath: options.certificatePath) : .cleartext,
             providerKeys: keys,
-            acceptAnyToken: options.acceptAnyToken))
+            acceptAnyToken: options.acceptAnyToken,
+            maxRate: options.maxRate))
         try simulator.start()
         let control = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: options.controlPort, threadPoolSize: 1),
@@ -76,6 +79,12 @@ enum ApnsSimCommand {
             case "--cert-out": options.certificatePath = try value("--cert-out", inline)
             case "--tls": options.tls = true
             case "--accept-any-token": options.acceptAnyToken = true
+            case "--max-rate":
+                let text = try value("--max-rate", inline)
+                guard let rate = Double(text), rate.isFinite, rate >= 1 else {
+                    throw CommandLineError(message: "--max-rate: '\(text)' is not a number of pushes a second (at least 1)")
+                }
+                options.maxRate = rate
             case "--key":
                 let pair = try value("--key", inline).split(separator: "=", maxSplits: 1).map(String.init)
                 guard pair.count == 2, !pair[0].isEmpty, !pair[1].isEmpty else {
@@ -106,6 +115,9 @@ enum ApnsSimCommand {
         let control = "http://127.0.0.1:\(controlPort)"
         var lines = ["APNs simulator listening on \(simulator.endpoint) (\(options.tls ? "TLS, ALPN h2" : "h2c, prior knowledge"))"]
         if let path = options.certificatePath { lines.append("  certificate to trust: \(path)") }
+        if let rate = options.maxRate {
+            lines.append("  accept rate capped at \(Int(rate)) pushes/s (--max-rate): pushes over it wait for their answer")
+        }
         lines.append(options.acceptAnyToken
             ? "  provider tokens: not checked (--accept-any-token)"
             : "  provider tokens: ES256, key ids \(options.keyFiles.keys.sorted().joined(separator: ", "))")

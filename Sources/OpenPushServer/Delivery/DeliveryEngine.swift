@@ -268,7 +268,7 @@ public final class DeliveryEngine: Sendable {
     private func deliver(_ prepared: Prepared) async throws {
         defer { prepared.renewal.cancel() }
         guard !prepared.lease.isLost else { return abandon(prepared.job) }
-        let results = await send(prepared.batch, recipients: prepared.job.recipients.count)
+        let results = await send(prepared.batch, recipients: prepared.job.recipients.count, lane: prepared.job.lane)
         try await record(prepared.job, batch: prepared.batch, results: results, context: prepared.context)
     }
 
@@ -408,15 +408,18 @@ public final class DeliveryEngine: Sendable {
     // MARK: sending
 
     /// Each push's result at its delivery's id (its index in the job); nil for those not sent.
-    private func send(_ batch: Batch, recipients: Int) async -> [Result<APNSResponse, APNSTransportError>?] {
+    /// Each app's pushes wait for APNs streams in a queue of their own (urgent ones ahead of its
+    /// bulk), so a slow APNs does not make one app's backlog another's wait (`APNSSender`).
+    private func send(_ batch: Batch, recipients: Int, lane: DeliveryLane) async -> [Result<APNSResponse, APNSTransportError>?] {
         await withTaskGroup(of: (ids: [Int64], results: [Result<APNSResponse, APNSTransportError>]).self) { group in
             for (key, outgoing) in batch.groups {
                 guard let credential = batch.credentials[key] else { continue }
                 let environment = Self.apnsEnvironment(outgoing[0].plan.environment)
                 let pushes = outgoing.map { APNSPush(deviceToken: $0.delivery.token, request: $0.plan.request) }
                 let ids = outgoing.map(\.delivery.id)
+                let sender = APNSSender(tenant: key.appID, isUrgent: lane == .urgent)
                 group.addTask {
-                    (ids, await self.client.send(pushes, credential: credential, environment: environment))
+                    (ids, await self.client.send(pushes, credential: credential, environment: environment, sender: sender))
                 }
             }
             var all = [Result<APNSResponse, APNSTransportError>?](repeating: nil, count: recipients)
