@@ -25,6 +25,10 @@ final class PlanningExecutor: TaskExecutor, Sendable {
             if head == jobs.count {
                 jobs.removeAll(keepingCapacity: true)
                 head = 0
+            } else if head >= 1024, head * 2 >= jobs.count {
+                // A queue that never empties still gives back the room of the jobs it ran.
+                jobs.removeFirst(head)
+                head = 0
             }
             return job
         }
