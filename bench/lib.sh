@@ -38,6 +38,8 @@ bench_start() {
   app=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['id'])" "$state/.openpush/demo_app.json")
   rest=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rest_key'])" "$state/.openpush/demo_app.json")
   sdk=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['sdk_key'])" "$state/.openpush/demo_app.json")
+  # The key `dev` sealed the demo app's .p8 with: a `worker` started beside it needs it to open it.
+  OPENPUSH_SECRET_KEY=$(cat "$state/.openpush/secret_key"); export OPENPUSH_SECRET_KEY
 }
 
 # $1 subscriptions of the demo app, seeded straight into PostgreSQL (tokens 'aa' || md5(i) || md5('t' || i)).

@@ -67,17 +67,11 @@ import Testing
     /// the lock timeout (so requests queued behind it are not stalled), retries, and applies
     /// once the table is free.
     @Test func busyLockIsWaitedForBoundedlyAndRetried() async throws {
-        let database = try await TestDatabase.create()
-        let pool = database.makePool(size: 1)
-        try await Migrator(pool: pool).apply(migrations.filter { $0.version == 101 })
-        let holder = try PostgresConnection.connect(database.conninfo)
-        try holder.execute(script: "BEGIN; LOCK TABLE widgets IN ACCESS SHARE MODE")
+        let (pool, holder) = try await widgetsHeldByAnotherTransaction()
         let retries = Counter()
-        var settings = Migrator.Settings()
-        settings.lockTimeout = .milliseconds(50)
-        settings.retrySchedule = MigrationRetrySchedule(first: .milliseconds(20), longest: .milliseconds(20))
-        settings.attempts = 1_000
-        settings.retrying = { version, _, _ in if version == 102 { retries.increment() } }
+        let settings = quickRetries(lockTimeout: .milliseconds(50), pause: .milliseconds(20), attempts: 1_000) {
+            version, _, _ in if version == 102 { retries.increment() }
+        }
         let migrations = migrations
         let applying = Task { try await Migrator(pool: pool, settings: settings).apply(migrations) }
         // Waits on the retries themselves; the bound only keeps a broken run from hanging.
@@ -91,15 +85,8 @@ import Testing
     }
 
     @Test func busyLockGivesUpAfterItsTries() async throws {
-        let database = try await TestDatabase.create()
-        let pool = database.makePool(size: 1)
-        try await Migrator(pool: pool).apply(migrations.filter { $0.version == 101 })
-        let holder = try PostgresConnection.connect(database.conninfo)
-        try holder.execute(script: "BEGIN; LOCK TABLE widgets IN ACCESS SHARE MODE")
-        var settings = Migrator.Settings()
-        settings.lockTimeout = .milliseconds(20)
-        settings.retrySchedule = MigrationRetrySchedule(first: .milliseconds(1), longest: .milliseconds(1))
-        settings.attempts = 3
+        let (pool, holder) = try await widgetsHeldByAnotherTransaction()
+        let settings = quickRetries(lockTimeout: .milliseconds(20), pause: .milliseconds(1), attempts: 3)
         do {
             try await Migrator(pool: pool, settings: settings).apply(migrations)
             Issue.record("a migration whose lock never frees should throw")
@@ -110,6 +97,27 @@ import Testing
         }
         try holder.execute(script: "ROLLBACK")
         await pool.close()
+    }
+
+    /// Migration 101 applied, and `widgets` locked by another session's open transaction, which
+    /// 102 (`ALTER TABLE widgets`) must wait for. The caller rolls `holder` back.
+    private func widgetsHeldByAnotherTransaction() async throws -> (pool: PostgresPool, holder: PostgresConnection) {
+        let database = try await TestDatabase.create()
+        let pool = database.makePool(size: 1)
+        try await Migrator(pool: pool).apply(migrations.filter { $0.version == 101 })
+        let holder = try PostgresConnection.connect(database.conninfo)
+        try holder.execute(script: "BEGIN; LOCK TABLE widgets IN ACCESS SHARE MODE")
+        return (pool, holder)
+    }
+
+    private func quickRetries(lockTimeout: Duration, pause: Duration, attempts: Int,
+                              retrying: @escaping @Sendable (Int, Int, Duration) -> Void = { _, _, _ in }) -> Migrator.Settings {
+        var settings = Migrator.Settings()
+        settings.lockTimeout = lockTimeout
+        settings.retrySchedule = MigrationRetrySchedule(first: pause, longest: pause)
+        settings.attempts = attempts
+        settings.retrying = retrying
+        return settings
     }
 
     /// A backfill runs batch by batch, each committed, and a stopped upgrade resumes at the next
