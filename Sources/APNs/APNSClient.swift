@@ -114,14 +114,13 @@ public final class APNSClient: Sendable {
         var items: [APNSPendingRequest] = []
         items.reserveCapacity(pushes.count)
         for (index, push) in pushes.enumerated() {
-            let headers = APNSPendingRequest.headers(for: push, endpoint: endpoint)
-            if let field = APNSPendingRequest.unsendableField(in: headers) {
+            if let field = APNSPendingRequest.unsendableField(of: push) {
                 // This push alone fails; the others of the batch go on as usual.
                 completion(index, .failure(APNSPendingRequest.unsendable(field)))
                 continue
             }
             items.append(APNSPendingRequest(
-                headers: headers, payload: push.request.payloadBytes,
+                headers: APNSPendingRequest.headers(for: push, endpoint: endpoint), payload: push.request.payloadBytes,
                 sender: sender ?? APNSSender(tenant: push.request.headers.topic), deadline: deadline,
                 completion: { completion(index, $0) }))
         }

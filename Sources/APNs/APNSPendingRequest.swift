@@ -85,7 +85,20 @@ final class APNSPendingRequest: @unchecked Sendable {
         }?.name
     }
 
-    /// The failure of a request refused by `unsendableField(in:)`; it never left this client.
+    /// `unsendableField(in:)` for a device push, checking only what comes from outside the
+    /// client (the token in `:path`, the topic, the collapse id): every other header is a value
+    /// the client writes itself, and this runs for every push.
+    static func unsendableField(of push: APNSPush) -> String? {
+        let apns = push.request.headers
+        if !HeaderText.isVisibleASCII(push.deviceToken) { return ":path" }
+        if !HeaderText.isSendable(apns.topic) { return "apns-topic" }
+        if let collapseID = apns.collapseID, !HeaderText.isSendable(HeaderText.trimmingSpaces(collapseID)) {
+            return "apns-collapse-id"
+        }
+        return nil
+    }
+
+    /// The failure of a request refused by `unsendableField`; it never left this client.
     static func unsendable(_ field: String) -> APNSTransportError {
         APNSTransportError(.invalidHeader, "\(field): a header value must be printable ASCII, with no space at either end")
     }

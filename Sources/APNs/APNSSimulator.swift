@@ -195,8 +195,8 @@ public final class APNSSimulator: Sendable {
     func rateDelay() -> Duration? {
         // Without a cap, no lock per push: the connections' threads would contend for it.
         guard configuration.maxRate != nil else { return nil }
+        // `rateLimit` is set exactly when `maxRate` is.
         return rateLimit.withLock { limit -> Duration? in
-            guard limit != nil else { return nil }
             let now = APNSMonotonicClock.now()
             return .seconds(limit!.reserve(now: now) - now)
         }

@@ -65,9 +65,13 @@ public struct Migrator: Sendable {
     @discardableResult
     public func apply(_ migrations: [Migration]) async throws -> [Int] {
         let migrations = try Self.sorted(migrations)
-        try await locked { connection in try Self.prepareTable(connection) }
+        // Most starts have nothing to do: one transaction finds that, not one per migration.
+        let complete = try await locked { connection in
+            try Self.prepareTable(connection)
+            return try Self.completeVersions(connection)
+        }
         var applied: [Int] = []
-        for migration in migrations {
+        for migration in migrations where !complete.contains(migration.version) {
             let state = try await retryingBusyLocks(migration) { connection in
                 try Self.applyIfPending(migration, in: connection)
             }
@@ -165,8 +169,7 @@ public struct Migrator: Sendable {
     /// A transaction holding the advisory lock, which it waits for without a bound (another
     /// process's migration may take minutes); every other lock is bounded by `lockTimeout`.
     private func locked<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        let lockTimeout = Int(settings.lockTimeout.components.seconds * 1000)
-            + Int(settings.lockTimeout.components.attoseconds / 1_000_000_000_000_000)
+        let lockTimeout = PostgresTimeouts.milliseconds(settings.lockTimeout)
         return try await pool.transaction { connection in
             try connection.withoutReplyDeadline {
                 // A migration may rewrite a big table: the pool's statement timeout is for requests.
@@ -178,20 +181,20 @@ public struct Migrator: Sendable {
         }
     }
 
-    /// True when every given migration is recorded (for `GET /ready`).
+    /// True when every given migration is applied, backfill included (for `GET /ready`).
     public func isUpToDate(_ migrations: [Migration]) async throws -> Bool {
         try await pool.withConnection { connection in
             let exists = try connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS present")
             guard try exists.first?.decode("present", as: Bool.self) == true else { return migrations.isEmpty }
-            let recorded = try Self.recordedVersions(connection)
-            let backfilling = try connection.query("SELECT count(*) AS n FROM schema_migrations WHERE NOT backfilled")
-            let pending = try backfilling.first?.decode("n", as: Int.self)
-            return migrations.allSatisfy { recorded.contains($0.version) } && pending == 0
+            let complete = try Self.completeVersions(connection)
+            return migrations.allSatisfy { complete.contains($0.version) }
         }
     }
 
-    private static func recordedVersions(_ connection: PostgresConnection) throws -> Set<Int> {
-        Set(try connection.query("SELECT version FROM schema_migrations").map { try $0.decode("version", as: Int.self) })
+    /// Applied, backfill included: a complete migration never becomes incomplete again.
+    private static func completeVersions(_ connection: PostgresConnection) throws -> Set<Int> {
+        Set(try connection.query("SELECT version FROM schema_migrations WHERE backfilled")
+            .map { try $0.decode("version", as: Int.self) })
     }
 
     private static func sorted(_ migrations: [Migration]) throws -> [Migration] {

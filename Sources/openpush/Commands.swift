@@ -61,8 +61,8 @@ enum Commands {
             configuration.organizationAPIKey = try DevSecrets.organizationKey(stateDirectory: state)
         }
         if !configuration.secretKeyring.seals {
-            let key = SecretKeyring.parseKey(try DevSecrets.secretKey(stateDirectory: state))
-            configuration.secretKeyring = SecretKeyring(current: key, old: configuration.secretKeyring.old)
+            configuration.secretKeyring = SecretKeyring(current: try DevSecrets.secretKey(stateDirectory: state),
+                                                        old: configuration.secretKeyring.old)
         }
         // Never the password of OPENPUSH_DATABASE_URL in a log line.
         logger.info(configuration.databaseURL == nil ? "embedded PostgreSQL ready" : "using OPENPUSH_DATABASE_URL",

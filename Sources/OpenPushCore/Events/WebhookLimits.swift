@@ -15,10 +15,7 @@ public enum WebhookLimits {
     /// Whole seconds until the endpoint may queue another test ping, or nil when it may now.
     /// `sentAt` holds the times of its admitted pings (any order; those out of the window are ignored).
     public static func testRetryAfter(sentAt: [Double], now: Double) -> Int? {
-        let recent = sentAt.filter { $0 > now - testWindow }.sorted()
-        guard recent.count >= testsPerWindow else { return nil }
-        // A slot frees when the oldest ping that still fills the window leaves it.
-        let blocking = recent[recent.count - testsPerWindow]
-        return max(1, Int((blocking + testWindow - now).rounded(.up)))
+        // The same sliding window as a link code's failures: so many events within so long.
+        LinkFailureLimit(failures: testsPerWindow, window: testWindow).retryAfter(failedAt: sentAt, now: now)
     }
 }

@@ -9,22 +9,24 @@ public enum HeaderText {
 
     /// Every byte is printable ASCII: 0x20 (space) to 0x7E (`~`).
     public static func isPrintableASCII(_ text: String) -> Bool {
-        text.utf8.allSatisfy(isPrintable)
+        every(byteOf: text, isPrintable)
     }
 
     /// Printable ASCII without spaces: for a path and what goes in one (a bundle id).
     public static func isVisibleASCII(_ text: String) -> Bool {
-        let bytes = text.utf8
-        return bytes.withContiguousStorageIfAvailable { $0.allSatisfy(isVisible) } ?? bytes.allSatisfy(isVisible)
+        every(byteOf: text, isVisible)
     }
 
     /// Whether `value` can go on the wire as it is: printable ASCII, and no space at either end
     /// (RFC 9113 §8.2.1 forbids one there, and a receiver treats the field as malformed).
     public static func isSendable(_ value: String) -> Bool {
-        let bytes = value.utf8
-        guard bytes.first != 0x20, bytes.last != 0x20 else { return false }
-        // Every push passes here: scan the bytes in place when the string holds them so.
-        return bytes.withContiguousStorageIfAvailable { $0.allSatisfy(isPrintable) } ?? bytes.allSatisfy(isPrintable)
+        value.utf8.first != 0x20 && value.utf8.last != 0x20 && isPrintableASCII(value)
+    }
+
+    /// Every push passes here: the bytes are scanned in place when the string holds them so.
+    private static func every(byteOf text: String, _ test: (UInt8) -> Bool) -> Bool {
+        let bytes = text.utf8
+        return bytes.withContiguousStorageIfAvailable { $0.allSatisfy(test) } ?? bytes.allSatisfy(test)
     }
 
     /// The value without the spaces at its ends, which are no part of a field value (RFC 9110

@@ -16,20 +16,19 @@ public enum DevSecrets {
         return key
     }
 
-    /// The key that seals the dev database's secrets (`OPENPUSH_SECRET_KEY`), as 64 hex digits.
-    public static func secretKey(stateDirectory: String) throws -> String {
+    /// The key that seals the dev database's secrets (`OPENPUSH_SECRET_KEY`), kept as 64 hex digits.
+    public static func secretKey(stateDirectory: String) throws -> SecretKeyring.Key {
         let path = stateDirectory + "/secret_key"
         if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
-            let key = existing.trimmingCharacters(in: .whitespacesAndNewlines)
             // Replacing it would leave what it sealed unreadable: stop instead.
-            guard SecretKeyring.parseKey(key) != nil else {
+            guard let key = SecretKeyring.parseKey(existing.trimmingCharacters(in: .whitespacesAndNewlines)) else {
                 throw ConfigurationError(variable: ".openpush/secret_key", problem: "is not a 64-hex-digit key; restore it or remove it and the database")
             }
             return key
         }
-        let key = SecretKeyring.generateKeyText()
-        try key.write(toFile: path, atomically: true, encoding: .utf8)
+        let bytes = SecureRandom.bytes(AES256GCM.keySize)
+        try bytes.hexString.write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, 0o600)
-        return key
+        return SecretKeyring.Key(bytes: bytes)
     }
 }

@@ -27,7 +27,8 @@ extension SubscriptionStore {
             }
             // Only a change that sets tags can take their count over the bound; it locks the row first.
             let assignsTags = registration.tags.assignsKeys
-            let tagsBefore = assignsTags ? try lockedTagCount(token: registration.token, appID: appID, in: connection) : 0
+            let tagsBefore = assignsTags ? try TagBound.lockedCount("subscriptions WHERE app_id = \(appID) AND token = \(registration.token)",
+                                                                 in: connection) : 0
             let (registered, tagsAfter) = try upsert(registration, id: newID, appID: appID, now: now, in: connection)
             if assignsTags { try TagBound.check(before: tagsBefore, after: tagsAfter, holder: .device) }
             try applyPrivacy(registration, subscriptionID: registered.id, in: connection)

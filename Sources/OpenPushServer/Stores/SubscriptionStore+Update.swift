@@ -8,7 +8,7 @@ extension SubscriptionStore {
     public static func update(id: String, appID: String, _ changes: SubscriptionChanges, now: Double,
                               in connection: PostgresConnection) throws {
         let tags = changes.tags ?? .none
-        let tagsBefore = tags.assignsKeys ? try lockedTagCount(id: id, appID: appID, in: connection) : 0
+        let tagsBefore = tags.assignsKeys ? try TagBound.lockedCount("subscriptions WHERE app_id = \(appID) AND id = \(id)", in: connection) : 0
         let updated = try connection.query("""
             UPDATE subscriptions
             SET enabled = COALESCE(\(changes.enabled)::boolean, enabled),

@@ -8,6 +8,12 @@ enum TagBound {
     /// A row's number of tag keys, as `tag_count` (in a select list or `RETURNING`).
     static let count: PostgresQuery = "(SELECT count(*) FROM jsonb_object_keys(tags))::int AS tag_count"
 
+    /// The number of tag keys of the one row `row` (`"<table> WHERE …"`) selects, 0 when there
+    /// is none yet, the row locked until the transaction ends.
+    static func lockedCount(_ row: PostgresQuery, in connection: PostgresConnection) throws -> Int {
+        try connection.query("SELECT \(count) FROM \(row) FOR UPDATE").first?.decode("tag_count") ?? 0
+    }
+
     /// Refuses (`400`, and so the transaction's rollback: nothing is stored) a change that took
     /// the tags of a row from `before` keys to `after`, over the bound.
     static func check(before: Int, after: Int, holder: TagLimits.Holder) throws(APIError) {

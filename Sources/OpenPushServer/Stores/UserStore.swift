@@ -76,8 +76,7 @@ public enum UserStore {
         let tags = properties.tags ?? .none
         // The row is locked first, so a concurrent change counts what this one stored.
         let tagsBefore: Int = tags.assignsKeys
-            ? try connection.query("SELECT \(TagBound.count) FROM users WHERE id = \(userID) FOR UPDATE")
-                .first?.decode("tag_count") ?? 0
+            ? try TagBound.lockedCount("users WHERE id = \(userID)", in: connection)
             : 0
         let updated = try connection.query("""
             UPDATE users
