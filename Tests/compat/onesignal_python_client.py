@@ -2,7 +2,7 @@
 running OpenPush, used exactly as OneSignal documents it. Every scenario checks what the APNs
 simulator received, through its control API.
 
-Run by Tests/OpenPushServerTests/OneSignalPythonClientTests.swift, which starts PostgreSQL, the
+Run by Tests/OpenPushServerTests/Compatibility/OneSignalPythonClientTests.swift, which starts PostgreSQL, the
 simulator and OpenPush, creates an app and passes, by environment:
   OPENPUSH_URL, OPENPUSH_APP_ID, OPENPUSH_REST_API_KEY, OPENPUSH_SDK_KEY, APNS_SIMULATOR_CONTROL_URL.
 The SDK key registers devices the way the mobile SDK does (`POST /v1/apps/{app_id}/subscriptions`);
