@@ -15,7 +15,9 @@ public final class PrivateCluster: Sendable {
         try cluster.initializeIfNeeded()
         try cluster.start()
         let pool = PostgresPool(conninfo: cluster.conninfo, size: 1)
-        try await Migrator(pool: pool).apply(Migrator.load(directory: TestApp.repositoryRoot + "/migrations"))
+        let migrations = TestApp.repositoryRoot + "/migrations"
+        try await Migrator(pool: pool).apply(Migrator.load(directory: migrations),
+                                             functions: FunctionFile.load(migrationsDirectory: migrations))
         await pool.close()
     }
 

@@ -36,7 +36,8 @@ public struct TestDatabase: Sendable {
         PostgresPool(conninfo: conninfo, size: size)
     }
 
-    /// The repository's `migrations/` directory, found from this source file's location.
+    /// The repository's `migrations/` directory (with its `functions/`), found from this source
+    /// file's location.
     public static var migrationsDirectory: String {
         URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()  // OpenPushTestSupport
@@ -86,7 +87,8 @@ actor TestDatabaseServer {
         try await adminPool.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(PostgresQuery.quoteIdentifier(template))"))
 
         let templatePool = PostgresPool(conninfo: try PostgresConnection.conninfo(adminConninfo, database: template), size: 1)
-        try await Migrator(pool: templatePool).apply(Migrator.load(directory: TestDatabase.migrationsDirectory))
+        try await Migrator(pool: templatePool).apply(Migrator.load(directory: TestDatabase.migrationsDirectory),
+                                                     functions: FunctionFile.load(migrationsDirectory: TestDatabase.migrationsDirectory))
         // A template must have no sessions when it is copied.
         await templatePool.close()
         return Prepared(adminConninfo: adminConninfo, adminPool: adminPool, template: template)

@@ -12,6 +12,9 @@ import Foundation
 ///
 /// A migration must not contain `BEGIN`/`COMMIT` or statements that refuse transactions
 /// (`CREATE INDEX CONCURRENTLY`).
+///
+/// After the migrations, the SQL function files (`FunctionFile`) run on every start, all in one
+/// transaction under the same lock and timeouts, so the database holds their definitions.
 public struct Migrator: Sendable {
     public struct Settings: Sendable {
         /// The longest a migration's statement waits for one lock before the try is rolled back.
@@ -20,7 +23,10 @@ public struct Migrator: Sendable {
         public var attempts = 10
         public var retrySchedule = MigrationRetrySchedule()
         /// Told of each try given up on a busy lock, before the pause (for the log).
-        public var retrying: @Sendable (_ version: Int, _ attempt: Int, _ pause: Duration) -> Void = { _, _, _ in }
+        public var retrying: @Sendable (_ step: MigrationStep, _ attempt: Int, _ pause: Duration) -> Void = { _, _, _ in }
+        /// Told when the function files were left alone because the database has a migration
+        /// newer than this release knows (for the log): its newest version.
+        public var keptNewerFunctions: @Sendable (_ databaseVersion: Int) -> Void = { _ in }
 
         public init() {}
     }
@@ -29,7 +35,7 @@ public struct Migrator: Sendable {
     static let lockKey: Int64 = 0x6F70_656E_7075_7368
 
     private let pool: PostgresPool
-    private let settings: Settings
+    let settings: Settings
 
     public init(pool: PostgresPool, settings: Settings = Settings()) {
         self.pool = pool
@@ -60,10 +66,11 @@ public struct Migrator: Sendable {
     }
 
     /// Applies the migrations not yet recorded in `schema_migrations`, in version order, and
-    /// finishes any backfill a stopped upgrade left. Returns the versions this call applied
-    /// (empty when another process got there first).
+    /// finishes any backfill a stopped upgrade left; then runs `functions` (see
+    /// `define(_:newestKnown:)`). Returns the versions this call applied (empty when another
+    /// process got there first).
     @discardableResult
-    public func apply(_ migrations: [Migration]) async throws -> [Int] {
+    public func apply(_ migrations: [Migration], functions: [FunctionFile] = []) async throws -> [Int] {
         let migrations = try Self.sorted(migrations)
         // Most starts have nothing to do: one transaction finds that, not one per migration.
         let complete = try await locked { connection in
@@ -72,15 +79,18 @@ public struct Migrator: Sendable {
         }
         var applied: [Int] = []
         for migration in migrations where !complete.contains(migration.version) {
-            let state = try await retryingBusyLocks(migration) { connection in
+            let state = try await retryingBusyLocks(MigrationStep(migration)) { connection in
                 try Self.applyIfPending(migration, in: connection)
             }
             if state == .applied { applied.append(migration.version) }
             if state != .complete, let backfill = migration.backfill {
-                while try await retryingBusyLocks(migration, { connection in
+                while try await retryingBusyLocks(MigrationStep(migration), { connection in
                     try Self.backfillBatch(backfill, of: migration, in: connection)
                 }) {}
             }
+        }
+        if !functions.isEmpty {
+            try await define(functions, newestKnown: migrations.last?.version ?? 0)
         }
         return applied
     }
@@ -95,7 +105,7 @@ public struct Migrator: Sendable {
     }
 
     /// Created (and brought up to date) under the lock, so that two first-time runs cannot race on it.
-    private static func prepareTable(_ connection: PostgresConnection) throws {
+    static func prepareTable(_ connection: PostgresConnection) throws {
         // Without a NOTICE per start for what exists already.
         try connection.execute(script: """
             SET LOCAL client_min_messages TO warning;
@@ -145,8 +155,8 @@ public struct Migrator: Sendable {
 
     /// `body` in a transaction under the advisory lock, tried again when a lock stays busy
     /// past `lockTimeout`.
-    private func retryingBusyLocks<T: Sendable>(_ migration: Migration,
-                                                _ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    func retryingBusyLocks<T: Sendable>(_ step: MigrationStep,
+                                        _ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         var schedule = settings.retrySchedule
         var attempt = 1
         while true {
@@ -154,12 +164,12 @@ public struct Migrator: Sendable {
                 return try await locked(body)
             } catch let error as PostgresError where error.sqlState == "55P03" && attempt < settings.attempts {
                 let pause = schedule.next()
-                settings.retrying(migration.version, attempt, pause)
+                settings.retrying(step, attempt, pause)
                 try await Task.sleep(for: pause)
                 attempt += 1
             } catch let error as PostgresError where error.sqlState == "55P03" {
                 var error = error
-                error.message = "migration \(migration.version)_\(migration.name): a lock stayed busy through " +
+                error.message = "\(step): a lock stayed busy through " +
                     "\(attempt) tries of \(settings.lockTimeout) each: \(error.message)"
                 throw error
             }
@@ -168,7 +178,7 @@ public struct Migrator: Sendable {
 
     /// A transaction holding the advisory lock, which it waits for without a bound (another
     /// process's migration may take minutes); every other lock is bounded by `lockTimeout`.
-    private func locked<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    func locked<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         let lockTimeout = PostgresTimeouts.milliseconds(settings.lockTimeout)
         return try await pool.transaction { connection in
             try connection.withoutReplyDeadline {

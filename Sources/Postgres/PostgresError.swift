@@ -72,7 +72,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         switch kind {
         case .connectionFailure:
             "PostgreSQL connection failure: \(message)"
-        case .server(let sqlState, let message, let detail):
+        // `message`, not the server's own: a caller may have said where it came from (a
+        // migration's name, a function file's).
+        case .server(let sqlState, _, let detail):
             "PostgreSQL error \(sqlState): \(message)" + (detail.map { " (\($0))" } ?? "")
         case .decoding(let column, let message):
             "cannot decode column \"\(column)\": \(message)"

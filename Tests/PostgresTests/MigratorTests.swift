@@ -70,7 +70,7 @@ import Testing
         let (pool, holder) = try await widgetsHeldByAnotherTransaction()
         let retries = Counter()
         let settings = quickRetries(lockTimeout: .milliseconds(50), pause: .milliseconds(20), attempts: 1_000) {
-            version, _, _ in if version == 102 { retries.increment() }
+            step, _, _ in if step.version == 102 { retries.increment() }
         }
         let migrations = migrations
         let applying = Task { try await Migrator(pool: pool, settings: settings).apply(migrations) }
@@ -111,7 +111,7 @@ import Testing
     }
 
     private func quickRetries(lockTimeout: Duration, pause: Duration, attempts: Int,
-                              retrying: @escaping @Sendable (Int, Int, Duration) -> Void = { _, _, _ in }) -> Migrator.Settings {
+                              retrying: @escaping @Sendable (MigrationStep, Int, Duration) -> Void = { _, _, _ in }) -> Migrator.Settings {
         var settings = Migrator.Settings()
         settings.lockTimeout = lockTimeout
         settings.retrySchedule = MigrationRetrySchedule(first: pause, longest: pause)

@@ -135,8 +135,8 @@ enum NotificationDeliveriesStore {
                  WHERE message_id = \(messageID) AND app_id = \(appID) \(after) \(device) \(state)
                  ORDER BY subscription_id, id LIMIT \(request.limit + 1))
             )
-            SELECT id, subscription_id, token_kind, state, error_reason, carried_by,
-                   \(DeliveryRecord.storedAPNSID)::text AS apns_id, apns_status, attempts,
+            SELECT id, message_id, subscription_id, token_kind, state, error_reason, carried_by,
+                   apns_id::text AS stored_apns_id, apns_status, attempts,
                    live_activity_id, floor(extract(epoch FROM finished_at))::bigint AS finished_at,
                    (SELECT floor(extract(epoch FROM c.clicked_at))::bigint FROM delivery_clicks c
                     WHERE c.message_id = records.message_id AND c.subscription_id = records.subscription_id
@@ -155,7 +155,11 @@ extension NotificationDeliveriesStore.Record {
         state = try row.decode("state")
         errorReason = try row.decode("error_reason")
         carriedBy = try row.decode("carried_by")
-        apnsID = try row.decode("apns_id")
+        // Derived here, as the worker derived the one the push carried; only rows written
+        // before migration 0039 store theirs.
+        let stored: String? = try row.decode("stored_apns_id")
+        apnsID = try stored ?? APNSIdentifier.derive(messageID: row.decode("message_id"), subscriptionID: subscriptionID,
+                                                     tokenKind: tokenKind)
         apnsStatus = try row.decode("apns_status")
         attempts = try row.decode("attempts")
         liveActivityID = try row.decode("live_activity_id")

@@ -16,16 +16,20 @@ public enum ServerBootstrap {
     {
         let resources = try ResourceLocator.resourcesDirectory(configured: configuration.resourcesDirectory)
         let migrations = try Migrator.load(directory: resources + "/migrations")
+        let functions = try FunctionFile.load(migrationsDirectory: resources + "/migrations")
         let document = servingHTTP ? try OpenAPIDocument.load(directory: resources + "/openapi").serializedBytes : []
         let webAssets = servingHTTP ? try WebAssets.load(directory: resources + "/web") : WebAssets()
         let endpoints = DatabaseEndpoints(configuration: configuration, databaseURL: databaseURL)
         let pool = PostgresPool(conninfo: endpoints.pooled, size: configuration.databasePoolSize,
                                 timeouts: configuration.databaseTimeouts, settingsScope: endpoints.pooledSettingsScope)
-        return Services(configuration: configuration, database: pool, databaseConninfo: endpoints.direct, migrations: migrations,
-                        metrics: Metrics(), openAPIDocument: document, webAssets: webAssets, now: now)
+        var services = Services(configuration: configuration, database: pool, databaseConninfo: endpoints.direct,
+                                migrations: migrations, metrics: Metrics(), openAPIDocument: document, webAssets: webAssets, now: now)
+        services.functions = functions
+        return services
     }
 
-    /// Applies pending migrations under the advisory lock; safe with many processes starting at once.
+    /// Applies pending migrations, then the SQL function files, under the advisory lock; safe with
+    /// many processes starting at once.
     /// On a connection of its own to the direct URL: a migration may hold locks and run for
     /// minutes, which a transaction pooler's timeouts and pool are not for.
     public static func migrate(_ services: Services, logger: Logger) async throws {
@@ -33,12 +37,16 @@ public enum ServerBootstrap {
         let applied: [Int]
         do {
             var settings = Migrator.Settings()
-            settings.retrying = { version, attempt, pause in
+            settings.retrying = { step, attempt, pause in
                 logger.warning("a migration waited past its lock timeout for a table in use: rolled back, tried again later",
-                               ["migration.version": String(version), "migration.attempt": String(attempt),
+                               ["migration.step": step.description, "migration.attempt": String(attempt),
                                 "migration.pause": String(describing: pause)])
             }
-            applied = try await Migrator(pool: direct, settings: settings).apply(services.migrations)
+            settings.keptNewerFunctions = { version in
+                logger.warning("the database has a migration newer than this release: its SQL functions are left as that release defined them",
+                               ["migration.version": String(version)])
+            }
+            applied = try await Migrator(pool: direct, settings: settings).apply(services.migrations, functions: services.functions)
             await direct.close()
         } catch {
             await direct.close()

@@ -10,6 +10,8 @@ public struct Services: Sendable {
     /// the pool's (`OPENPUSH_DATABASE_URL`, or the embedded cluster's under `openpush dev`).
     public var databaseConninfo: String
     public var migrations: [Migration]
+    /// `migrations/functions/`: run after the migrations on every start.
+    public var functions: [FunctionFile] = []
     public var metrics: Metrics
     public var openAPIDocument: [UInt8]
     /// The files of `web/` (the `/docs` page and others), read once at start.

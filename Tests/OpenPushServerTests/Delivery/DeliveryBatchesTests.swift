@@ -186,7 +186,7 @@ import Postgres
                     """)
             }
         }
-        try await Migrator(pool: database).apply(harness.app.services.migrations)
+        try await Migrator(pool: database).apply(harness.app.services.migrations, functions: harness.app.services.functions)
         try await harness.app.recountDeliveries(["msg_old"])
 
         let records = try await Self.allPages(harness, "msg_old", limit: 2)

@@ -358,7 +358,7 @@ import Postgres
                 FROM (SELECT id, token, row_number() OVER (ORDER BY id) AS n FROM subscriptions WHERE app_id = \(appID)) AS s
                 """)
         }
-        try await Migrator(pool: harness.app.services.database).apply(harness.app.services.migrations)
+        try await Migrator(pool: harness.app.services.database).apply(harness.app.services.migrations, functions: harness.app.services.functions)
         #expect(try await DeliveryQueue.depth(in: harness.app.services.database) == 1000)
         try await harness.drain()
         #expect(try await Self.states(harness) == ["accepted": 1500])

@@ -304,7 +304,7 @@ import Testing
         // The 22-character cursor the feed handed out for evt_old0 before the upgrade.
         let cursor = DeliveryCursor.encode(try old.decode("xid")) + DeliveryCursor.encode(try old.decode("seq"))
 
-        try await Migrator(pool: app.services.database).apply(migrations)
+        try await Migrator(pool: app.services.database).apply(migrations, functions: app.services.functions)
         try await EventFeedTests.append(app, [Self.accepted(appID, 0..<2)])
         let page = try await EventFeedTests.feed(app, created, ["after": cursor], count: 4)
         #expect(Array(Self.ids(page.events).prefix(2)) == ["evt_old1", "evt_old2"])

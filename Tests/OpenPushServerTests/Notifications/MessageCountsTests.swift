@@ -278,7 +278,7 @@ import Postgres
                     """)
             }
         }
-        try await Migrator(pool: app.services.database).apply(migrations)
+        try await Migrator(pool: app.services.database).apply(migrations, functions: app.services.functions)
         let view = try await Self.view(app, created, "msg_up")
         #expect(view["successful"] == 7)
         #expect(view["failed"] == 2)

@@ -256,7 +256,7 @@ import Postgres
                 }
             }
         }
-        try await Migrator(pool: app.services.database).apply(migrations)
+        try await Migrator(pool: app.services.database).apply(migrations, functions: app.services.functions)
 
         for appID in [a, b] {
             for window in ["10s", "1h", "24h", "2d", "30d"] {

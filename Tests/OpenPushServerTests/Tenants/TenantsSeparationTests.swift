@@ -184,7 +184,7 @@ import Postgres
         try await app.services.database.query("""
             INSERT INTO tenants (id, app_id, link_code) VALUES ('ten_a', \(shared.app.id), 'K7QXM2PA'), ('ten_b', \(shared.app.id), 'ABCDEFGH')
             """)
-        try await migrator.apply(app.services.migrations)
+        try await migrator.apply(app.services.migrations, functions: app.services.functions)
         let codes = try await app.services.database.query("SELECT link_code FROM tenants ORDER BY id")
             .map { try $0.decode("link_code", as: String.self) }
         #expect(codes.count == 2)
