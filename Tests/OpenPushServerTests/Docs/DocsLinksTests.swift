@@ -38,6 +38,7 @@ import Testing
         for file in files {
             let source = Self.root.appendingPathComponent(file)
             let text = try String(contentsOf: source, encoding: .utf8)
+            if MarkdownLinks.hasUnclosedFence(text) { broken.append("\(file): a code block is never closed") }
             for link in MarkdownLinks.relativeLinks(in: text) {
                 let (target, anchor) = MarkdownLinks.split(link)
                 let resolved = target.isEmpty
@@ -98,6 +99,11 @@ import Testing
             [e](#local)
             """
         #expect(MarkdownLinks.relativeLinks(in: text) == ["a.md", "b.md#part", "img/x.png", "#local"])
+    }
+
+    @Test func unclosedFenceIsFound() {
+        #expect(MarkdownLinks.hasUnclosedFence("```sh\nmake run\n```\n[a](a.md)\n```\n[b](b.md)\n"))
+        #expect(!MarkdownLinks.hasUnclosedFence("```sh\nmake run\n```\n[a](a.md)\n"))
     }
 
     @Test func duplicateHeadingsGetNumberedAnchors() {

@@ -76,6 +76,12 @@ enum MarkdownLinks {
         return anchor
     }
 
+    /// Whether a fenced code block is left open: it would hide every link after it from the check.
+    static func hasUnclosedFence(_ text: String) -> Bool {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { $0.drop(while: { $0 == " " }).hasPrefix("```") }.count % 2 == 1
+    }
+
     /// The lines outside fenced code blocks.
     private static func proseLines(of text: String) -> [Substring] {
         var inFence = false
