@@ -8,7 +8,7 @@
 # OpenPush processes, the WAL written (pg_current_wal_lsn() before and after), the transactions
 # committed and the client connections open. Then: the delivery records' size on disk, the cost
 # of a read route, and h2load sending the same payload to the same simulator, whose rate and own
-# CPU per 1,000 requests are the yardstick each figure is divided by. docs/SCALING.md reads them.
+# CPU per 1,000 requests are the yardstick each figure is divided by. docs/operating/scaling.md reads them.
 # Usage: [LOOPS=8] [POOL=16] [READS=20] bench/scale.sh [subscriptions]     (run `make bench`, which builds first)
 set -euo pipefail
 cd "$(dirname "$0")/.."

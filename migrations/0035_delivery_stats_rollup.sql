@@ -1,7 +1,7 @@
 -- The stats routes (GET /stats/throughput, GET /apps/{app_id}/stats) read a rollup of the
 -- delivery records instead of the records themselves, and `deliveries_by_app_time` (0030), the
 -- index they read the records through, goes: it cost every push an index entry (about 1.5–2 µs
--- of PostgreSQL CPU, 77 B of storage and 120 B of WAL per push, docs/SCALING.md).
+-- of PostgreSQL CPU, 77 B of storage and 120 B of WAL per push, docs/operating/scaling.md).
 --
 -- One row per app and second in which its records were written (`bucket` is the records'
 -- `created_at`, their partition key, truncated to the second). A second is the finest step the

@@ -3,7 +3,8 @@ import Testing
 import OpenPushTestSupport
 
 /// No container engine runs here, so `docker-compose.yml` and its PgBouncer configuration are
-/// checked as text: the scale-out deployment README describes, wired as the scale-out suite runs it.
+/// checked as text: the scale-out deployment `docs/operating/scale-out.md` describes, wired as the
+/// scale-out suite runs it.
 @Suite struct DockerComposeTests {
     static func read(_ path: String) throws -> String {
         try String(contentsOfFile: TestApp.repositoryRoot + "/" + path, encoding: .utf8)

@@ -11,7 +11,8 @@ import Testing
 /// Every event type, written by its real producer (the public routes and the delivery engine
 /// against the APNs simulator), reaches a local receiver through the webhook dispatcher: an
 /// endpoint created through `POST /apps/{id}/webhooks` with `["*"]`, each POST's signature checked
-/// from the raw bytes with HMAC-SHA256, and each event's `data` as README's "Events" table gives it.
+/// from the raw bytes with HMAC-SHA256, and each event's `data` as the event types table of
+/// `docs/api/events.md` gives it.
 @Suite struct WebhookEveryEventTypeTests {
     /// Accepted by the simulator.
     static let good = String(repeating: "c1", count: 32)
