@@ -42,13 +42,20 @@ let package = Package(
         // Pure domain logic: no I/O.
         .target(name: "OpenPushCore", swiftSettings: swiftSettings, linkerSettings: [.linkedLibrary("m")]),
 
+        // The delivery engine and what `openpush worker` runs: services, expansion, the events
+        // outbox, the webhook dispatcher, maintenance, secrets, metrics. No HTTP server.
+        .target(
+            name: "OpenPushDelivery",
+            dependencies: ["OpenPushCore", "Postgres", "APNs", "Crypto", "HTTPClient", "Subprocess"],
+            swiftSettings: swiftSettings
+        ),
         // Route handlers, stores, config, metrics: wires the adapters to the domain.
         .target(
             name: "OpenPushServer",
-            dependencies: ["OpenPushCore", "Postgres", "HTTPServer", "HTTP2", "Crypto", "APNs", "Subprocess", "HTTPClient"],
+            dependencies: ["OpenPushDelivery", "OpenPushCore", "Postgres", "HTTPServer", "HTTP2", "Crypto", "APNs", "Subprocess", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "openpush", dependencies: ["OpenPushServer", "HTTPClient"], swiftSettings: swiftSettings),
+        .executableTarget(name: "openpush", dependencies: ["OpenPushServer", "OpenPushDelivery", "HTTPClient"], swiftSettings: swiftSettings),
         // `bench/apns-client.sh`: the APNs client alone against the simulator.
         .executableTarget(name: "apns-client-bench", dependencies: ["APNs", "Crypto", "OpenPushCore"],
                           path: "bench/apns-client", swiftSettings: swiftSettings),
@@ -56,7 +63,7 @@ let package = Package(
         // Shared test harness: temporary PostgreSQL, in-process requests, manual clock.
         .target(
             name: "OpenPushTestSupport",
-            dependencies: ["OpenPushServer", "Postgres", "HTTPServer", "OpenPushCore", "Subprocess", "APNs", "Crypto", "HTTPClient"],
+            dependencies: ["OpenPushServer", "OpenPushDelivery", "Postgres", "HTTPServer", "OpenPushCore", "Subprocess", "APNs", "Crypto", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
 
@@ -76,7 +83,7 @@ let package = Package(
         .testTarget(
             name: "OpenPushServerTests",
             dependencies: [
-                "OpenPushServer", "OpenPushTestSupport", "Postgres", "HTTPServer", "OpenPushCore", "APNs", "Crypto", "Subprocess",
+                "OpenPushServer", "OpenPushDelivery", "OpenPushTestSupport", "Postgres", "HTTPServer", "OpenPushCore", "APNs", "Crypto", "Subprocess",
                 "HTTPClient",
             ],
             swiftSettings: swiftSettings

@@ -2,6 +2,7 @@ public import APNs
 import Crypto
 import Foundation
 import OpenPushCore
+public import OpenPushDelivery
 public import OpenPushServer
 
 /// An application, the local APNs simulator, an APNs client pointed at it and a delivery engine:

@@ -1,5 +1,6 @@
 import Foundation
 import OpenPushCore
+import OpenPushDelivery
 import OpenPushServer
 public import Postgres
 

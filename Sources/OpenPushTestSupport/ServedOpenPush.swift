@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import OpenPushDelivery
 public import OpenPushServer
 import Postgres
 

@@ -1,6 +1,7 @@
 import Foundation
 public import HTTPServer
 public import OpenPushCore
+public import OpenPushDelivery
 public import OpenPushServer
 public import Postgres
 

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 import OpenPushServer
 
 /// `openpush apns-sim`: the local APNs simulator on one port and its control API (HTTP/1.1)

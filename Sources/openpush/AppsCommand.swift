@@ -1,5 +1,6 @@
 import Foundation
 import OpenPushCore
+import OpenPushDelivery
 import OpenPushServer
 
 /// `openpush apps create`: the flags become the body `POST /apps` takes and go through the same

@@ -3,6 +3,7 @@ import APNs
 import HTTPClient
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 import OpenPushServer
 
 struct CommandLineError: Error {

@@ -1,5 +1,6 @@
 import Foundation
 import OpenPushCore
+import OpenPushDelivery
 import OpenPushServer
 
 /// `openpush`: wires configuration, database and HTTP server together; no logic of its own.

@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 import OpenPushServer
 
 /// `openpush secrets rotate`: re-seals every stored `.p8` key and webhook secret with

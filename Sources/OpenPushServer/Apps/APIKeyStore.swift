@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 public import Postgres
 
 /// The REST keys an app's owner manages with the organization key. Keys of shared-demo

@@ -1,4 +1,5 @@
 public import OpenPushCore
+public import OpenPushDelivery
 public import Postgres
 
 /// What creating an app returns: the row and the two keys, shown this once.

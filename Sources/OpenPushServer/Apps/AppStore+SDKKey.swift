@@ -1,3 +1,4 @@
+import OpenPushDelivery
 public import Postgres
 
 extension AppStore {

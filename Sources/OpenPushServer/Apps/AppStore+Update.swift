@@ -1,4 +1,5 @@
 public import OpenPushCore
+public import OpenPushDelivery
 public import Postgres
 
 extension AppStore {

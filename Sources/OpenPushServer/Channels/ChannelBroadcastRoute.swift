@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// `POST /apps/{app_id}/live_activities/channels/{channel_id}/notifications`: the update route's

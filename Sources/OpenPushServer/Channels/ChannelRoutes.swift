@@ -1,6 +1,7 @@
 import APNs
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// Broadcast channels of an app (REST key, `{"errors"}`): create, list, view and delete them —

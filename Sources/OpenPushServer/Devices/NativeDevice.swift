@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// The device a native `/v1` call speaks for, found by its ordinary push token.

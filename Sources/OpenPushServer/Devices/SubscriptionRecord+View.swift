@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 
 extension SubscriptionRecord {
     /// OneSignal's subscription type names.

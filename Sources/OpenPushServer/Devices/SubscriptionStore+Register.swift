@@ -1,4 +1,5 @@
 public import OpenPushCore
+import OpenPushDelivery
 public import Postgres
 
 /// What a registration did: the device's id, and whether its row is new.

@@ -1,4 +1,5 @@
 import OpenPushCore
+public import OpenPushDelivery
 public import Postgres
 
 /// The devices of an app. Every lookup is scoped by app id, so one app never reaches another's rows.

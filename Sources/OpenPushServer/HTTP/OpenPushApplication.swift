@@ -1,6 +1,7 @@
 import Foundation
 public import HTTPServer
 public import OpenPushCore
+public import OpenPushDelivery
 import Postgres
 
 /// The HTTP responder: routes a request, turns thrown errors into the family's error body,

@@ -1,5 +1,6 @@
 public import HTTPServer
 public import OpenPushCore
+public import OpenPushDelivery
 
 /// What a route handler gets: the request, its family, and the process's services.
 public struct RouteContext: Sendable {

@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// The five native Live Activity routes. Devices speak for themselves with the app's SDK key

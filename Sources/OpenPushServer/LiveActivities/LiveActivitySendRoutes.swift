@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// The two server send routes: start, and update or end, across an audience. They answer in

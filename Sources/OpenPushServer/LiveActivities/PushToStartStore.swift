@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 public import Postgres
 
 /// The `push_to_start_tokens` table: one standing token per (app, device, activity type),

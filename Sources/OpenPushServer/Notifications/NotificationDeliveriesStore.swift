@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// A message's per-device delivery records, for support ("did this device get it?"): keyset

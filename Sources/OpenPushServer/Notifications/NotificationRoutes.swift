@@ -1,6 +1,7 @@
 import Crypto
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// `POST /notifications`, `GET /notifications` and `DELETE /notifications/{id}`: OneSignal's

@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// `GET /notifications/{notification_id}?app_id=…`: a message read back with its delivery counts.

@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// `/health`, `/ready`, `/metrics`, `/openapi.json`: what an operator and a load balancer read.

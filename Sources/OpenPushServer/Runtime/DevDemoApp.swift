@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import OpenPushCore
+public import OpenPushDelivery
 import Postgres
 
 /// The app `openpush dev` creates on first start, so there is something to try at once.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+public import OpenPushDelivery
 
 /// Secrets `openpush dev` invents on first start and keeps under `.openpush/`, so a restart
 /// keeps the same keys (and can open what the last run sealed).

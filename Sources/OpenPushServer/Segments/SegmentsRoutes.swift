@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 
 /// Saved segments of an app (REST key), shaped like OneSignal's: create, list, delete. The
 /// built-in segments (`BuiltInSegment`) are listed first and can be neither created nor deleted.

@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 
 /// Read-only figures for operators (the console's Apps and Live pages), with the organization
 /// key: a throughput series over every app, and one app's totals over a window.

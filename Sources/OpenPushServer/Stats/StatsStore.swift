@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// What the stats routes read: the per-app, per-second rollup of the delivery records

@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 public import Postgres
 
 /// Attributes taps on a Live Activity to the push that produced it (and counts taps for

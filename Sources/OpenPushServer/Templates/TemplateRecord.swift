@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// One stored template: its name and its content fields as the client sent them (validated by

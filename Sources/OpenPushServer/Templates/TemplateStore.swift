@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// Stored templates. Every query names the app, so no call can reach another app's templates.

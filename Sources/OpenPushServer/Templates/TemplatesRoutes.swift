@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 
 /// OneSignal's template routes, with the app's REST key and `app_id` where OneSignal passes it:
 /// in the body of `POST /templates`, in the query of the others. A template belongs to its app:

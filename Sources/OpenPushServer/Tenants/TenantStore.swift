@@ -1,5 +1,6 @@
 import Crypto
 import OpenPushCore
+import OpenPushDelivery
 public import Postgres
 
 /// Tenants of shared demo apps, managed with the organization key. Every query names the app.

@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 
 extension TenantsRoutes {
     static let notSharedDemo = "this app is not a shared demo app"

@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 
 extension UserRecord {
     /// Every alias, plus the user's own id under both of its names.

@@ -1,4 +1,5 @@
 public import OpenPushCore
+import OpenPushDelivery
 public import Postgres
 
 /// Users and their aliases. A user's devices are the app's subscriptions carrying its

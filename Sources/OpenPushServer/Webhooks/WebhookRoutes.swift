@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 
 /// An app's webhook endpoints (REST key): create, list, view, change, delete, rotate the
 /// secret, send a test `ping`. The secret is shown by create and rotate_secret only. A shared

@@ -1,5 +1,6 @@
 import Crypto
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// Stored webhook endpoints. Every query names the app, so no call reaches another app's.

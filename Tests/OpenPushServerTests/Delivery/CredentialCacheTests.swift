@@ -2,6 +2,7 @@ import Testing
 import APNs
 import Crypto
 import OpenPushCore
+@testable import OpenPushDelivery
 @testable import OpenPushServer
 import OpenPushTestSupport
 import Synchronization

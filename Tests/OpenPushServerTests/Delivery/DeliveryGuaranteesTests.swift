@@ -4,6 +4,7 @@ import APNs
 import Crypto
 import HTTPServer
 import OpenPushCore
+@testable import OpenPushDelivery
 @testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import OpenPushCore
+@testable import OpenPushDelivery
 @testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres

@@ -1,4 +1,5 @@
 import Testing
+@testable import OpenPushDelivery
 @testable import OpenPushServer
 
 /// The delivery loops' and the webhook dispatcher's wake-up: a stop must reach every loop,

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Crypto
 import OpenPushCore
+import OpenPushDelivery
 import OpenPushServer
 import OpenPushTestSupport
 import Postgres

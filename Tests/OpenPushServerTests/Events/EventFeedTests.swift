@@ -3,6 +3,7 @@ import HTTPClient
 import Testing
 import HTTPServer
 import OpenPushCore
+@testable import OpenPushDelivery
 @testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 @testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres

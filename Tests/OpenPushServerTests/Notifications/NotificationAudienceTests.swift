@@ -1,4 +1,5 @@
 import OpenPushCore
+@testable import OpenPushDelivery
 import OpenPushTestSupport
 import Postgres
 import Testing

@@ -1,5 +1,6 @@
 import Testing
 import OpenPushCore
+@testable import OpenPushDelivery
 @testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import HTTPServer
 import OpenPushCore
+@testable import OpenPushDelivery
 @testable import OpenPushServer
 import OpenPushTestSupport
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import OpenPushDelivery
 @testable import OpenPushServer
 
 /// The executor webhook attempts run on: its tasks run, on a thread below the process's priority.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import OpenPushTestSupport
+import OpenPushDelivery
 @testable import OpenPushServer
 
 /// A process that serves no HTTP (`openpush worker`) starts without reading what only HTTP

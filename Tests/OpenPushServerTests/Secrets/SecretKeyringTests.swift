@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import OpenPushDelivery
 import OpenPushServer
 
 /// Sealing secrets at rest: the `sealed:v1:<key id>:…` format, old keys, values in clear, and

@@ -1,5 +1,6 @@
 import Testing
 import OpenPushCore
+import OpenPushDelivery
 import OpenPushServer
 import Postgres
 

@@ -3,6 +3,7 @@ import Testing
 import APNs
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 @testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres

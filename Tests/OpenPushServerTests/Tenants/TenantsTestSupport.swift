@@ -1,6 +1,7 @@
 import Testing
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 import OpenPushServer
 import OpenPushTestSupport
 

@@ -3,6 +3,7 @@ import Foundation
 import HTTPClient
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 @testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 @testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres

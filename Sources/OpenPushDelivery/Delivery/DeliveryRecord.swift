@@ -1,5 +1,5 @@
 public import OpenPushCore
-import Postgres
+package import Postgres
 
 /// One device's outcome for one message: appended once, when its job completes (the job gives
 /// the message, app and token kind).
@@ -8,7 +8,7 @@ public struct DeliveryRecord: Sendable, Equatable {
 
     /// A stored record's apns-id, as readers select it: derived (migration 0039), or the one a
     /// row written before that holds.
-    static let storedAPNSID: PostgresQuery = "COALESCE(apns_id, openpush_apns_id(message_id, subscription_id, token_kind))"
+    package static let storedAPNSID: PostgresQuery = "COALESCE(apns_id, openpush_apns_id(message_id, subscription_id, token_kind))"
 
     /// The push's apns-id: its delivery events carry it in memory; no row stores it.
     public var apnsID: String
@@ -37,7 +37,7 @@ public struct DeliveryRecord: Sendable, Equatable {
     }
 
     /// Bits of a record's id that number it within its job (`id(jobID:position:)`).
-    static let positionBits = 20
+    package static let positionBits = 20
 
     /// A record's id: its job's id, then its place among the records the job's completion
     /// appends. A job's recipients are recorded once, when it completes (a retry is a new job),

@@ -1,5 +1,4 @@
 import Foundation
-public import HTTPServer
 public import OpenPushCore
 import Postgres
 public import APNs
@@ -57,18 +56,6 @@ public enum ServerBootstrap {
         } else {
             logger.info("applied migrations", ["migrations.versions": applied.map(String.init).joined(separator: ",")])
         }
-    }
-
-    public static func startHTTP(application: OpenPushApplication) throws -> HTTPServer {
-        let configuration = application.services.configuration
-        var http = HTTPServerConfiguration()
-        http.host = configuration.listenHost
-        http.port = configuration.listenPort
-        http.threadPoolSize = configuration.httpThreads
-        http.maxBodySize = configuration.maxBodyBytes
-        let server = HTTPServer(configuration: http, responder: application)
-        try server.start()
-        return server
     }
 }
 

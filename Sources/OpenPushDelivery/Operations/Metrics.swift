@@ -59,7 +59,7 @@ public final class Metrics: Sendable {
         gaugeSources.withLock { $0.append(source) }
     }
 
-    var registeredGauges: [Gauge] {
+    package var registeredGauges: [Gauge] {
         gaugeSources.withLock { $0 }.flatMap { $0() }
     }
 

@@ -1,10 +1,10 @@
-import OpenPushCore
-import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// Who a notification reaches: the targeted subscriptions (reachable and the tenant's own, see
 /// `AudienceResolver`) that hold a live token of the kind it needs: the device token, unless
 /// APNs called it dead, or the widget push token for a widget reload.
-enum NotificationAudience {
+package enum NotificationAudience {
     /// A query yielding `id` and `token`, with ids above `after` only, in id order.
     ///
     /// Segments and filters are a condition on the rows the page reads: as a subquery joined
@@ -29,7 +29,7 @@ enum NotificationAudience {
             """
     }
 
-    static func isEmpty(targeted: TargetedAudience, appID: String, kind: NotificationKind,
+    package static func isEmpty(targeted: TargetedAudience, appID: String, kind: NotificationKind,
                         in connection: PostgresConnection) throws -> Bool {
         let audience = recipients(targeted: targeted, appID: appID, kind: kind, after: nil)
         return try connection.query("SELECT EXISTS (\(audience) LIMIT 1) AS any")[0].decode("any", as: Bool.self) == false

@@ -1,10 +1,10 @@
-import OpenPushCore
-import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// The `link_code_failures` rows of one device: its wrong codes within the limit's window.
 /// A successful link does not clear them, so linking to a tenant one owns cannot reset the count.
-enum LinkFailures {
-    static func retryAfter(subscriptionID: String, limit: LinkFailureLimit, now: Double,
+package enum LinkFailures {
+    package static func retryAfter(subscriptionID: String, limit: LinkFailureLimit, now: Double,
                            in connection: PostgresConnection) throws -> Int? {
         try connection.query("""
             DELETE FROM link_code_failures
@@ -16,7 +16,7 @@ enum LinkFailures {
         return limit.retryAfter(failedAt: failedAt, now: now)
     }
 
-    static func record(subscriptionID: String, now: Double, in connection: PostgresConnection) throws {
+    package static func record(subscriptionID: String, now: Double, in connection: PostgresConnection) throws {
         try connection.query("""
             INSERT INTO link_code_failures (subscription_id, at) VALUES (\(subscriptionID), to_timestamp(\(now)))
             """)

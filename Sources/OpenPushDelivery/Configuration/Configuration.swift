@@ -63,6 +63,11 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     public var variable: String
     public var problem: String
     public var description: String { "\(variable) \(problem)" }
+
+    package init(variable: String, problem: String) {
+        self.variable = variable
+        self.problem = problem
+    }
 }
 
 extension Configuration {
@@ -226,7 +231,7 @@ extension Configuration {
 }
 
 extension String {
-    var trimmingWhitespace: String {
+    package var trimmingWhitespace: String {
         String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     }
 }

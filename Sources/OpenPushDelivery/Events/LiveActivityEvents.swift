@@ -1,11 +1,11 @@
-import OpenPushCore
-import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// The Live Activity and token events, appended by the stores in the transaction that changes
 /// the rows.
-enum LiveActivityEvents {
+package enum LiveActivityEvents {
     /// `live_activity.ended` for each row (reading `app_id`, `subscription_id`, `activity_id`).
-    static func appendEnded(_ rows: [PostgresRow], cause: LiveActivityEndReason, in connection: PostgresConnection) throws {
+    package static func appendEnded(_ rows: [PostgresRow], cause: LiveActivityEndReason, in connection: PostgresConnection) throws {
         try EventOutbox.append(try rows.map { row in
             OutboundEvent(type: .liveActivityEnded, appID: try row.decode("app_id"), data: EventData.liveActivityEnded(
                 activityID: try row.decode("activity_id"), subscriptionID: try row.decode("subscription_id"),

@@ -1,11 +1,11 @@
-import OpenPushCore
-import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// What a shared demo tenant's REST key may address. Its reads and sends are already scoped to
 /// the devices linked to it; these checks turn naming something that is not its own into a
 /// `403` (rather than a `404`, or a send that silently reaches nobody). Every check passes for
 /// a key without a tenant.
-enum TenantAccess {
+package enum TenantAccess {
     /// Send targeting by explicit ids (`include_subscription_ids`, or `include_aliases` with
     /// `subscription_id`): every named device of the app must be linked to the tenant. Ids the
     /// app does not have select nothing, as for any key.
@@ -25,7 +25,7 @@ enum TenantAccess {
     /// Update or end of an activity id the tenant's devices do not hold (call it when the
     /// tenant's audience is empty): `403` when devices outside the tenant hold it, so the
     /// tenant learns it is not its activity rather than that it has ended.
-    static func requireNotForeignActivity(_ activityID: String, appID: String, tenantID: String?,
+    package static func requireNotForeignActivity(_ activityID: String, appID: String, tenantID: String?,
                                           in connection: PostgresConnection) throws {
         guard let tenantID else { return }
         let foreign = try connection.query("""
@@ -41,7 +41,7 @@ enum TenantAccess {
     /// Users have no tenant: they are the app's, tied to devices by `external_id`. A tenant
     /// addresses a user through its devices — the user must have a live device linked to the
     /// tenant and none linked elsewhere (unlinked devices belong to nobody and do not count).
-    static func requireOwnUser(_ userID: String, appID: String, tenantID: String?,
+    package static func requireOwnUser(_ userID: String, appID: String, tenantID: String?,
                                in connection: PostgresConnection) throws {
         guard let tenantID else { return }
         let row = try connection.query("""
@@ -56,13 +56,6 @@ enum TenantAccess {
         }
         if try row.decode("own", as: Int.self) == 0 {
             throw APIError(status: 403, "this user has no device linked to this tenant")
-        }
-    }
-
-    /// Routes that change what every tenant of the app shares (segments) take the app's own keys.
-    static func requireAppKey(_ principal: RESTPrincipal, _ what: String) throws(APIError) {
-        if principal.tenantID != nil {
-            throw APIError(status: 403, "a tenant's key cannot \(what): they are shared by every tenant of this app")
         }
     }
 }

@@ -43,7 +43,7 @@ public final class WebhookMetrics: Sendable {
     }
 
     /// The pending gauge's lines, from `WebhookDispatchStore.pendingByApp`.
-    static func renderPending(_ pending: [(app: String, pending: Int64)]) -> String {
+    package static func renderPending(_ pending: [(app: String, pending: Int64)]) -> String {
         var lines = ["# HELP openpush_webhook_events_pending Events waiting for enabled webhook endpoints, by app (at most 100000 per endpoint).",
                      "# TYPE openpush_webhook_events_pending gauge"]
         for entry in pending {

@@ -1,19 +1,19 @@
-import OpenPushCore
-import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// Notification messages from the request side: created with their audience definition,
 /// listed, and cancelled. Expansion into deliveries is `NotificationExpansion`'s.
-enum NotificationStore {
-    static let idempotencyScope = "notifications"
+package enum NotificationStore {
+    package static let idempotencyScope = "notifications"
     /// OneSignal's retry window for `Idempotency-Key`.
-    static let idempotencyRetention: Double = 24 * 3600
+    package static let idempotencyRetention: Double = 24 * 3600
     /// The body's `idempotency_key` (or `external_id`): OneSignal keeps it 30 days.
-    static let bodyIdempotencyScope = "notifications_body"
-    static let bodyIdempotencyRetention: Double = 30 * 24 * 3600
+    package static let bodyIdempotencyScope = "notifications_body"
+    package static let bodyIdempotencyRetention: Double = 30 * 24 * 3600
 
     /// Stores the validated send in its canonical form (the audience definition the workers
     /// expand from `sendAfter`) and the request as it came, for the view to echo.
-    static func insert(appID: String, tenantID: String?, send: NotificationSend, request: JSONObject, now: Double,
+    package static func insert(appID: String, tenantID: String?, send: NotificationSend, request: JSONObject, now: Double,
                        in connection: PostgresConnection) throws -> String {
         let id = Identifier.make(prefix: "msg", now: now, random: KeyMaterial.identifierEntropy())
         try connection.query("""
@@ -26,7 +26,7 @@ enum NotificationStore {
     }
 
     /// Newest first; a shared demo tenant sees only its own messages.
-    static func list(appID: String, tenantID: String?, page: PageRequest,
+    package static func list(appID: String, tenantID: String?, page: PageRequest,
                      in connection: PostgresConnection) throws -> (total: Int, ids: [String]) {
         let tenant: PostgresQuery = tenantID.map { "AND tenant_id = \($0)" } ?? ""
         let total: Int = try connection.query("""
@@ -41,7 +41,7 @@ enum NotificationStore {
 
     /// Stops the expansion and cancels the jobs no worker holds yet. A job already in flight
     /// finishes its pushes but queues no retry. Returns false when the app has no such message.
-    static func cancel(messageID: String, appID: String, tenantID: String?, now: Double,
+    package static func cancel(messageID: String, appID: String, tenantID: String?, now: Double,
                        in connection: PostgresConnection) throws -> Bool {
         let tenant: PostgresQuery = tenantID.map { "AND tenant_id = \($0)" } ?? ""
         // Locks the message row: an expansion page in flight commits first, and none follows.

@@ -1,5 +1,5 @@
-import OpenPushCore
-import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// The per-message counts (`counted_*` on `messages`, migration 0033) that
 /// `GET /notifications/{id}` reads instead of counting the message's records, and the per-app,
@@ -7,7 +7,7 @@ import Postgres
 /// of a record adds to both in the transaction (and statement) that writes it, so a read costs
 /// one row whatever the audience, and a record is maintained in no index but its message's.
 /// Lock order: the message row, then the rollup row.
-enum DeliveryCounts {
+package enum DeliveryCounts {
     /// Adds one job's records (tallied in Swift from the records just appended) in one statement.
     /// The records' `finished_at` is this transaction's `now()`, so that is the latest finish.
     /// The message row is locked until commit, as the completion's `NotificationCompletion.check`
@@ -65,7 +65,7 @@ enum DeliveryCounts {
     /// A device's first tap on a message (the message row locked already): counted in the
     /// rollup row of its record's bucket (the record's `created_at`), as the stats routes count
     /// a window's records with a tap, whenever the tap came.
-    static func addFirstTap(appID: String, recordCreatedAt: PostgresQuery, in connection: PostgresConnection) throws {
+    package static func addFirstTap(appID: String, recordCreatedAt: PostgresQuery, in connection: PostgresConnection) throws {
         try connection.query("""
             INSERT INTO delivery_stats AS s (app_id, bucket, clicked)
             VALUES (\(appID), date_trunc('second', \(recordCreatedAt)), 1)

@@ -1,5 +1,5 @@
 import OpenPushCore
-import Postgres
+package import Postgres
 
 /// The interval rules' I/O: Live Activity update coalescing and the widget push throttle. For a
 /// job of updates or widget reloads, it locks the slot of each device it goes to (in id order),
@@ -7,7 +7,7 @@ import Postgres
 /// job, an `end` queued — runs the pure decision with PostgreSQL's clock, and records the slots
 /// it claims, all in one transaction. Nothing is kept in memory, so any number of workers and
 /// processes agree.
-enum PushIntervals {
+package enum PushIntervals {
     /// Whether a job's recipients go through an interval rule at all (else no round trip).
     static func applies(to job: DeliveryJob, deliveries: [ClaimedDelivery], context: DeliveryContext) -> Bool {
         guard let first = deliveries.first, let message = context.message(for: first), !message.cancelled else { return false }
@@ -133,7 +133,7 @@ enum PushIntervals {
     /// Called by the send route when an `end` is queued: it is never held, and every update still
     /// waiting for the rows it goes to is dropped (`coalesced`, carried by the end) — made due now
     /// so that happens at once rather than when their interval ends.
-    static func endQueued(messageID: String, appID: String, timestamp: Int, in connection: PostgresConnection) throws {
+    package static func endQueued(messageID: String, appID: String, timestamp: Int, in connection: PostgresConnection) throws {
         try connection.query("""
             WITH rows AS (
                 SELECT DISTINCT r.id FROM delivery_jobs j, unnest(j.live_activity_ids) AS r(id)

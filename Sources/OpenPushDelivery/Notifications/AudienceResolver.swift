@@ -1,9 +1,9 @@
-import OpenPushCore
-import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// Who a send targets among one app's reachable subscriptions (enabled, not retired, and a
 /// shared-demo tenant's own).
-enum TargetedAudience {
+package enum TargetedAudience {
     /// A condition on `subscriptions s` (segments and filters): a query over the table applies
     /// it to the rows it reads, rather than joining the table to itself.
     case matching(PostgresQuery)
@@ -11,7 +11,7 @@ enum TargetedAudience {
     case ids(PostgresQuery)
 
     /// A subquery `SELECT s.id FROM subscriptions s WHERE …`, to join against.
-    var idQuery: PostgresQuery {
+    package var idQuery: PostgresQuery {
         switch self {
         case .matching(let condition): SegmentAudience.selectIDs(where: condition)
         case .ids(let query): query
@@ -21,8 +21,8 @@ enum TargetedAudience {
 
 /// One targeting method of a send, as a `TargetedAudience`. A tenant naming another tenant's
 /// device by id is refused (`403`) rather than skipped.
-enum AudienceResolver {
-    static func targeted(_ targeting: AudienceTargeting, appID: String, tenantID: String?, now: Double,
+package enum AudienceResolver {
+    package static func targeted(_ targeting: AudienceTargeting, appID: String, tenantID: String?, now: Double,
                          in connection: PostgresConnection) throws -> TargetedAudience {
         try TenantAccess.requireOwnSubscriptions(namedSubscriptionIDs(targeting), appID: appID, tenantID: tenantID,
                                                  in: connection)

@@ -290,7 +290,7 @@ public enum DeliveryQueue {
 
     /// Recipients of a message still waiting in jobs (leased or not): all of them, or that one
     /// device's entries.
-    static func waitingRecipients(of messageID: String, subscriptionID: String?, in connection: PostgresConnection) throws -> Int {
+    package static func waitingRecipients(of messageID: String, subscriptionID: String?, in connection: PostgresConnection) throws -> Int {
         if let subscriptionID {
             return try connection.query("""
                 SELECT count(*)::int AS n FROM delivery_jobs j, unnest(j.subscription_ids) AS r(subscription_id)

@@ -1,8 +1,8 @@
 public import APNs
 import Crypto
 import Foundation
-import OpenPushCore
-import Postgres
+package import OpenPushCore
+package import Postgres
 import Synchronization
 
 /// The APNs side of channels for the HTTP routes: one APNs client for the process (made on
@@ -13,7 +13,7 @@ public final class ChannelAPNs: Sendable {
 
     public init() {}
 
-    func client(_ configuration: Configuration) throws -> APNSClient {
+    package func client(_ configuration: Configuration) throws -> APNSClient {
         try client.withLock { client in
             if let client { return client }
             var settings = configuration.apnsClientConfiguration
@@ -31,14 +31,14 @@ public final class ChannelAPNs: Sendable {
         await client.shutdown()
     }
 
-    struct AppCredential {
-        var bundleID: String
-        var credential: APNSCredential
+    package struct AppCredential {
+        package var bundleID: String
+        package var credential: APNSCredential
     }
 
     /// The app's bundle id and `.p8` credential (opened with `keyring` when sealed), or a `400`
     /// saying what is missing; a `.p8` that does not open is a `503` naming the key it needs.
-    static func credential(appID: String, keyring: SecretKeyring, in database: PostgresPool) async throws -> AppCredential {
+    package static func credential(appID: String, keyring: SecretKeyring, in database: PostgresPool) async throws -> AppCredential {
         let row = try await database.query("""
             SELECT apns_bundle_id, apns_p8, apns_key_id, apns_team_id FROM apps WHERE id = \(appID)
             """).first
@@ -56,14 +56,14 @@ public final class ChannelAPNs: Sendable {
         return AppCredential(bundleID: bundleID, credential: APNSCredential(keyID: keyID, teamID: teamID, signingKey: key))
     }
 
-    static func environment(_ environment: DeviceEnvironment) -> APNSEnvironment {
+    package static func environment(_ environment: DeviceEnvironment) -> APNSEnvironment {
         switch environment {
         case .production: .production
         case .sandbox: .sandbox
         }
     }
 
-    static func requestID() -> String { UUID().uuidString.lowercased() }
+    package static func requestID() -> String { UUID().uuidString.lowercased() }
 }
 
 extension Configuration {
@@ -79,14 +79,14 @@ extension Configuration {
 }
 
 /// The channel routes' messages.
-enum ChannelMessages {
+package enum ChannelMessages {
     static let noCredentials = "the app has no APNs credentials (bundle id and .p8 key) to manage channels with"
-    static func unknownChannel(_ id: String) -> String { "unknown channel '\(id)'" }
-    static func nameTaken(_ name: String) -> String { "a channel named '\(name)' already exists in this app" }
-    static func apnsRefused(_ status: Int, _ reason: String?) -> String {
+    package static func unknownChannel(_ id: String) -> String { "unknown channel '\(id)'" }
+    package static func nameTaken(_ name: String) -> String { "a channel named '\(name)' already exists in this app" }
+    package static func apnsRefused(_ status: Int, _ reason: String?) -> String {
         "APNs refused the channel request: \(status) \(reason ?? "(no reason)")"
     }
-    static func apnsUnreachable(_ detail: String) -> String { "APNs could not be reached for the channel request: \(detail)" }
-    static let nameQuery = "name is required: the channel's name"
-    static func unknownChannelName(_ name: String) -> String { "no channel named '\(name)'" }
+    package static func apnsUnreachable(_ detail: String) -> String { "APNs could not be reached for the channel request: \(detail)" }
+    package static let nameQuery = "name is required: the channel's name"
+    package static func unknownChannelName(_ name: String) -> String { "no channel named '\(name)'" }
 }
