@@ -3,12 +3,12 @@ import Crypto
 /// The `apns-id` of one push, derived from what it is (message, device, token kind) rather than
 /// stored: a job run again after a crash sends the same `apns-id`, and support can compute it.
 /// PostgreSQL's `openpush_apns_id` computes the same.
-enum APNSIdentifier {
+package enum APNSIdentifier {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// A UUID (version 8, "custom") made of the first 16 bytes of a SHA-256. The digest stays
     /// on the stack: this runs once per recipient of every job.
-    static func derive(messageID: String, subscriptionID: String, tokenKind: String) -> String {
+    package static func derive(messageID: String, subscriptionID: String, tokenKind: String) -> String {
         var input = messageID + "\n" + subscriptionID + "\n" + tokenKind
         return withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { digest in
             input.withUTF8 { SHA256.hash(UnsafeRawBufferPointer($0), into: digest) }

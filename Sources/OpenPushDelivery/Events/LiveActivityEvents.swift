@@ -1,4 +1,4 @@
-package import OpenPushCore
+import OpenPushCore
 package import Postgres
 
 /// The Live Activity and token events, appended by the stores in the transaction that changes
