@@ -3,34 +3,10 @@ import Crypto
 import Foundation
 import OpenPushCore
 import Postgres
-import Synchronization
 
-/// The APNs side of channels for the HTTP routes: one APNs client for the process (made on
-/// first use from the configuration, on one event loop: management requests are rare), and an
-/// app's credential and bundle id read from its row.
-public final class ChannelAPNs: Sendable {
-    private let client = Mutex<APNSClient?>(nil)
-
-    public init() {}
-
-    func client(_ configuration: Configuration) throws -> APNSClient {
-        try client.withLock { client in
-            if let client { return client }
-            var settings = configuration.apnsClientConfiguration
-            settings.eventLoops = 1
-            settings.connectionsPerKey = 1
-            let made = try APNSClient(configuration: settings)
-            client = made
-            return made
-        }
-    }
-
-    /// Ends the client's thread, if one was made.
-    public func shutdown() async {
-        guard let client = client.withLock({ $0 }) else { return }
-        await client.shutdown()
-    }
-
+/// The APNs side of the channel routes: an app's credential and bundle id read from its row.
+/// Requests go through the process's one APNs client (`Services.apns`).
+enum ChannelAPNs {
     struct AppCredential {
         var bundleID: String
         var credential: APNSCredential
@@ -54,13 +30,6 @@ public final class ChannelAPNs: Sendable {
         }
         guard let key = try? P256SigningKey(pem: p8) else { throw APIError.badRequest(ChannelMessages.noCredentials) }
         return AppCredential(bundleID: bundleID, credential: APNSCredential(keyID: keyID, teamID: teamID, signingKey: key))
-    }
-
-    static func environment(_ environment: DeviceEnvironment) -> APNSEnvironment {
-        switch environment {
-        case .production: .production
-        case .sandbox: .sandbox
-        }
     }
 
     static func requestID() -> String { UUID().uuidString.lowercased() }

@@ -27,8 +27,8 @@ enum ChannelRoutes {
         }
         let app = try await ChannelAPNs.credential(appID: appID, keyring: context.services.configuration.secretKeyring,
                                                    in: database)
-        let client = try context.services.channelAPNs.client(context.services.configuration)
-        let environment = ChannelAPNs.environment(fields.environment)
+        let client = try context.services.apns.client(context.services.configuration)
+        let environment = APNSEnvironment(fields.environment)
         let response = try await call {
             try await client.createChannel(bundleID: app.bundleID, storagePolicy: fields.storagePolicy,
                                            requestID: ChannelAPNs.requestID(), credential: app.credential,
@@ -84,13 +84,13 @@ enum ChannelRoutes {
         }
         let app = try await ChannelAPNs.credential(appID: appID, keyring: context.services.configuration.secretKeyring,
                                                    in: database)
-        let client = try context.services.channelAPNs.client(context.services.configuration)
+        let client = try context.services.apns.client(context.services.configuration)
         let response = try await call {
             try await client.deleteChannel(bundleID: app.bundleID, channelID: channel.channelID,
                                            requestID: ChannelAPNs.requestID(), credential: app.credential,
-                                           environment: ChannelAPNs.environment(channel.environment))
+                                           environment: APNSEnvironment(channel.environment))
         }
-        guard response.status == 204 || response.status == 200 || response.reason?.rawValue == "ChannelNotRegistered" else {
+        guard response.status == 204 || response.status == 200 || response.reason == .channelNotRegistered else {
             throw APIError(status: 502, ChannelMessages.apnsRefused(response.status, response.reason?.rawValue))
         }
         try await database.transaction { try ChannelStore.delete(appID: appID, id: id, in: $0) }

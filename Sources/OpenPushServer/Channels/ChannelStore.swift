@@ -27,10 +27,15 @@ enum ChannelStore {
         """
 
     static func channel(_ row: PostgresRow) throws -> Channel {
-        let environment: String = try row.decode("environment")
+        let stored: String = try row.decode("environment")
+        // Never a default: a channel of the wrong environment is managed at the wrong APNs hosts.
+        guard let environment = DeviceEnvironment(rawValue: stored) else {
+            let id: String = try row.decode("id")
+            throw InvariantViolation("channel \(id) has an unknown environment '\(stored)'")
+        }
         return Channel(id: try row.decode("id"), appID: try row.decode("app_id"), name: try row.decode("name"),
                        channelID: try row.decode("channel_id"), storagePolicy: try row.decode("message_storage_policy"),
-                       environment: DeviceEnvironment(rawValue: environment) ?? .production,
+                       environment: environment,
                        createdAt: try row.decode("created_at"))
     }
 
@@ -76,5 +81,17 @@ enum ChannelStore {
 
     static func delete(appID: String, id: String, in connection: PostgresConnection) throws {
         try connection.query("DELETE FROM live_activity_channels WHERE app_id = \(appID) AND id = \(id)")
+    }
+
+    /// APNs answered a broadcast `ChannelNotRegistered`: the channel is gone there, so it goes
+    /// here too (its broadcasts' rows keep its ids), with `token.invalidated` naming it, the way
+    /// a 410 ends a device token. Only while the row still holds that APNs channel id.
+    static func forgetUnregistered(_ delivery: ClaimedDelivery, reason: String?, in connection: PostgresConnection) throws {
+        let rows = try connection.query("""
+            DELETE FROM live_activity_channels
+            WHERE app_id = \(delivery.appID) AND id = \(delivery.subscriptionID) AND channel_id = \(delivery.token)
+            RETURNING app_id, id AS subscription_id
+            """)
+        try LiveActivityEvents.appendTokenInvalidated(Array(rows), tokenKind: .channel, reason: reason, in: connection)
     }
 }
