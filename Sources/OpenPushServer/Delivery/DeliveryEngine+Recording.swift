@@ -44,14 +44,14 @@ extension DeliveryEngine {
             case .finished(let state, let reason):
                 completion.records.append(DeliveryRecord(job: job, recipient: recipient, state: state, reason: reason,
                                                          apnsStatus: status, apnsID: delivery.apnsID))
-                pushes.add(kind: job.tokenKind.rawValue, state: state.rawValue, reason: reason)
+                pushes.add(kind: job.tokenKind, state: .finished(state), reason: reason)
                 if state == .accepted { pushes.addLatency(now - job.createdAt) }
             case .retry(let reason):
                 completion.retry.append(recipient)
-                pushes.add(kind: job.tokenKind.rawValue, state: "queued", reason: reason)
+                pushes.add(kind: job.tokenKind, state: .queued, reason: reason)
             case .held(let reason):
                 completion.held.append(recipient)
-                pushes.add(kind: job.tokenKind.rawValue, state: "queued", reason: reason)
+                pushes.add(kind: job.tokenKind, state: .queued, reason: reason)
             }
         }
         for (delivery, refusal) in batch.refused {
@@ -63,8 +63,7 @@ extension DeliveryEngine {
                 completion.records.append(DeliveryRecord(job: job, recipient: job.recipients[Int(delivery.id)],
                                                          state: .suppressed, reason: reason.rawValue,
                                                          apnsID: delivery.apnsID, carriedBy: carriedBy))
-                pushes.add(kind: job.tokenKind.rawValue, state: DeliveryState.suppressed.rawValue,
-                                            reason: reason.rawValue)
+                pushes.add(kind: job.tokenKind, state: .finished(.suppressed), reason: reason.rawValue)
             case .deferred(let until):
                 completion.deferred[until, default: []].append(job.recipients[Int(delivery.id)])
             case .credentials(let reason):

@@ -267,7 +267,7 @@ public final class DeliveryEngine: Sendable {
             try NotificationCompletion.check(messageID: job.messageID, in: $0)
         }
         services.metrics.recordFailedMessage(stage: "build")
-        for _ in job.recipients { services.metrics.recordPush(kind: job.tokenKind.rawValue, state: "error", reason: "MessageFailed") }
+        for _ in job.recipients { services.metrics.recordPush(kind: job.tokenKind, state: .finished(.error), reason: "MessageFailed") }
     }
 
     /// Renews the job's lease every third of it until cancelled; marks `lease` lost, and stops,
