@@ -5,9 +5,11 @@ import Postgres
 import Synchronization
 
 /// The worker pool: leases delivery jobs fairly (urgent lane first, apps taking turns, one app's
-/// jobs in flight capped), turns each job into pushes, streams them to APNs over the client's
-/// long-lived HTTP/2 connections, and completes the job in one transaction that appends every
-/// recipient's record once. Woken by `NOTIFY`; idle, it sleeps until the next job is due.
+/// jobs in flight capped), plans each job's pushes (`+Planning`), sends them through the
+/// transport of the job's token kind (`PushTransports`: device pushes and channel broadcasts,
+/// over one APNs client), and completes the job in one transaction that records every
+/// recipient's classified outcome once (`+Recording`). Woken by `NOTIFY`; idle, it sleeps until
+/// the next job is due.
 public final class DeliveryEngine: Sendable {
     public struct Settings: Sendable {
         /// Recipients per job written by notification expansion.
