@@ -40,7 +40,7 @@ enum ChannelRoutes {
         let now = context.services.now()
         let channel = ChannelStore.Channel(
             id: Identifier.make(prefix: "chn", now: now, random: KeyMaterial.identifierEntropy()), appID: appID,
-            name: fields.name, channelID: channelID, storagePolicy: fields.storagePolicy.rawValue,
+            name: fields.name, channelID: channelID, storagePolicy: fields.storagePolicy,
             environment: fields.environment, createdAt: now)
         guard let stored = try await database.transaction({ try ChannelStore.insert(channel, in: $0) }) else {
             // Another request took the name meanwhile: this channel is not needed at APNs.

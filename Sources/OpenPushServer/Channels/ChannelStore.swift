@@ -8,14 +8,14 @@ enum ChannelStore {
         var appID: String
         var name: String
         var channelID: String
-        var storagePolicy: Int
+        var storagePolicy: ChannelStoragePolicy
         var environment: DeviceEnvironment
         var createdAt: Double
 
         var json: JSONValue {
             [
                 "id": .string(id), "name": .string(name), "channel_id": .string(channelID),
-                "message_storage_policy": .int(Int64(storagePolicy)), "environment": .string(environment.rawValue),
+                "message_storage_policy": .int(Int64(storagePolicy.rawValue)), "environment": .string(environment.rawValue),
                 "created_at": .string(Timestamp.iso8601(createdAt)),
             ]
         }
@@ -33,8 +33,13 @@ enum ChannelStore {
             let id: String = try row.decode("id")
             throw InvariantViolation("channel \(id) has an unknown environment '\(stored)'")
         }
+        let policy: Int = try row.decode("message_storage_policy")
+        guard let storagePolicy = ChannelStoragePolicy(rawValue: policy) else {
+            let id: String = try row.decode("id")
+            throw InvariantViolation("channel \(id) has an unknown message storage policy \(policy)")
+        }
         return Channel(id: try row.decode("id"), appID: try row.decode("app_id"), name: try row.decode("name"),
-                       channelID: try row.decode("channel_id"), storagePolicy: try row.decode("message_storage_policy"),
+                       channelID: try row.decode("channel_id"), storagePolicy: storagePolicy,
                        environment: environment,
                        createdAt: try row.decode("created_at"))
     }
@@ -49,7 +54,7 @@ enum ChannelStore {
     static func insert(_ channel: Channel, in connection: PostgresConnection) throws -> Channel? {
         try connection.query("""
             INSERT INTO live_activity_channels (id, app_id, name, channel_id, message_storage_policy, environment, created_at)
-            VALUES (\(channel.id), \(channel.appID), \(channel.name), \(channel.channelID), \(Int16(channel.storagePolicy)),
+            VALUES (\(channel.id), \(channel.appID), \(channel.name), \(channel.channelID), \(Int16(channel.storagePolicy.rawValue)),
                     \(channel.environment.rawValue), to_timestamp(\(channel.createdAt)))
             ON CONFLICT DO NOTHING
             RETURNING \(columns)
