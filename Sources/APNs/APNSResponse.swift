@@ -29,10 +29,4 @@ public struct APNSResponse: Sendable, Hashable {
     }
 
     public var isAccepted: Bool { status == 200 }
-
-    /// A rejection worth sending again later: throttling (429), server trouble (5xx), or a
-    /// reason known to pass. Anything else is permanent and must not be retried.
-    public var isRetryable: Bool {
-        !isAccepted && (status == 429 || status >= 500 || reason?.isRetryable == true)
-    }
 }

@@ -40,8 +40,12 @@ public struct DeliveryHarness: Sendable {
         } else {
             try await TestApp.make(configure: pointAtSimulator, now: now)
         }
-        let client = try APNSClient(configuration: APNSClientConfiguration(
-            productionURL: simulator.endpoint, sandboxURL: simulator.endpoint, requestTimeout: 10))
+        var clientSettings = APNSClientConfiguration(productionURL: simulator.endpoint, sandboxURL: simulator.endpoint,
+                                                     requestTimeout: 10)
+        // The process's one client: the channel routes manage channels with it too.
+        clientSettings.channelsProductionURL = simulator.endpoint
+        clientSettings.channelsSandboxURL = simulator.endpoint
+        let client = try APNSClient(configuration: clientSettings)
         let engine = DeliveryEngine(services: app.services, client: client, settings: settings, logger: .discarding())
         let created = try await app.createApp(AppSettings(name: "Delivery", apnsP8: pem, apnsKeyID: "KEYID00001",
                                                           apnsTeamID: "TEAM000001", apnsBundleID: bundleID))
@@ -72,7 +76,7 @@ public struct DeliveryHarness: Sendable {
     public func shutdown() async {
         await engine.stop()
         await client.shutdown()
-        await app.services.channelAPNs.shutdown()
+        await app.services.apns.shutdown()
         simulator.stop()
     }
 }

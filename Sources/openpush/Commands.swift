@@ -135,10 +135,11 @@ enum Commands {
             try await ServerBootstrap.migrate(services, logger: logger)
         }
         SealedSecrets.checkAtStart(services, logger: logger)
+        // Made before requests are served: the channel routes share its APNs client.
+        let delivery = configuration.deliveryLoops > 0 ? try ServerBootstrap.makeDeliveryEngine(services, logger: logger) : nil
         let application = OpenPushApplication(services: services, logger: logger)
         let server = try ServerBootstrap.startHTTP(application: application)
         logger.info("listening", ["http.address": "\(configuration.listenHost):\(server.port)"])
-        let delivery = configuration.deliveryLoops > 0 ? try ServerBootstrap.makeDeliveryEngine(services, logger: logger) : nil
         delivery?.0.start()
         let webhooks = configuration.deliveryLoops > 0 ? try ServerBootstrap.makeWebhookDispatcher(services, logger: logger) : nil
         webhooks?.0.start()
@@ -150,7 +151,7 @@ enum Commands {
         await server.shutdown()
         await stop(delivery)
         await stop(webhooks)
-        await services.channelAPNs.shutdown()
+        await services.apns.shutdown()
         await services.database.close()
         logger.info("stopped")
     }

@@ -87,10 +87,11 @@ import HTTP2
         #expect(APNSReason.payloadTooLarge.isPermanent)
         #expect(APNSReason(rawValue: "SomethingNew").isPermanent)
         #expect(!APNSReason(rawValue: "SomethingNew").isTokenDead)
-        #expect(APNSResponse(status: 503, reason: APNSReason(rawValue: "SomethingNew")).isRetryable)
-        #expect(APNSResponse(status: 429, reason: .tooManyRequests).isRetryable)
-        #expect(!APNSResponse(status: 400, reason: APNSReason(rawValue: "SomethingNew")).isRetryable)
-        #expect(!APNSResponse(status: 410, reason: .unregistered).isRetryable)
-        #expect(!APNSResponse(status: 200).isRetryable)
+        // Whether an answer is retried is the classifier's (APNSResponse.isRetryable duplicated it).
+        #expect(APNSResponseClassifier.classify(status: 503, reason: "SomethingNew") == .retry(APNSReason("SomethingNew")))
+        #expect(APNSResponseClassifier.classify(status: 429, reason: "TooManyRequests") == .retry(.tooManyRequests))
+        #expect(APNSResponseClassifier.classify(status: 400, reason: "SomethingNew") == .permanent(APNSReason("SomethingNew")))
+        #expect(APNSResponseClassifier.classify(status: 410, reason: "Unregistered") == .deadToken(.unregistered))
+        #expect(APNSResponseClassifier.classify(status: 200, reason: nil) == .accepted)
     }
 }

@@ -23,6 +23,8 @@ public struct APNSReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let missingTopic = APNSReason("MissingTopic")
     public static let payloadEmpty = APNSReason("PayloadEmpty")
     public static let topicDisallowed = APNSReason("TopicDisallowed")
+    /// A broadcast's: the channel is gone at APNs (deleted, or never made in that environment).
+    public static let channelNotRegistered = APNSReason("ChannelNotRegistered")
     // 403
     public static let badCertificate = APNSReason("BadCertificate")
     public static let badCertificateEnvironment = APNSReason("BadCertificateEnvironment")
@@ -70,8 +72,9 @@ public struct APNSReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     }
 
     /// The token will never work again: forget it (by kind — see the reference's "Lifecycle").
+    /// A broadcast's channel that APNs no longer knows is dead the same way.
     public var isTokenDead: Bool {
-        self == .unregistered || self == .expiredToken || self == .badDeviceToken
+        self == .unregistered || self == .expiredToken || self == .badDeviceToken || self == .channelNotRegistered
     }
 
     /// The app's credentials are wrong: every push of that app would fail the same way, so the

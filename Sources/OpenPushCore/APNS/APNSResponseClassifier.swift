@@ -1,4 +1,6 @@
-/// Turns an APNs answer (status and the `reason` of its JSON body) into a verdict.
+/// Turns an APNs answer (status and the `reason` of its JSON body) into a verdict: a device
+/// push's and a channel broadcast's alike (`400 ChannelNotRegistered`, the channel gone, is a
+/// dead token the way a `410` is).
 /// The status decides where Apple is unambiguous (`200`, `410`, `429`, `5xx`, `403`), so a
 /// reason Apple adds later still lands in the right place; the reason decides within `400`.
 public enum APNSResponseClassifier {

@@ -6,7 +6,7 @@ public enum TokenKind: String, Sendable, Hashable, CaseIterable {
     case update
     case pushToStart = "push_to_start"
     case widget
-    /// A broadcast channel (iOS 18): one recipient, sent by `ChannelBroadcastDelivery`.
+    /// A broadcast channel (iOS 18): a job's one recipient, its APNs channel id the token.
     case channel
 
     /// A device or widget token is the subscription's own, read when its job runs: a device

@@ -11,7 +11,10 @@ enum ChannelBroadcastView {
                    extract(epoch FROM finished_at)::float8 AS finished_at
             FROM live_activity_broadcasts WHERE message_id = \(messageID)
             """).first else { return }
-        let state: String = try row.decode("state")
+        let stored: String = try row.decode("state")
+        guard let state = BroadcastState(rawValue: stored) else {
+            throw InvariantViolation("broadcast \(messageID) has an unknown state '\(stored)'")
+        }
         let finishedAt: Double? = try row.decode("finished_at")
         func text(_ column: String) throws -> JSONValue { try row.decode(column, as: String?.self).map(JSONValue.string) ?? .null }
         view["audience"] = "broadcast"
@@ -19,7 +22,7 @@ enum ChannelBroadcastView {
         view["channel_id"] = try text("channel_id")
         view["environment"] = try text("environment")
         view["apns"] = [
-            "state": .string(state),
+            "state": .string(state.rawValue),
             "attempts": .int(Int64(try row.decode("attempts", as: Int.self))),
             "status": try row.decode("apns_status", as: Int?.self).map { .int(Int64($0)) } ?? .null,
             "reason": try text("apns_reason"),
@@ -27,16 +30,16 @@ enum ChannelBroadcastView {
             "unique_id": try text("apns_unique_id"),
             "finished_at": finishedAt.map { .string(Timestamp.iso8601($0)) } ?? .null,
         ]
-        let accepted: Int64 = state == "accepted" ? 1 : 0
-        let errored: Int64 = state == "error" ? 1 : 0
+        let accepted: Int64 = state == .accepted ? 1 : 0
+        let errored: Int64 = state == .error ? 1 : 0
         view["successful"] = .int(accepted)
         view["failed"] = 0
         view["errored"] = .int(errored)
-        view["remaining"] = .int(state == "queued" ? 1 : 0)
-        view["cancelled"] = .int(state == "cancelled" ? 1 : 0)
+        view["remaining"] = .int(state == .queued ? 1 : 0)
+        view["cancelled"] = .int(state == .cancelled ? 1 : 0)
         view["platform_delivery_stats"] = ["ios": [
             "successful": .int(accepted), "failed": 0, "errored": .int(errored), "converted": view["converted"] ?? 0,
         ]]
-        if state != "queued", let finishedAt { view["completed_at"] = .string(Timestamp.iso8601(finishedAt)) }
+        if state != .queued, let finishedAt { view["completed_at"] = .string(Timestamp.iso8601(finishedAt)) }
     }
 }

@@ -68,9 +68,10 @@ public enum DeliveryQueue {
                                   liveActivityID: activities.flatMap { index < $0.count ? $0[index] : nil },
                                   badge: badges.flatMap { index < $0.count ? $0[index] : nil })
         }
-        let lane: Int = try row.decode("lane")
+        let stored: Int = try row.decode("lane")
+        guard let lane = DeliveryLane(rawValue: stored) else { throw InvariantViolation("a job holds lane \(stored)") }
         return DeliveryJob(id: try row.decode("id"), messageID: try row.decode("message_id"), appID: try row.decode("app_id"),
-                           lane: DeliveryLane(rawValue: lane) ?? .bulk, tokenKind: tokenKind,
+                           lane: lane, tokenKind: tokenKind,
                            attempt: try row.decode("attempt"), recipients: recipients, createdAt: try row.decode("created_at"))
     }
 

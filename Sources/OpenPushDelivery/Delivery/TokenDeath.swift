@@ -3,8 +3,9 @@ import Postgres
 
 /// A dead token is handled by kind (contract, "Lifecycle"): a push-to-start token is deleted;
 /// an update token ends only its activity row (it says nothing about the device); an ordinary
-/// device token marks the subscription's token invalid. Never the other way round. A token that
-/// really died appends `token.invalidated` (and an update token's activity `live_activity.ended`).
+/// device token marks the subscription's token invalid; a broadcast channel APNs no longer
+/// knows is deleted. Never the other way round. A token that really died appends
+/// `token.invalidated` (and an update token's activity `live_activity.ended`).
 ///
 /// Apple's rule for a 410: its `timestamp` is when APNs learned the token was invalid, and a
 /// token the device registered again after that time is still good — keep it.
@@ -28,7 +29,8 @@ enum TokenDeath {
                     activityID: ended.activityID))], in: connection)
             }
         case .channel:
-            return  // a channel has no token to die: its broadcasts record APNs' answer
+            // `ChannelNotRegistered`: the channel is gone at APNs (no timestamp comes with it).
+            try ChannelStore.forgetUnregistered(delivery, reason: reason, in: connection)
         case .device, .widget:
             let rows = try connection.query("""
                 UPDATE subscriptions SET token_invalid_at = to_timestamp(\(now))

@@ -1,3 +1,4 @@
+public import OpenPushCore
 import Synchronization
 
 /// Request counters and latency histograms, rendered in the Prometheus text format.
@@ -111,8 +112,22 @@ public final class Metrics: Sendable {
 
     /// One push attempt's result: by token kind (`update`, `push_to_start`, …), the state it left
     /// the row in, and the APNs reason if any.
-    public func recordPush(kind: String, state: String, reason: String?) {
-        self.state.withLock { $0.pushes[PushKey(kind: kind, state: state, reason: reason ?? ""), default: 0] += 1 }
+    public func recordPush(kind: TokenKind, state: PushState, reason: String?) {
+        self.state.withLock { $0.pushes[PushKey(kind: kind.rawValue, state: state.label, reason: reason ?? ""), default: 0] += 1 }
+    }
+
+    /// The state a push attempt is counted in: how its row ended, or `queued` when it waits
+    /// for another attempt.
+    public enum PushState: Sendable, Equatable {
+        case finished(DeliveryState)
+        case queued
+
+        var label: String {
+            switch self {
+            case .finished(let state): state.rawValue
+            case .queued: "queued"
+            }
+        }
     }
 
     /// One job's push results, counted locally and recorded under the lock once: a job holds a
@@ -125,8 +140,8 @@ public final class Metrics: Sendable {
         public init() {}
 
         /// As `recordPush`.
-        public mutating func add(kind: String, state: String, reason: String?) {
-            pushes[PushKey(kind: kind, state: state, reason: reason ?? ""), default: 0] += 1
+        public mutating func add(kind: TokenKind, state: PushState, reason: String?) {
+            pushes[PushKey(kind: kind.rawValue, state: state.label, reason: reason ?? ""), default: 0] += 1
         }
 
         /// As `recordDeliveryLatency`.

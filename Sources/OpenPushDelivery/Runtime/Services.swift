@@ -18,8 +18,9 @@ public struct Services: Sendable {
     public var webAssets: WebAssets
     /// The wall clock; tests pass a fixed one.
     public var now: @Sendable () -> Double
-    /// Channel management at APNs for the channel routes (its client is made on first use).
-    public var channelAPNs = ChannelAPNs()
+    /// The process's one APNs client: the delivery engine's, which the channel routes manage
+    /// channels with too (made on first use in a process that does not deliver).
+    public var apns = ProcessAPNSClient()
 
     public init(configuration: Configuration, database: PostgresPool, databaseConninfo: String, migrations: [Migration],
                 metrics: Metrics, openAPIDocument: [UInt8], webAssets: WebAssets = WebAssets(),

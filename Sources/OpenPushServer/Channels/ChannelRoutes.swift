@@ -28,8 +28,8 @@ enum ChannelRoutes {
         }
         let app = try await ChannelAPNs.credential(appID: appID, keyring: context.services.configuration.secretKeyring,
                                                    in: database)
-        let client = try context.services.channelAPNs.client(context.services.configuration)
-        let environment = ChannelAPNs.environment(fields.environment)
+        let client = try context.services.apns.client(context.services.configuration)
+        let environment = APNSEnvironment(fields.environment)
         let response = try await call {
             try await client.createChannel(bundleID: app.bundleID, storagePolicy: fields.storagePolicy,
                                            requestID: ChannelAPNs.requestID(), credential: app.credential,
@@ -41,7 +41,7 @@ enum ChannelRoutes {
         let now = context.services.now()
         let channel = ChannelStore.Channel(
             id: Identifier.make(prefix: "chn", now: now, random: KeyMaterial.identifierEntropy()), appID: appID,
-            name: fields.name, channelID: channelID, storagePolicy: fields.storagePolicy.rawValue,
+            name: fields.name, channelID: channelID, storagePolicy: fields.storagePolicy,
             environment: fields.environment, createdAt: now)
         guard let stored = try await database.transaction({ try ChannelStore.insert(channel, in: $0) }) else {
             // Another request took the name meanwhile: this channel is not needed at APNs.
@@ -85,13 +85,13 @@ enum ChannelRoutes {
         }
         let app = try await ChannelAPNs.credential(appID: appID, keyring: context.services.configuration.secretKeyring,
                                                    in: database)
-        let client = try context.services.channelAPNs.client(context.services.configuration)
+        let client = try context.services.apns.client(context.services.configuration)
         let response = try await call {
             try await client.deleteChannel(bundleID: app.bundleID, channelID: channel.channelID,
                                            requestID: ChannelAPNs.requestID(), credential: app.credential,
-                                           environment: ChannelAPNs.environment(channel.environment))
+                                           environment: APNSEnvironment(channel.environment))
         }
-        guard response.status == 204 || response.status == 200 || response.reason?.rawValue == "ChannelNotRegistered" else {
+        guard response.status == 204 || response.status == 200 || response.reason == .channelNotRegistered else {
             throw APIError(status: 502, ChannelMessages.apnsRefused(response.status, response.reason?.rawValue))
         }
         try await database.transaction { try ChannelStore.delete(appID: appID, id: id, in: $0) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OpenPushDelivery
 @testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres

@@ -1,5 +1,5 @@
 import Foundation
-import OpenPushServer
+import OpenPushDelivery
 import Testing
 
 /// The README and `docs/` are read on GitHub and in a checkout: every relative link must lead to a

@@ -1,0 +1,126 @@
+import APNs
+import OpenPushCore
+import Postgres
+
+/// Planning: a leased job's recipients turned into the pushes its transport sends, or into the
+/// reason each will not be sent now.
+extension DeliveryEngine {
+    struct PlannedJob: Sendable {
+        var batch: PushBatch
+        /// False for pushes that must not be tried twice (`ttl: 0`): a passing failure is final.
+        var retryable: Bool
+    }
+
+    /// The job's pushes, planned as its token kind is; nil when the lease was lost meanwhile.
+    /// A message that does not decode throws `UndecodableMessage`.
+    func plan(_ job: DeliveryJob, lease: JobLease) async throws -> PlannedJob? {
+        if job.tokenKind == .channel {
+            let credentials = self.credentials
+            let now = services.now()
+            let batch = try await services.database.withConnection {
+                try ChannelBroadcastPlanning.plan(job, now: now, credentials: credentials, in: $0)
+            }
+            return PlannedJob(batch: batch, retryable: true)
+        }
+        let claimed = job.deliveries
+        let context = try await services.database.withConnection { try DeliveryContext.load(for: claimed, job: job, in: $0) }
+        let deliveries = context.withCurrentTokens(claimed)
+        // Delivery policy decided from PostgreSQL state (interval rules): what must not go now.
+        var held: [Int64: DeliveryPlanner.Refusal] = [:]
+        if PushIntervals.applies(to: job, deliveries: deliveries, context: context) {
+            held = try await services.database.transaction {
+                try PushIntervals.decide(job, deliveries: deliveries, context: context, in: $0)
+            }
+        }
+        let now = services.now()
+        let planning = await withTaskExecutorPreference(PlanningExecutor.shared) {
+            await self.planDevices(deliveries, context: context, now: now, held: held, lease: lease)
+        }
+        guard var planned = planning else { return nil }
+        let message = context.message(forID: job.messageID, appID: job.appID)
+        if message?.notification?.gates.dedupeKey != nil {
+            try await claimDedupeKeys(&planned, context: context, now: services.now())
+        }
+        return PlannedJob(batch: planned, retryable: message?.notification?.ttl != 0)
+    }
+
+    /// How long planning runs before it lets the other jobs waiting for the planning threads
+    /// have their turn: a job whose recipients' templates are costly does not hold them.
+    private static let planningSlice = Duration.milliseconds(2)
+
+    /// The job's pushes, planned on the planning threads (`PlanningExecutor`) in slices; nil
+    /// when the lease was lost meanwhile.
+    private func planDevices(_ claimed: [ClaimedDelivery], context: DeliveryContext, now: Double,
+                             held: [Int64: DeliveryPlanner.Refusal], lease: JobLease) async -> PushBatch? {
+        var batch = PushBatch()
+        var timestamps: [String: Int] = [:]
+        var payloads = DeliveryPlanner.PayloadCache()
+        // Each app's credential once per batch, not a cache lookup under its lock per recipient.
+        var appCredentials: [String: Result<APNSCredential?, SealedSecretError>] = [:]
+        let clock = ContinuousClock()
+        var sliceEnd = clock.now + Self.planningSlice
+        for delivery in claimed {
+            if clock.now >= sliceEnd {
+                await Task.yield()
+                guard !lease.isLost else { return nil }
+                sliceEnd = clock.now + Self.planningSlice
+            }
+            if let refusal = held[delivery.id] {
+                batch.refused.append((delivery, refusal))
+                continue
+            }
+            switch DeliveryPlanner.plan(delivery, context: context, now: now, lastTimestamps: timestamps, cache: &payloads) {
+            case .failure(let refusal):
+                batch.refused.append((delivery, refusal))
+            case .success(let plan):
+                let lookup: Result<APNSCredential?, SealedSecretError>
+                if let known = appCredentials[delivery.appID] {
+                    lookup = known
+                } else {
+                    lookup = context.app(for: delivery).map { credentials.lookup(for: $0) } ?? .success(nil)
+                    appCredentials[delivery.appID] = lookup
+                }
+                let credential: APNSCredential
+                switch lookup {
+                case .success(let found?):
+                    credential = found
+                case .success(nil):
+                    batch.refused.append((delivery, .credentials(APNSReason.missingProviderToken.rawValue)))
+                    continue
+                case .failure(let problem):
+                    // Held with the app paused, as for a bad key: nothing is lost while the key is found.
+                    batch.refused.append((delivery, .credentials(problem.reason)))
+                    continue
+                }
+                if let stamp = plan.activityTimestamp { timestamps[stamp.activityID] = stamp.timestamp }
+                batch.add(PushBatch.Planned(delivery: delivery, request: .apns(plan.request), activityTimestamp: plan.activityTimestamp),
+                          environment: plan.environment, credential: credential)
+            }
+        }
+        return batch
+    }
+
+    // MARK: dedupe
+
+    /// Claims (app, dedupe key, device) in PostgreSQL, committed before any push goes, for every
+    /// alert of a message with a `dedupe_key`; a device told already within the window is
+    /// recorded `suppressed` (`deduplicated`) instead of sent.
+    private func claimDedupeKeys(_ batch: inout PushBatch, context: DeliveryContext, now: Double) async throws {
+        let wanted = batch.groups.values.flatMap { $0 }.compactMap { outgoing in
+            AlertDedupe.claim(for: outgoing.delivery, context: context, now: now).map { (id: outgoing.delivery.id, claim: $0) }
+        }
+        guard !wanted.isEmpty else { return }
+        let claims = wanted.map(\.claim)
+        let won = try await services.database.transaction { try AlertDedupeStore.claim(claims, now: now, in: $0) }
+        let (granted, deduplicated) = AlertDedupe.split(wanted, won: won)
+        batch.dedupeClaims = granted
+        guard !deduplicated.isEmpty else { return }
+        for (key, outgoing) in batch.groups {
+            for skipped in outgoing where deduplicated.contains(skipped.delivery.id) {
+                batch.refused.append((skipped.delivery, .suppressed(.deduplicated)))
+            }
+            let kept = outgoing.filter { !deduplicated.contains($0.delivery.id) }
+            batch.groups[key] = kept.isEmpty ? nil : kept
+        }
+    }
+}
