@@ -66,7 +66,7 @@ struct ChannelBroadcastDelivery {
                     finished_at = CASE WHEN \(again) THEN NULL ELSE now() END
                 WHERE message_id = \(job.messageID)
                 """)
-            if !again { try NotificationCompletion.check(messageID: job.messageID, in: connection) }
+            if !again { try MessageLifecycleStore.apply(.jobFinished, messageID: job.messageID, in: connection) }
             return true
         }
         services.metrics.recordPush(kind: job.tokenKind.rawValue, state: again ? "queued" : final.state, reason: final.reason)
