@@ -91,6 +91,11 @@ public enum MessageLifecycle {
         public var snapshot: Snapshot
         public var input: Input
 
+        public init(snapshot: Snapshot, input: Input) {
+            self.snapshot = snapshot
+            self.input = input
+        }
+
         public var description: String {
             "a message \(snapshot.completed ? "completed and " : "")\(snapshot.state) cannot take \(input)"
         }
