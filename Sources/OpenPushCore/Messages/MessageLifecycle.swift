@@ -116,15 +116,15 @@ public enum MessageLifecycle {
             guard state.isExpanding else { throw illegal }
             return final ? Transition(.failed, [.endExpansion(.failed), .recordExpansionFailure(reason: reason)]) : Transition(state)
         case .jobFinished:
-            // A finished job of a message already over: its completion counted a job that did not exist.
-            guard !snapshot.completed, state != .done else { throw illegal }
+            // The state stays; whether it was the last job is `settle`'s. One finishing after the
+            // message ended (a job queued by hand beside the lifecycle) changes nothing.
             return Transition(state)
         case .cancelled:
             // A cancel is always accepted; on a message that is over it only marks it cancelled.
             let stop: [Action] = state.isExpanding ? [.endExpansion(.cancelled)] : []
             return Transition(state == .failed ? .failed : .cancelled, stop + [.recordCancel])
         case .failed(let reason):
-            guard !snapshot.completed, state != .done else { throw illegal }
+            // Whatever it was: a job of it could not be built, so none of it can be.
             return Transition(.failed, [.failJobs(reason: reason)])
         }
     }
