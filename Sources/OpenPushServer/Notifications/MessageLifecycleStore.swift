@@ -49,7 +49,8 @@ enum MessageLifecycleStore {
                                        in connection: PostgresConnection) throws -> (MessageLifecycle.Snapshot, String)? {
         let app: PostgresQuery = appID.map { "AND app_id = \($0)" } ?? ""
         let tenant: PostgresQuery = tenantID.map { "AND tenant_id = \($0)" } ?? ""
-        guard let row = try connection.query("""
+        // Prepared: a worker runs it for every job it completes (one text per shape of the lookup).
+        guard let row = try connection.query(prepared: """
             SELECT app_id, expansion, expanded_through IS NOT NULL AS expanded_any, cancelled_at IS NOT NULL AS cancelled,
                    failed_reason IS NOT NULL AS failed, completed_event_at IS NOT NULL AS completed
             FROM messages WHERE id = \(messageID) \(app) \(tenant) FOR UPDATE
