@@ -63,6 +63,13 @@ public enum MessageStore {
         return id
     }
 
+    /// The `kind` column of a message row, typed.
+    static func kind(_ row: PostgresRow) throws -> MessageKind {
+        let raw: String = try row.decode("kind")
+        guard let kind = MessageKind(rawValue: raw) else { throw InvariantViolation("messages.kind is '\(raw)'") }
+        return kind
+    }
+
     /// What queueing a Live Activity audience found: everyone in it, and how many of them were
     /// queued (the first `liveActivityFanOutCap`).
     public struct QueuedAudience: Sendable, Equatable {

@@ -41,7 +41,7 @@ public enum MessageView {
             "app_id": .string(try message.decode("app_id")),
             "name": try message.decode("name", as: String?.self).map(JSONValue.string) ?? .null,
             // Not `kind`: OneSignal's view has a `kind` of its own (`null` or `"warmup"`, for email).
-            "message_kind": .string(try kind(message).rawValue),
+            "message_kind": .string(try MessageStore.kind(message).rawValue),
             "event": try message.decode("event", as: String?.self).map(JSONValue.string) ?? .null,
             "activity_type": try message.decode("activity_type", as: String?.self).map(JSONValue.string) ?? .null,
             "activity_id": try message.decode("activity_id", as: String?.self).map(JSONValue.string) ?? .null,
@@ -72,7 +72,7 @@ public enum MessageView {
         // The texts of an ids-only message stay here, for the app's own records: shown, never sent.
         view["privacy"] = request["privacy"] ?? .string(NotificationPrivacy.full.rawValue)
         // A notification's quiet-hours mode, the default when it named none; Live Activity messages have none.
-        view["quiet_hours"] = try kind(message) == .notification
+        view["quiet_hours"] = try MessageStore.kind(message) == .notification
             ? .string(request["quiet_hours"]?.stringValue ?? QuietHoursMode.default.rawValue) : .null
         view["errors_by_reason"] = .object(try reasonCounts(message, "errors_by_reason"))
         // Every reason, 0 when none: a client reads `suppressed.stale` without a key check.
@@ -80,12 +80,6 @@ public enum MessageView {
         for (reason, count) in try reasonCounts(message, "suppressed_by_reason") { suppressed[reason] = count }
         view["suppressed"] = .object(suppressed)
         return view
-    }
-
-    static func kind(_ message: PostgresRow) throws -> MessageKind {
-        let raw: String = try message.decode("kind")
-        guard let kind = MessageKind(rawValue: raw) else { throw InvariantViolation("messages.kind is '\(raw)'") }
-        return kind
     }
 
     /// A reason → count column of the message row, by reason (a key's order is the reason's).
