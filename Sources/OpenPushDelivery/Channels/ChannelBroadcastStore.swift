@@ -1,9 +1,28 @@
-import OpenPushCore
-import Postgres
+package import OpenPushCore
+package import Postgres
 
-/// Writes to a broadcast's row (`live_activity_broadcasts`): what APNs answered, which the
-/// notification view shows.
-enum ChannelBroadcastStore {
+/// A broadcast's row (`live_activity_broadcasts`): written when it is queued, then what APNs
+/// answered each attempt (the notification view shows it), or finished by a cancel.
+package enum ChannelBroadcastStore {
+    /// The `live_activity_clocks` key of a channel: activity ids cannot hold a `/`, so it never
+    /// meets one of the app's activities.
+    package static func clockKey(_ channelRowID: String) -> String { "channel/" + channelRowID }
+
+    package static func insert(messageID: String, channel: ChannelStore.Channel, in connection: PostgresConnection) throws {
+        try connection.query("""
+            INSERT INTO live_activity_broadcasts (message_id, app_id, channel, channel_id, environment)
+            VALUES (\(messageID), \(channel.appID), \(channel.id), \(channel.channelID), \(channel.environment.rawValue))
+            """)
+    }
+
+    /// The broadcast's one recipient, the channel, as `DeliveryQueue.enqueue` reads recipients.
+    package static func recipient(_ channel: ChannelStore.Channel) -> PostgresQuery {
+        """
+        SELECT \(channel.id)::text AS subscription_id, \(channel.channelID)::text AS token,
+               NULL::text AS live_activity_id, NULL::int AS badge
+        """
+    }
+
     /// One attempt at a broadcast, as its row keeps it.
     struct Outcome: Sendable, Equatable {
         var state: BroadcastState

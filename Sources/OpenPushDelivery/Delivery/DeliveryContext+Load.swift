@@ -156,7 +156,7 @@ extension DeliveryContext {
         let appID: String = try row.decode("app_id")
         let timestamp: Int64? = try row.decode("push_timestamp")
         let cancelled: Bool = try row.decode("cancelled")
-        if try row.decode("kind", as: String.self) == "notification" {
+        if try MessageStore.kind(row) == .notification {
             let send = try StoredMessage.notification(row, messageID: id)
             return Message(id: id, appID: appID, notification: send, sendTime: try row.decode("send_time"), cancelled: cancelled)
         }

@@ -10,7 +10,7 @@ package import Postgres
 package enum DeliveryCounts {
     /// Adds one job's records (tallied in Swift from the records just appended) in one statement.
     /// The records' `finished_at` is this transaction's `now()`, so that is the latest finish.
-    /// The message row is locked until commit, as the completion's `NotificationCompletion.check`
+    /// The message row is locked until commit, as the completion's `MessageLifecycleStore.apply`
     /// (or `DeliveryQueue.isCancelled`) locks it anyway: completions of one message's jobs on
     /// several workers take turns on it for the rest of their transaction only.
     static func add(_ tally: DeliveryTally, messageID: String, in connection: PostgresConnection) throws {

@@ -138,7 +138,7 @@ extension DeliveryEngine {
                 let waiting = !final.0.retry.isEmpty || !final.0.held.isEmpty || !final.0.deferred.isEmpty
                 let cancelled = waiting ? try DeliveryQueue.isCancelled(job.messageID, in: connection) : false
                 if !waiting || cancelled {
-                    try NotificationCompletion.check(messageID: job.messageID, in: connection)
+                    try MessageLifecycleStore.apply(.jobFinished, messageID: job.messageID, in: connection)
                 }
                 return true
             }

@@ -265,8 +265,7 @@ public final class DeliveryEngine: Sendable {
     private func fail(_ job: DeliveryJob, reason: String) async throws {
         logger.error("message failed: its stored request does not decode", ["message.id": job.messageID, "reason": reason])
         try await services.database.transaction {
-            try DeliveryQueue.fail(messageID: job.messageID, reason: reason, in: $0)
-            try NotificationCompletion.check(messageID: job.messageID, in: $0)
+            try MessageLifecycleStore.apply(.failed(reason: reason), messageID: job.messageID, in: $0)
         }
         services.metrics.recordFailedMessage(stage: "build")
         for _ in job.recipients { services.metrics.recordPush(kind: job.tokenKind, state: .finished(.error), reason: "MessageFailed") }

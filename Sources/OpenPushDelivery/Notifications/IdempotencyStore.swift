@@ -18,8 +18,8 @@ public struct IdempotentResponse: Sendable, Equatable {
 
 /// Idempotency keys per (app, scope, caller). The caller is who sent the key: the app's own
 /// REST keys are one caller, each shared demo tenant's key another, so tenants that choose the
-/// same key never replay each other's answers. Callers hold the app's send lock (see
-/// `RateLimiter`), so a lookup followed by a save cannot race with another request for the same key.
+/// same key never replay each other's answers. Requests go through `IdempotentRequest`, which
+/// holds the key's lock, so a lookup followed by a save cannot race with another request for the same key.
 public enum IdempotencyStore {
     public static let liveActivityStart = "live_activity_start"
     public static let liveActivityRetention: Double = 30 * 24 * 3600

@@ -12,14 +12,14 @@ public enum MessageStore {
 
     public struct NewMessage: Sendable {
         public var appID: String
-        public var kind: String
+        /// The validated send, stored in its canonical form for the workers; the kind follows from it.
+        public var send: MessageSend
         public var event: LiveActivityEvent?
         public var name: String?
         public var activityType: String?
         public var activityID: String?
+        /// The request as it came, for the view to echo.
         public var request: JSONObject
-        /// The validated send, stored in its canonical form for the workers.
-        public var send: LiveActivitySend
         /// A Live Activity audience's are stored by `recordAudience` once it is queued.
         public var audienceTotal: Int
         public var truncated: Bool
@@ -28,35 +28,46 @@ public enum MessageStore {
         /// A Live Activity push's `aps.timestamp` (see `nextActivityTimestamp`).
         public var pushTimestamp: Int?
 
-        public init(appID: String, kind: String, event: LiveActivityEvent?, name: String?, activityType: String?,
-                    activityID: String?, request: JSONObject, send: LiveActivitySend, audienceTotal: Int = 0, truncated: Bool = false, tenantID: String? = nil,
-                    pushTimestamp: Int? = nil) {
-            self.pushTimestamp = pushTimestamp
+        public init(appID: String, send: MessageSend, event: LiveActivityEvent? = nil, name: String?,
+                    activityType: String? = nil, activityID: String? = nil, request: JSONObject, audienceTotal: Int = 0,
+                    truncated: Bool = false, tenantID: String? = nil, pushTimestamp: Int? = nil) {
             self.appID = appID
-            self.kind = kind
+            self.send = send
             self.event = event
             self.name = name
             self.activityType = activityType
             self.activityID = activityID
             self.request = request
-            self.send = send
             self.audienceTotal = audienceTotal
             self.truncated = truncated
             self.tenantID = tenantID
+            self.pushTimestamp = pushTimestamp
         }
     }
 
+    /// Stores a new message in the first state of its lifecycle (`MessageLifecycle.created`):
+    /// a notification waits for its expansion from `send_after`, anything else is queued now.
     public static func insert(_ message: NewMessage, now: Double, in connection: PostgresConnection) throws -> String {
         let id = Identifier.make(prefix: "msg", now: now, random: KeyMaterial.identifierEntropy())
+        let kind = message.send.kind
+        let expansion: MessageExpansion? = MessageLifecycle.created(kind) == .pending ? .pending : nil
         try connection.query("""
             INSERT INTO messages (id, app_id, kind, event, name, activity_type, activity_id, request, send, audience_total,
-                                  truncated, tenant_id, push_timestamp, created_at)
-            VALUES (\(id), \(message.appID), \(message.kind), \(message.event?.rawValue), \(message.name), \(message.activityType),
+                                  truncated, tenant_id, push_timestamp, send_after, expansion, created_at)
+            VALUES (\(id), \(message.appID), \(kind.rawValue), \(message.event?.rawValue), \(message.name), \(message.activityType),
                     \(message.activityID), \(JSONValue.object(message.request).serialized)::jsonb,
-                    \(StoredSend.encode(message.send).serialized)::jsonb, \(message.audienceTotal),
-                    \(message.truncated), \(message.tenantID), \(message.pushTimestamp.map(Int64.init)), to_timestamp(\(now)))
+                    \(message.send.stored.serialized)::jsonb, \(message.audienceTotal),
+                    \(message.truncated), \(message.tenantID), \(message.pushTimestamp.map(Int64.init)),
+                    to_timestamp(\(message.send.sendAfter(now: now))), \(expansion?.rawValue), to_timestamp(\(now)))
             """)
         return id
+    }
+
+    /// The `kind` column of a message row, typed.
+    static func kind(_ row: PostgresRow) throws -> MessageKind {
+        let raw: String = try row.decode("kind")
+        guard let kind = MessageKind(rawValue: raw) else { throw InvariantViolation("messages.kind is '\(raw)'") }
+        return kind
     }
 
     /// What queueing a Live Activity audience found: everyone in it, and how many of them were
@@ -65,6 +76,11 @@ public enum MessageStore {
         public var total: Int
         public var queued: Int
         public var truncated: Bool { total > MessageStore.liveActivityFanOutCap }
+
+        package init(total: Int, queued: Int) {
+            self.total = total
+            self.queued = queued
+        }
     }
 
     /// Queues a Live Activity message's audience as jobs in the urgent lane, in one statement
@@ -88,13 +104,11 @@ public enum MessageStore {
         return QueuedAudience(total: try row.decode("total"), queued: try row.decode("queued"))
     }
 
-    /// Stores on the message how many its audience held and whether the cap cut it. A message
-    /// that queued nobody has no job to complete it: it ends here.
+    /// Stores on the message how many its audience held and whether the cap cut it.
     public static func recordAudience(_ audience: QueuedAudience, messageID: String, in connection: PostgresConnection) throws {
         try connection.query("""
             UPDATE messages SET audience_total = \(audience.total), truncated = \(audience.truncated) WHERE id = \(messageID)
             """)
-        if audience.queued == 0 { try NotificationCompletion.check(messageID: messageID, in: connection) }
     }
 
     /// The `aps.timestamp` of a new push to `activityID`: now, or one past the last one handed

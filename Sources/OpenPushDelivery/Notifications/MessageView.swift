@@ -19,22 +19,15 @@ public enum MessageView {
     /// one that never existed, as in the list and cancel routes.
     public static func find(messageID: String, appID: String, tenantID: String? = nil,
                             in connection: PostgresConnection) throws -> JSONValue? {
-        let tenant: PostgresQuery = tenantID.map { "AND tenant_id = \($0)" } ?? ""
-        // Every figure comes from the counts kept on the message row as its records are written
-        // (`DeliveryCounts`, migration 0033), never from its records: one row whatever the audience.
-        guard let message = try connection.query("""
-            SELECT id, app_id, kind, event, name, activity_type, activity_id, request::text AS request, audience_total,
-                   truncated, clicks, extract(epoch FROM created_at)::float8 AS created_at,
-                   extract(epoch FROM send_after)::float8 AS send_after, cancelled_at IS NOT NULL AS cancelled, failed_reason,
-                   expansion = 'pending' AS expanding,
-                   counted_successful AS successful, counted_failed AS failed, counted_errored AS errored,
-                   counted_converted AS converted, counted_cancelled AS cancelled_records,
-                   counted_errors_by_reason::text AS errors_by_reason, counted_suppressed_by_reason::text AS suppressed_by_reason,
-                   extract(epoch FROM counted_last_finished_at)::float8 AS last_finished,
-                   (SELECT COALESCE(sum(cardinality(subscription_ids)), 0) FROM delivery_jobs
-                    WHERE message_id = \(messageID))::int AS remaining
-            FROM messages WHERE id = \(messageID) AND app_id = \(appID) \(tenant)
-            """).first else { return nil }
+        guard let message = try NotificationStore.viewRow(messageID: messageID, appID: appID, tenantID: tenantID,
+                                                          in: connection) else { return nil }
+        var view = try render(message)
+        try ChannelBroadcastView.apply(to: &view, messageID: messageID, in: connection)
+        return .object(view)
+    }
+
+    /// The view of a message row as `NotificationStore.viewRow` reads it.
+    static func render(_ message: PostgresRow) throws -> JSONObject {
         let request = (try? JSONValue.parse(try message.decode("request", as: String.self)))?.objectValue ?? [:]
         let remaining: Int = try message.decode("remaining")
         let createdAt: Double = try message.decode("created_at")
@@ -48,7 +41,7 @@ public enum MessageView {
             "app_id": .string(try message.decode("app_id")),
             "name": try message.decode("name", as: String?.self).map(JSONValue.string) ?? .null,
             // Not `kind`: OneSignal's view has a `kind` of its own (`null` or `"warmup"`, for email).
-            "message_kind": .string(try message.decode("kind")),
+            "message_kind": .string(try MessageStore.kind(message).rawValue),
             "event": try message.decode("event", as: String?.self).map(JSONValue.string) ?? .null,
             "activity_type": try message.decode("activity_type", as: String?.self).map(JSONValue.string) ?? .null,
             "activity_id": try message.decode("activity_id", as: String?.self).map(JSONValue.string) ?? .null,
@@ -79,15 +72,14 @@ public enum MessageView {
         // The texts of an ids-only message stay here, for the app's own records: shown, never sent.
         view["privacy"] = request["privacy"] ?? .string(NotificationPrivacy.full.rawValue)
         // A notification's quiet-hours mode, the default when it named none; Live Activity messages have none.
-        view["quiet_hours"] = try message.decode("kind", as: String.self) == "notification"
+        view["quiet_hours"] = try MessageStore.kind(message) == .notification
             ? .string(request["quiet_hours"]?.stringValue ?? QuietHoursMode.default.rawValue) : .null
         view["errors_by_reason"] = .object(try reasonCounts(message, "errors_by_reason"))
         // Every reason, 0 when none: a client reads `suppressed.stale` without a key check.
         var suppressed = JSONObject(SuppressionReason.allCases.map { ($0.rawValue, JSONValue.int(0)) })
         for (reason, count) in try reasonCounts(message, "suppressed_by_reason") { suppressed[reason] = count }
         view["suppressed"] = .object(suppressed)
-        try ChannelBroadcastView.apply(to: &view, messageID: messageID, in: connection)
-        return .object(view)
+        return view
     }
 
     /// A reason → count column of the message row, by reason (a key's order is the reason's).

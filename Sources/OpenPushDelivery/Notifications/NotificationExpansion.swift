@@ -82,13 +82,12 @@ enum NotificationExpansion {
             UPDATE messages SET
                 expanded_through = COALESCE(\(last), expanded_through),
                 audience_total = audience_total + \(rows),
-                expansion = \(rows < pageSize ? "done" : "pending"),
                 expansion_retry_at = NULL
             WHERE id = \(messageID)
             """)
         if rows > 0 { try MessageStore.notifyWorkers(appID: appID, in: connection) }
-        // The last page: every job of the earlier pages may have finished already.
-        if rows < pageSize { try NotificationCompletion.check(messageID: messageID, in: connection) }
+        // The last page ends the expansion: every job of the earlier pages may have finished already.
+        try MessageLifecycleStore.apply(.expansionPageWritten(last: rows < pageSize), messageID: messageID, in: connection)
         return rows
     }
 
@@ -101,13 +100,10 @@ enum NotificationExpansion {
         try connection.query("""
             UPDATE messages SET
                 expansion_attempts = \(attempts),
-                expansion_retry_at = now() + make_interval(secs => \(retryDelay(afterAttempt: attempts))),
-                expansion = CASE WHEN \(final) THEN 'failed' ELSE expansion END,
-                expansion_error = CASE WHEN \(final) THEN \(reason) ELSE expansion_error END,
-                failed_reason = CASE WHEN \(final) THEN \(reason) ELSE failed_reason END
+                expansion_retry_at = now() + make_interval(secs => \(retryDelay(afterAttempt: attempts)))
             WHERE id = \(messageID)
             """)
-        if final { try NotificationCompletion.check(messageID: messageID, in: connection) }
+        try MessageLifecycleStore.apply(.expansionFailed(reason: reason, final: final), messageID: messageID, in: connection)
         return final
     }
 

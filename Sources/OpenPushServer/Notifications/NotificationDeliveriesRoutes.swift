@@ -1,6 +1,5 @@
 import HTTPServer
 import OpenPushCore
-import Postgres
 
 /// `GET /notifications/{notification_id}/deliveries?app_id=…`: a message's per-device records,
 /// for support. Authenticated and scoped exactly like `GET /notifications/{notification_id}`.
@@ -13,10 +12,8 @@ enum NotificationDeliveriesRoutes {
         let principal = try await NotificationViewRoutes.reader(context)
         let request = try DeliveryListRequest.read(context.request.query)
         let messageID = context.pathParameter("notification_id")
-        let page = try await context.services.database.transaction { connection in
-            try NotificationDeliveriesStore.page(messageID: messageID, appID: principal.app.id, tenantID: principal.tenantID,
-                                                 request: request, in: connection)
-        }
+        let page = try await NotificationService.deliveries(messageID: messageID, principal: principal, request: request,
+                                                            database: context.services.database)
         guard let page else { throw APIError.notFound("notification '\(messageID)' not found") }
         return .json([
             "deliveries": .array(page.records.map(\.json)),

@@ -1,7 +1,6 @@
 import HTTPServer
 import OpenPushCore
 import OpenPushDelivery
-import Postgres
 
 /// `GET /notifications/{notification_id}?app_id=…`: a message read back with its delivery counts.
 enum NotificationViewRoutes {
@@ -21,10 +20,8 @@ enum NotificationViewRoutes {
     @Sendable static func view(_ context: RouteContext) async throws -> HTTPResponse {
         let principal = try await reader(context)
         let messageID = context.pathParameter("notification_id")
-        let view = try await context.services.database.withConnection { connection in
-            try MessageView.find(messageID: messageID, appID: principal.app.id, tenantID: principal.tenantID,
-                                 in: connection)
-        }
+        let view = try await NotificationService.view(messageID: messageID, principal: principal,
+                                                      database: context.services.database)
         guard let view else { throw APIError.notFound("notification '\(messageID)' not found") }
         return .json(view)
     }
