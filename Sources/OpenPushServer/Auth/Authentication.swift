@@ -1,5 +1,5 @@
 import HTTPServer
-public import OpenPushCore
+import OpenPushCore
 import Postgres
 
 /// Who is calling an app's routes with a REST key: the app, the key, and — on a shared demo

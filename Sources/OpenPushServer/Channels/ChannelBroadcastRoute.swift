@@ -16,7 +16,7 @@ enum ChannelBroadcastRoute {
         let appID = principal.app.id
         let channelRowID = context.pathParameter("channel_id")
         let body = Result { try context.jsonObject() }.mapError { $0 as? APIError ?? .badRequest(SendMessages.bodyMustBeObject) }
-        let parsed = body.flatMap { ChannelBroadcast.parse($0, channelID: channelRowID) }
+        let parsed = body.flatMap { ChannelBroadcast.parse($0, channelID: channelRowID).mapError(APIError.init) }
         let now = context.services.now()
         let outcome = try await SendTransaction.run(appID: appID, now: now, database: context.services.database) { connection in
             guard let channel = try ChannelStore.find(appID: appID, id: channelRowID, in: connection) else {

@@ -27,10 +27,14 @@ enum ChannelStore {
         """
 
     static func channel(_ row: PostgresRow) throws -> Channel {
-        let environment: String = try row.decode("environment")
+        let stored: String = try row.decode("environment")
+        // The column's CHECK allows only the two; anything else is a bug, never production.
+        guard let environment = DeviceEnvironment(rawValue: stored) else {
+            throw InvariantViolation("channel environment '\(stored)' is neither sandbox nor production")
+        }
         return Channel(id: try row.decode("id"), appID: try row.decode("app_id"), name: try row.decode("name"),
                        channelID: try row.decode("channel_id"), storagePolicy: try row.decode("message_storage_policy"),
-                       environment: DeviceEnvironment(rawValue: environment) ?? .production,
+                       environment: environment,
                        createdAt: try row.decode("created_at"))
     }
 

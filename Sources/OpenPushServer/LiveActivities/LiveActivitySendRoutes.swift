@@ -16,7 +16,7 @@ enum LiveActivitySendRoutes {
         let appID = principal.app.id
         let activityType = context.pathParameter("activity_type")
         let body = Result { try context.jsonObject() }.mapError { $0 as? APIError ?? .badRequest(SendMessages.bodyMustBeObject) }
-        let parsed = body.flatMap(LiveActivitySendParser.parseStart)
+        let parsed = body.flatMap { LiveActivitySendParser.parseStart($0).mapError(APIError.init) }
         let now = context.services.now()
         let outcome = try await SendTransaction.run(appID: appID, now: now, database: context.services.database) { connection in
             let send = try parsed.get()
@@ -60,7 +60,7 @@ enum LiveActivitySendRoutes {
         let appID = principal.app.id
         let activityID = context.pathParameter("activity_id")
         let body = Result { try context.jsonObject() }.mapError { $0 as? APIError ?? .badRequest(SendMessages.bodyMustBeObject) }
-        let parsed = body.flatMap { LiveActivitySendParser.parseUpdateOrEnd($0, activityID: activityID) }
+        let parsed = body.flatMap { LiveActivitySendParser.parseUpdateOrEnd($0, activityID: activityID).mapError(APIError.init) }
         let now = context.services.now()
         let outcome = try await SendTransaction.run(appID: appID, now: now, database: context.services.database) { connection in
             let send = try parsed.get()

@@ -1,3 +1,5 @@
+public import OpenPushCore
+
 /// The families of routes OpenPush serves. Each family has its own error body shape, which
 /// existing clients of that family parse.
 public enum RouteFamily: Sendable, Equatable {
