@@ -1,5 +1,5 @@
 /// Input a validator refuses: every problem it found, in a stable order. How a refusal is
-/// answered (an HTTP status, a body shape, a command-line message) is the adapter's business.
+/// answered — over HTTP, on the command line — is the adapter's business.
 public struct InvalidInput: Error, Sendable, Equatable {
     /// One or more human-readable problems, each naming the field or parameter it is about.
     public var messages: [String]
