@@ -4,7 +4,7 @@ import OpenPushCore
 /// `dedupe_key`, `event_at` and `stale_after_seconds` as `POST /notifications` reads them, and
 /// the app's `dedupe_window_days` and `stale_alert_seconds`.
 @Suite struct AlertGatesParserTests {
-    static func parse(_ extra: JSONObject) -> Result<NotificationSend, APIError> {
+    static func parse(_ extra: JSONObject) -> Result<NotificationSend, InvalidInput> {
         var body: JSONObject = ["app_id": "a", "contents": ["en": "Hi"], "included_segments": ["Subscribed Users"]]
         for (key, value) in extra { body[key] = value }
         return NotificationSendParser.parse(body)
@@ -55,11 +55,11 @@ import OpenPushCore
                                         isP256PrivateKey: { _ in true })
         #expect(fields.alertGates == AppAlertGateFields(dedupeWindowDays: 7, staleAlertSeconds: 0))
         #expect(try AppFields.read([:], for: .update, isP256PrivateKey: { _ in true }).alertGates.isEmpty)
-        #expect(throws: APIError(status: 400, messages: ["dedupe_window_days must be an integer from 1 to 365",
+        #expect(throws: InvalidInput(["dedupe_window_days must be an integer from 1 to 365",
                                                          "stale_alert_seconds must be an integer from 0 to 2592000"])) {
             try AppFields.read(["dedupe_window_days": 0, "stale_alert_seconds": 2_592_001], for: .update, isP256PrivateKey: { _ in true })
         }
-        #expect(throws: APIError(status: 400, messages: ["dedupe_window_days cannot be null", "stale_alert_seconds cannot be null"])) {
+        #expect(throws: InvalidInput(["dedupe_window_days cannot be null", "stale_alert_seconds cannot be null"])) {
             try AppFields.read(["dedupe_window_days": nil, "stale_alert_seconds": nil], for: .update, isP256PrivateKey: { _ in true })
         }
     }

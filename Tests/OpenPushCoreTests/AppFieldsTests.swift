@@ -6,7 +6,7 @@ import OpenPushCore
 @Suite struct AppFieldsTests {
     static let goodKey = "GOOD KEY"
 
-    static func read(_ object: JSONObject, for purpose: AppFields.Purpose = .create) throws(APIError) -> AppFields {
+    static func read(_ object: JSONObject, for purpose: AppFields.Purpose = .create) throws(InvalidInput) -> AppFields {
         try AppFields.read(object, for: purpose, isP256PrivateKey: { $0 == goodKey })
     }
 
@@ -42,7 +42,7 @@ import OpenPushCore
             "apns_key_id": 7, "apns_bundle_id": "  ", "shared_demo": "yes", "live_activity_auto_end_minutes": 121,
             "onesignal_alias": 1, "colour": "red",
         ]
-        #expect(throws: APIError(status: 400, messages: [
+        #expect(throws: InvalidInput([
             "name must be 128 characters or fewer",
             "apns_env must be one of: sandbox, production",
             "shared_demo must be a boolean, got string",
@@ -56,8 +56,8 @@ import OpenPushCore
     }
 
     @Test func createRequiresAName() {
-        #expect(throws: APIError(status: 400, messages: ["name is required"])) { try Self.read([:]) }
-        #expect(throws: APIError(status: 400, messages: ["name is required"])) { try Self.read(["name": " "]) }
+        #expect(throws: InvalidInput(["name is required"])) { try Self.read([:]) }
+        #expect(throws: InvalidInput(["name is required"])) { try Self.read(["name": " "]) }
     }
 
     @Test func updateKeepsAbsentFieldsAndClearsNulls() throws {
@@ -71,7 +71,7 @@ import OpenPushCore
     }
 
     @Test func updateCannotClearWhatAnAppMustHave() {
-        #expect(throws: APIError(status: 400, messages: [
+        #expect(throws: InvalidInput([
             "name cannot be null", "apns_env cannot be null", "shared_demo cannot be null", "onesignal_alias cannot be null",
         ])) {
             try Self.read(["name": nil, "apns_env": nil, "shared_demo": nil, "onesignal_alias": nil], for: .update)
@@ -81,7 +81,7 @@ import OpenPushCore
 
 /// The delivery policy intervals among the app's fields.
 @Suite struct AppFieldsDeliveryPolicyTests {
-    static func read(_ object: JSONObject, for purpose: AppFields.Purpose) throws(APIError) -> AppFields {
+    static func read(_ object: JSONObject, for purpose: AppFields.Purpose) throws(InvalidInput) -> AppFields {
         try AppFields.read(object, for: purpose, isP256PrivateKey: { _ in true })
     }
 
@@ -98,11 +98,11 @@ import OpenPushCore
     }
 
     @Test func outOfRangeOrNullOnAnUpdateIsNamed() {
-        #expect(throws: APIError(status: 400, messages: ["live_activity_update_interval_seconds must be an integer from 0 to 60",
+        #expect(throws: InvalidInput(["live_activity_update_interval_seconds must be an integer from 0 to 60",
                                                          "widget_push_interval_seconds must be an integer from 0 to 300"])) {
             try Self.read(["name": "A", "live_activity_update_interval_seconds": 61, "widget_push_interval_seconds": -1], for: .create)
         }
-        #expect(throws: APIError(status: 400, messages: ["live_activity_update_interval_seconds cannot be null"])) {
+        #expect(throws: InvalidInput(["live_activity_update_interval_seconds cannot be null"])) {
             try Self.read(["live_activity_update_interval_seconds": nil], for: .update)
         }
     }

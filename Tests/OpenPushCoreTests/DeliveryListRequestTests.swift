@@ -22,14 +22,14 @@ import OpenPushCore
 
     @Test(arguments: ["expired", "ACCEPTED", "", "queued", "accepted,error", " accepted"])
     func aStateOutsideTheFourIsRefusedNamingThem(_ state: String) {
-        #expect(throws: APIError(status: 400, "state must be one of accepted, error, cancelled, superseded, suppressed")) {
+        #expect(throws: InvalidInput("state must be one of accepted, error, cancelled, superseded, suppressed")) {
             try DeliveryListRequest.read(["state": state])
         }
     }
 
     @Test(arguments: ["0", "1001", "-1", "ten", "", "1.5", "9223372036854775808"])
     func aLimitOutsideOneToAThousandIsRefused(_ limit: String) {
-        #expect(throws: APIError(status: 400, "limit must be an integer from 1 to 1000")) {
+        #expect(throws: InvalidInput("limit must be an integer from 1 to 1000")) {
             try DeliveryListRequest.read(["limit": limit])
         }
     }
@@ -46,7 +46,7 @@ import OpenPushCore
                       "AAAAAAAAAAA.sub.1", "AAAAAAAAAAA." + String(repeating: "s", count: 129)])
     func aCursorOfNoPositionIsRefused(_ cursor: String) {
         #expect(DeliveryPosition(cursor: cursor) == nil)
-        #expect(throws: APIError(status: 400, "cursor is not valid")) {
+        #expect(throws: InvalidInput("cursor is not valid")) {
             try DeliveryListRequest.read(["cursor": cursor])
         }
     }
@@ -61,7 +61,7 @@ import OpenPushCore
     }
 
     @Test func badValuesAreNamedTogether() {
-        #expect(throws: APIError(status: 400, messages: [
+        #expect(throws: InvalidInput([
             "subscription_id must not be empty", "state must be one of accepted, error, cancelled, superseded, suppressed",
             "limit must be an integer from 1 to 1000", "cursor is not valid",
         ])) {

@@ -5,7 +5,7 @@ import OpenPushCore
 @Suite struct DeviceAttentionFieldsTests {
     static let token = String(repeating: "ab", count: 32)
 
-    static func registration(_ fields: JSONObject) throws(APIError) -> SubscriptionRegistration {
+    static func registration(_ fields: JSONObject) throws(InvalidInput) -> SubscriptionRegistration {
         var body: JSONObject = ["token": .string(token)]
         for (key, value) in fields { body[key] = value }
         return try SubscriptionRegistration(body: body)
@@ -61,10 +61,10 @@ import OpenPushCore
         #expect(changes.enabled == nil && changes.tags == nil && changes.mutedThreads == nil)
         #expect(try SubscriptionChanges(body: ["muted_threads": ["a"]]).mutedThreads == ["a"])
         #expect(try SubscriptionChanges(body: ["quiet_hours": .null]).quietHours == .clear)
-        #expect(throws: APIError(status: 400, messages: ["subscription.quiet_hours.start is required"])) {
+        #expect(throws: InvalidInput(["subscription.quiet_hours.start is required"])) {
             try SubscriptionChanges(body: ["subscription": ["quiet_hours": ["end": "02:00"]]])
         }
-        #expect(throws: APIError(status: 400, messages: ["subscription.muted_threads[0] must be 1 to 64 characters"])) {
+        #expect(throws: InvalidInput(["subscription.muted_threads[0] must be 1 to 64 characters"])) {
             try SubscriptionChanges(body: ["subscription": ["muted_threads": [""]]])
         }
     }

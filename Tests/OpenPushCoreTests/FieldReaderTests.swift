@@ -30,7 +30,7 @@ import OpenPushCore
             "unknown field 'zeta'",
             "unknown field 'alpha'",
         ])
-        #expect(throws: APIError(status: 400, messages: reader.problems)) { try reader.finish() }
+        #expect(throws: InvalidInput(reader.problems)) { try reader.finish() }
     }
 
     @Test func rejectsWrongShapes() {

@@ -6,7 +6,7 @@ import OpenPushCore
 @Suite struct HeaderTextTests {
     static let target: JSONObject = ["included_segments": ["Subscribed Users"], "contents": ["en": "x"]]
 
-    static func parse(collapseID: String) -> Result<NotificationSend, APIError> {
+    static func parse(collapseID: String) -> Result<NotificationSend, InvalidInput> {
         var body = target
         body["collapse_id"] = .string(collapseID)
         return NotificationSendParser.parse(body)
@@ -45,7 +45,6 @@ import OpenPushCore
             Issue.record("accepted \(id.unicodeScalars.map(\.value))")
             return
         }
-        #expect(error.status == 400)
         #expect(error.messages == [NotificationSendParser.Messages.collapseIDNotASCII])
         #expect(error.messages[0].hasPrefix("collapse_id "))
     }
@@ -62,7 +61,7 @@ import OpenPushCore
         let ok = try AppFields.read(["apns_bundle_id": "com.example.app", "apns_watch_bundle_id": "com.example.app.watch"],
                                     for: .update, isP256PrivateKey: { _ in true })
         #expect(ok.apnsBundleID == .set("com.example.app"))
-        #expect(throws: APIError(status: 400, messages: [
+        #expect(throws: InvalidInput([
             "apns_bundle_id must be printable ASCII without spaces: it is sent as the apns-topic header",
             "apns_watch_bundle_id must be printable ASCII without spaces: it is sent as the apns-topic header",
         ])) {

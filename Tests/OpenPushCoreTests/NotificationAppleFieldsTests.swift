@@ -8,7 +8,7 @@ import OpenPushCore
     typealias Messages = NotificationSendParser.AppleMessages
     static let messageID = "msg_01jb2m9x4e7q"
 
-    static func parse(_ fields: JSONObject) -> Result<NotificationSend, APIError> {
+    static func parse(_ fields: JSONObject) -> Result<NotificationSend, InvalidInput> {
         var body: JSONObject = ["app_id": "app_1", "include_subscription_ids": ["sub_1"], "contents": ["en": "Hello"]]
         for (key, value) in fields { body[key] = value }
         return NotificationSendParser.parse(body)

@@ -6,7 +6,7 @@ import OpenPushCore
     static let apnsID = "0b7d2c1e-8f3a-4e65-a9d0-3c4b5e6f7a81"
     static let target: JSONObject = ["included_segments": ["Subscribed Users"]]
 
-    static func parse(_ fields: JSONObject) -> Result<NotificationSend, APIError> {
+    static func parse(_ fields: JSONObject) -> Result<NotificationSend, InvalidInput> {
         var body = target
         for (key, value) in fields { body[key] = value }
         return NotificationSendParser.parse(body)
@@ -160,7 +160,7 @@ import OpenPushCore
     }
 }
 
-extension Result where Failure == APIError {
+extension Result where Failure == InvalidInput {
     var failureMessages: [String] {
         guard case .failure(let error) = self else { return [] }
         return error.messages

@@ -4,7 +4,7 @@ import OpenPushCore
 /// `delayed_option`, `delivery_time_of_day` and `throttle_rate_per_minute`: the time-of-day
 /// forms OneSignal documents, OneSignal's rules between the fields, and the throttle's pace.
 @Suite struct NotificationScheduleTests {
-    static func parse(_ fields: JSONObject) -> Result<NotificationSend, APIError> {
+    static func parse(_ fields: JSONObject) -> Result<NotificationSend, InvalidInput> {
         var body: JSONObject = ["contents": ["en": "x"], "included_segments": ["Subscribed Users"]]
         for (name, value) in fields { body[name] = value }
         return NotificationSendParser.parse(body)

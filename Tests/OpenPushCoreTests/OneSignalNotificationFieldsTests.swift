@@ -4,7 +4,7 @@ import OpenPushCore
 /// OneSignal's create-notification fields: other channels accepted and named, Apple-meaningful
 /// legacy spellings honoured, typos still refused.
 @Suite struct OneSignalNotificationFieldsTests {
-    static func parse(_ body: JSONObject) -> Result<NotificationSend, APIError> {
+    static func parse(_ body: JSONObject) -> Result<NotificationSend, InvalidInput> {
         var full: JSONObject = ["contents": ["en": "x"]]
         for (name, value) in body { full[name] = value }
         return NotificationSendParser.parse(full)

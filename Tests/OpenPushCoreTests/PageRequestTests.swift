@@ -9,12 +9,12 @@ import OpenPushCore
     }
 
     @Test func badValuesAreNamedTogether() {
-        #expect(throws: APIError(status: 400, messages: ["limit must be an integer from 1 to 100",
+        #expect(throws: InvalidInput(["limit must be an integer from 1 to 100",
                                                          "offset must be an integer of 0 or more"])) {
             try PageRequest.read(["limit": "101", "offset": "-1"])
         }
         for limit in ["0", "ten", "", "1.5"] {
-            #expect(throws: APIError.self) { try PageRequest.read(["limit": limit]) }
+            #expect(throws: InvalidInput.self) { try PageRequest.read(["limit": limit]) }
         }
     }
 

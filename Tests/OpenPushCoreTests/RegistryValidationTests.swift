@@ -46,7 +46,7 @@ import OpenPushCore
     }
 
     @Test func registrationNamesEveryProblem() {
-        #expect(throws: APIError(status: 400, messages: [
+        #expect(throws: InvalidInput([
             "token must have an even number of hex characters", "platform must be one of: ios, watchos, macos",
             "tags.a must be a string, got number", "enabled must be a boolean, got string",
             "previous_token must be hex (0-9, a-f)",
@@ -56,7 +56,7 @@ import OpenPushCore
                 "enabled": "yes", "previous_token": .string(String(repeating: "z", count: 32)), "colour": "red",
             ])
         }
-        #expect(throws: APIError(status: 400, messages: ["token is required"])) {
+        #expect(throws: InvalidInput(["token is required"])) {
             try SubscriptionRegistration(body: [:])
         }
     }
@@ -68,7 +68,7 @@ import OpenPushCore
             "token": .string(token), "language": "en", "push_provider": "apns", "sdk": ["version": "5.2"],
         ])
         #expect(registration == SubscriptionRegistration(token: token, language: "en"))
-        #expect(throws: APIError(status: 400, messages: ["language must be a string, got number"])) {
+        #expect(throws: InvalidInput(["language must be a string, got number"])) {
             try SubscriptionRegistration(body: ["token": .string(token), "language": 5, "push_provider": "apns"])
         }
     }
@@ -77,17 +77,17 @@ import OpenPushCore
         #expect(try SubscriptionChanges(body: ["subscription": ["enabled": false, "tags": ["a": ""]]])
             == SubscriptionChanges(enabled: false, tags: TagChanges(["a": ""])))
         #expect(try SubscriptionChanges(body: ["tags": ["a": "1"]]) == SubscriptionChanges(tags: TagChanges(["a": "1"])))
-        #expect(throws: APIError(status: 400, messages: ["subscription.enabled must be a boolean, got number",
+        #expect(throws: InvalidInput(["subscription.enabled must be a boolean, got number",
                                                          "unknown field 'subscription.token'"])) {
             try SubscriptionChanges(body: ["subscription": ["enabled": 1, "token": "x"]])
         }
-        #expect(throws: APIError(status: 400, messages: ["unknown field 'token'"])) {
+        #expect(throws: InvalidInput(["unknown field 'token'"])) {
             try SubscriptionChanges(body: ["subscription": ["enabled": true], "token": "x"])
         }
-        #expect(throws: APIError(status: 400, messages: ["subscription must be an object, got array"])) {
+        #expect(throws: InvalidInput(["subscription must be an object, got array"])) {
             try SubscriptionChanges(body: ["subscription": []])
         }
-        #expect(throws: APIError.badRequest("nothing to change: send subscription.enabled, subscription.tags, subscription.hide_details, subscription.quiet_hours or subscription.muted_threads")) {
+        #expect(throws: InvalidInput("nothing to change: send subscription.enabled, subscription.tags, subscription.hide_details, subscription.quiet_hours or subscription.muted_threads")) {
             try SubscriptionChanges(body: ["subscription": [:]])
         }
     }
@@ -97,17 +97,17 @@ import OpenPushCore
                                                "properties": ["tags": ["vip": "1"], "language": "de"]])
         #expect(creation == UserCreation(identity: ["external_id": "u-1", "crm": "42"],
                                          properties: UserProperties(tags: TagChanges(["vip": "1"]), language: "de")))
-        #expect(throws: APIError(status: 400, messages: ["identity is required"])) { try UserCreation(body: [:]) }
-        #expect(throws: APIError(status: 400, messages: ["identity must hold at least one alias"])) {
+        #expect(throws: InvalidInput(["identity is required"])) { try UserCreation(body: [:]) }
+        #expect(throws: InvalidInput(["identity must hold at least one alias"])) {
             try UserCreation(body: ["identity": [:]])
         }
-        #expect(throws: APIError(status: 400, messages: [
+        #expect(throws: InvalidInput([
             "identity.onesignal_id is assigned by OpenPush and cannot be set", "identity.x must be 1 to 255 characters",
             "unknown field 'properties.sex'", "unknown field 'subscriptions'",
         ])) {
             try UserCreation(body: ["identity": ["onesignal_id": "usr_1", "x": " "], "properties": ["sex": "?"], "subscriptions": []])
         }
-        #expect(throws: APIError(status: 400, messages: ["identity.subscription_id is assigned by OpenPush and cannot be set"])) {
+        #expect(throws: InvalidInput(["identity.subscription_id is assigned by OpenPush and cannot be set"])) {
             try IdentityAddition(body: ["identity": ["subscription_id": "sub_1"]])
         }
     }

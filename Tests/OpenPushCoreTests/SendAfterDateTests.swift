@@ -78,7 +78,7 @@ import OpenPushCore
 
     static let send: JSONObject = ["app_id": "app", "contents": ["en": "x"], "included_segments": ["Subscribed Users"]]
 
-    static func parse(sendAfter: JSONValue) -> Result<NotificationSend, APIError> {
+    static func parse(sendAfter: JSONValue) -> Result<NotificationSend, InvalidInput> {
         var body = send
         body["send_after"] = sendAfter
         return NotificationSendParser.parse(body)

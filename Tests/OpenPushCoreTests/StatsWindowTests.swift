@@ -38,7 +38,7 @@ import OpenPushCore
         (["window": "x", "step": "y"], [ThroughputRequest.invalidWindow, ThroughputRequest.invalidStep]),
     ] as [([String: String], [String])])
     func badThroughputQueriesNameTheField(query: [String: String], messages: [String]) {
-        #expect(throws: APIError(status: 400, messages: messages)) { try ThroughputRequest.read(query) }
+        #expect(throws: InvalidInput(messages)) { try ThroughputRequest.read(query) }
     }
 
     @Test func appStatsDefaultToADayAndStopAtThirtyDays() throws {
@@ -46,7 +46,7 @@ import OpenPushCore
         #expect(try AppStatsRequest.read(["window": "1h"]).window == 3600)
         #expect(try AppStatsRequest.read(["window": "30d"]).window == 2_592_000)
         for bad in ["31d", "0h", "", "1 h"] {
-            #expect(throws: APIError(status: 400, AppStatsRequest.invalidWindow)) { try AppStatsRequest.read(["window": bad]) }
+            #expect(throws: InvalidInput(AppStatsRequest.invalidWindow)) { try AppStatsRequest.read(["window": bad]) }
         }
     }
 

@@ -9,7 +9,7 @@ import OpenPushCore
         .object(JSONObject((0..<count).map { ("\(prefix)\($0)", JSONValue.string(value)) }))
     }
 
-    static func registration(_ tags: JSONValue) throws(APIError) -> SubscriptionRegistration {
+    static func registration(_ tags: JSONValue) throws(InvalidInput) -> SubscriptionRegistration {
         try SubscriptionRegistration(body: ["token": .string(token), "tags": tags])
     }
 
@@ -18,7 +18,7 @@ import OpenPushCore
         var withRemovals = Self.tags(100).objectValue!
         for index in 0..<50 { withRemovals["gone\(index)"] = "" }
         #expect(try Self.registration(.object(withRemovals)).tags.removed.count == 50)
-        #expect(throws: APIError(status: 400, messages: ["tags: at most 100 keys per device, got 101"])) {
+        #expect(throws: InvalidInput(["tags: at most 100 keys per device, got 101"])) {
             try Self.registration(Self.tags(101))
         }
     }
@@ -27,7 +27,7 @@ import OpenPushCore
         let longest = String(repeating: "é", count: 128)
         let biggest = String(repeating: "é", count: 512)
         #expect(try Self.registration([longest: .string(biggest)]).tags.assigned == [longest: biggest])
-        #expect(throws: APIError(status: 400, messages: [
+        #expect(throws: InvalidInput([
             // In key order: "" < "v" < "é…".
             "tags: a key must be 1-128 characters, got 0",
             "tags.v: a tag value must be at most 1024 bytes, got 1025",
@@ -37,19 +37,19 @@ import OpenPushCore
         }
         // Removing a key that is too long now (stored before the bound) is allowed.
         #expect(try Self.registration([longest + "a": ""]).tags.removed == [longest + "a"])
-        #expect(throws: APIError(status: 400, messages: ["tags: a key must be 1-128 characters"])) {
+        #expect(throws: InvalidInput(["tags: a key must be 1-128 characters"])) {
             try Self.registration(["": ""])
         }
     }
 
     @Test func everyRouteBodyAppliesTheBoundsNamingItsField() {
-        #expect(throws: APIError(status: 400, messages: ["subscription.tags: at most 100 keys per device, got 101"])) {
+        #expect(throws: InvalidInput(["subscription.tags: at most 100 keys per device, got 101"])) {
             try SubscriptionChanges(body: ["subscription": ["tags": Self.tags(101)]])
         }
-        #expect(throws: APIError(status: 400, messages: ["tags.v: a tag value must be at most 1024 bytes, got 1025"])) {
+        #expect(throws: InvalidInput(["tags.v: a tag value must be at most 1024 bytes, got 1025"])) {
             try SubscriptionChanges(body: ["tags": ["v": .string(String(repeating: "x", count: 1025))]])
         }
-        #expect(throws: APIError(status: 400, messages: ["properties.tags: at most 100 keys per user, got 101"])) {
+        #expect(throws: InvalidInput(["properties.tags: at most 100 keys per user, got 101"])) {
             try UserCreation(body: ["identity": ["external_id": "u-1"], "properties": ["tags": Self.tags(101)]])
         }
     }

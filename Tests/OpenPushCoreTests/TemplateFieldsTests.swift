@@ -4,7 +4,7 @@ import OpenPushCore
 /// A template's fields are checked as the notification body's are, kept as sent, and applied to
 /// a send at the JSON level with the request's own fields winning.
 @Suite struct TemplateFieldsTests {
-    static func problems(_ result: Result<TemplateFields, APIError>) -> [String] {
+    static func problems(_ result: Result<TemplateFields, InvalidInput>) -> [String] {
         guard case .failure(let error) = result else { return [] }
         return error.messages
     }
@@ -99,10 +99,10 @@ import OpenPushCore
         #expect(try TemplateMerge.templateID(in: ["template_id": "tpl_1"]).get() == "tpl_1")
         #expect(try TemplateMerge.templateID(in: ["template_id": nil]).get() == nil)
         #expect(try TemplateMerge.templateID(in: [:]).get() == nil)
-        #expect(throws: APIError.badRequest("template_id must be a string, got number")) {
+        #expect(throws: InvalidInput("template_id must be a string, got number")) {
             try TemplateMerge.templateID(in: ["template_id": 3]).get()
         }
-        #expect(throws: APIError.badRequest("template_id must not be blank")) {
+        #expect(throws: InvalidInput("template_id must not be blank")) {
             try TemplateMerge.templateID(in: ["template_id": " "]).get()
         }
     }

@@ -122,17 +122,17 @@ import OpenPushCore
         #expect(try EventFeedRequest.read(["after": cursor, "types": "click,delivery.failed,click", "limit": "1000"])
                 == EventFeedRequest(after: EventPosition(xid: 900, seq: 42), types: ["click", "delivery.failed"], limit: 1000))
         // A bare `seq` cursor (one number) is not a position.
-        #expect(throws: APIError.self) { try EventFeedRequest.read(["after": DeliveryCursor.encode(42)]) }
+        #expect(throws: InvalidInput.self) { try EventFeedRequest.read(["after": DeliveryCursor.encode(42)]) }
     }
 
     @Test func badParametersAreNamedTogether() {
-        #expect(throws: APIError(status: 400, messages: [
+        #expect(throws: InvalidInput([
             EventFeedRequest.invalidCursor, "types: unknown event type 'tap' (known: \(EventFeedRequest.feedTypes))",
             "limit must be an integer from 1 to 1000",
         ])) { try EventFeedRequest.read(["after": "nope", "types": "tap", "limit": "0"]) }
-        #expect(throws: APIError.self) { try EventFeedRequest.read(["types": "ping"]) }
-        #expect(throws: APIError.self) { try EventFeedRequest.read(["types": ""]) }
-        #expect(throws: APIError.self) { try EventFeedRequest.read(["limit": "1001"]) }
+        #expect(throws: InvalidInput.self) { try EventFeedRequest.read(["types": "ping"]) }
+        #expect(throws: InvalidInput.self) { try EventFeedRequest.read(["types": ""]) }
+        #expect(throws: InvalidInput.self) { try EventFeedRequest.read(["limit": "1001"]) }
     }
 
     @Test func theNextCursorIsNeverNull() {

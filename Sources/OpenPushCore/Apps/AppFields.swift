@@ -34,10 +34,10 @@ public struct AppFields: Sendable, Equatable {
 
     public init() {}
 
-    /// Reads every field, reporting every problem in one `400`. Parsing the key is the caller's
+    /// Reads every field, reporting every problem in one `InvalidInput`. Parsing the key is the caller's
     /// (`isP256PrivateKey`), which keeps this free of cryptography.
     public static func read(_ object: JSONObject, for purpose: Purpose,
-                            isP256PrivateKey: (String) -> Bool) throws(APIError) -> AppFields {
+                            isP256PrivateKey: (String) -> Bool) throws(InvalidInput) -> AppFields {
         var reader = FieldReader(object)
         var fields = AppFields()
         switch purpose {

@@ -6,7 +6,7 @@
 /// a Liquid tag in `headings` or `contents` is refused.
 public enum ChannelBroadcast {
     /// The `activity_id` of the payload's id block is the channel's `chn_…` id.
-    public static func parse(_ body: JSONObject, channelID: String) -> Result<LiveActivitySend, APIError> {
+    public static func parse(_ body: JSONObject, channelID: String) -> Result<LiveActivitySend, InvalidInput> {
         let parsed = LiveActivitySendParser.parseUpdateOrEnd(body, activityID: channelID)
         var problems: [String] = []
         if case .failure(let error) = parsed { problems = error.messages }
@@ -18,7 +18,7 @@ public enum ChannelBroadcast {
             }
         }
         guard problems.isEmpty, case .success(let send) = parsed else {
-            return .failure(APIError(status: 400, messages: problems))
+            return .failure(InvalidInput(problems))
         }
         return .success(send)
     }

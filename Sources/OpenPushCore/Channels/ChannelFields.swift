@@ -13,7 +13,7 @@ public struct ChannelFields: Sendable, Equatable {
     public static let maxNameLength = 128
 
     /// Every problem, in field order, then unknown fields.
-    public static func parse(_ body: JSONObject) -> Result<ChannelFields, APIError> {
+    public static func parse(_ body: JSONObject) -> Result<ChannelFields, InvalidInput> {
         var reader = FieldReader(body)
         var name: String?
         switch reader.value("name") {
@@ -42,7 +42,7 @@ public struct ChannelFields: Sendable, Equatable {
         }
         reader.rejectUnknownFields()
         guard reader.problems.isEmpty, let name, let policy, let environment else {
-            return .failure(APIError(status: 400, messages: reader.problems))
+            return .failure(InvalidInput(reader.problems))
         }
         return .success(ChannelFields(name: name, storagePolicy: policy, environment: environment))
     }

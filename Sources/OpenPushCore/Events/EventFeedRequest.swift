@@ -1,5 +1,5 @@
 /// The query of `GET /apps/{app_id}/events`: after which event, which types, how many. Every bad
-/// parameter is named in one `400`. The cursor is the opaque form of an `EventPosition`.
+/// parameter is named in one `InvalidInput`. The cursor is the opaque form of an `EventPosition`.
 public struct EventFeedRequest: Sendable, Equatable {
     public static let defaultLimit = 100
     public static let maxLimit = 1000
@@ -17,7 +17,7 @@ public struct EventFeedRequest: Sendable, Equatable {
         self.limit = limit
     }
 
-    public static func read(_ query: [String: String]) throws(APIError) -> EventFeedRequest {
+    public static func read(_ query: [String: String]) throws(InvalidInput) -> EventFeedRequest {
         var problems: [String] = []
         var request = EventFeedRequest()
         if let text = query["after"] {
@@ -35,7 +35,7 @@ public struct EventFeedRequest: Sendable, Equatable {
             request.types = types
         }
         request.limit = PageRequest.limit(query, default: defaultLimit, max: maxLimit, problems: &problems)
-        if !problems.isEmpty { throw APIError(status: 400, messages: problems) }
+        if !problems.isEmpty { throw InvalidInput(problems) }
         return request
     }
 

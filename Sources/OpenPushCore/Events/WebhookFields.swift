@@ -1,5 +1,5 @@
 /// The body of `POST /apps/{app_id}/webhooks` and of its `PATCH`: what an endpoint gets and
-/// where. Every bad field is named in one `400`; unknown fields are refused.
+/// where. Every bad field is named in one `InvalidInput`; unknown fields are refused.
 public struct WebhookFields: Sendable, Equatable {
     public static let maxDescriptionLength = 255
     public static let eventsProblem =
@@ -22,16 +22,16 @@ public struct WebhookFields: Sendable, Equatable {
     }
 
     /// `url` and `events` are required; `description` optional (string or null).
-    public static func parseCreate(_ body: JSONObject, allowPrivate: Bool) -> Result<WebhookFields, APIError> {
+    public static func parseCreate(_ body: JSONObject, allowPrivate: Bool) -> Result<WebhookFields, InvalidInput> {
         parse(body, allowPrivate: allowPrivate, creating: true)
     }
 
     /// Every field optional: only those given change; `enabled` may be set too.
-    public static func parseUpdate(_ body: JSONObject, allowPrivate: Bool) -> Result<WebhookFields, APIError> {
+    public static func parseUpdate(_ body: JSONObject, allowPrivate: Bool) -> Result<WebhookFields, InvalidInput> {
         parse(body, allowPrivate: allowPrivate, creating: false)
     }
 
-    private static func parse(_ body: JSONObject, allowPrivate: Bool, creating: Bool) -> Result<WebhookFields, APIError> {
+    private static func parse(_ body: JSONObject, allowPrivate: Bool, creating: Bool) -> Result<WebhookFields, InvalidInput> {
         var reader = FieldReader(body)
         var fields = WebhookFields()
         if let url = reader.string("url", required: creating) {
@@ -63,7 +63,7 @@ public struct WebhookFields: Sendable, Equatable {
             if reader.has("enabled"), body["enabled"] == .null { reader.problem("enabled must be a boolean, got null") }
         }
         reader.rejectUnknownFields()
-        if !reader.problems.isEmpty { return .failure(APIError(status: 400, messages: reader.problems)) }
+        if !reader.problems.isEmpty { return .failure(InvalidInput(reader.problems)) }
         return .success(fields)
     }
 

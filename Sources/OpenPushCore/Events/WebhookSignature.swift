@@ -1,9 +1,8 @@
-/// The `OpenPush-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`,
-/// with one more `v1` per secret that still signs (the previous one, for 24 h after a rotation).
+/// A webhook's signature, sent as the `OpenPush-Signature` header:
+/// `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, with one more `v1` per secret
+/// that still signs (the previous one, for 24 h after a rotation).
 /// The MAC itself is computed by the caller (OpenSSL); this is what it is computed over.
 public enum WebhookSignature {
-    public static let headerName = "OpenPush-Signature"
-    public static let webhookIDHeaderName = "OpenPush-Webhook-Id"
     /// Receivers should refuse a `t` older than this (the README says so).
     public static let toleranceSeconds = 300
 

@@ -1,5 +1,5 @@
 /// The query of `GET /notifications/{id}/deliveries`: which of a message's per-device records,
-/// how many, and after which one. Every bad parameter is named in one `400`.
+/// how many, and after which one. Every bad parameter is named in one `InvalidInput`.
 public struct DeliveryListRequest: Sendable, Equatable {
     /// The states a record can be filtered by (an `Expired` give-up is an `error` with that reason).
     public enum State: String, Sendable, CaseIterable {
@@ -27,7 +27,7 @@ public struct DeliveryListRequest: Sendable, Equatable {
     }
 
     /// Every parameter is optional; other parameters (such as `app_id`) are not this type's.
-    public static func read(_ query: [String: String]) throws(APIError) -> DeliveryListRequest {
+    public static func read(_ query: [String: String]) throws(InvalidInput) -> DeliveryListRequest {
         var problems: [String] = []
         var request = DeliveryListRequest()
         if let subscriptionID = query["subscription_id"] {
@@ -40,7 +40,7 @@ public struct DeliveryListRequest: Sendable, Equatable {
         if let text = query["cursor"] {
             if let position = DeliveryPosition(cursor: text) { request.after = position } else { problems.append(invalidCursor) }
         }
-        if !problems.isEmpty { throw APIError(status: 400, messages: problems) }
+        if !problems.isEmpty { throw InvalidInput(problems) }
         return request
     }
 }

@@ -1,5 +1,5 @@
 /// Reads `delayed_option`, `delivery_time_of_day` and `throttle_rate_per_minute` for
-/// `NotificationSendParser`, reporting problems on the same reader so one `400` names them all.
+/// `NotificationSendParser`, reporting problems on the same reader so one `InvalidInput` names them all.
 /// OneSignal's rules: `delayed_option` is `timezone` or `last-active`; `delivery_time_of_day` goes
 /// with `timezone` only; a per-device delay "cannot be used" with a throttle above 0.
 public enum NotificationScheduleParser {

@@ -1,4 +1,4 @@
-/// Validation of a `POST /notifications` body. Every problem is reported in one `400`: field
+/// Validation of a `POST /notifications` body. Every problem is reported in one `InvalidInput`: field
 /// problems in the order below, then conflicts between fields, then unknown fields in body order.
 /// `app_id` is read here (so it is a known field) but checked by the route.
 public enum NotificationSendParser {
@@ -31,7 +31,7 @@ public enum NotificationSendParser {
                                 "url", "app_url", "ios_attachments", "buttons", "apns_alert", "summary_arg",
                                 "summary_arg_count", "apns_push_type_override", "privacy_text", "privacy"]
 
-    public static func parse(_ body: JSONObject) -> Result<NotificationSend, APIError> {
+    public static func parse(_ body: JSONObject) -> Result<NotificationSend, InvalidInput> {
         var reader = FieldReader(body)
         _ = reader.value("app_id")
         let name = reader.string("name", maxLength: 128)
@@ -101,7 +101,7 @@ public enum NotificationSendParser {
             reader.problem(AppleMessages.dataHoldsOSData)
         }
         reader.rejectUnknownFields()
-        guard reader.problems.isEmpty, let targeting else { return .failure(APIError(status: 400, messages: reader.problems)) }
+        guard reader.problems.isEmpty, let targeting else { return .failure(InvalidInput(reader.problems)) }
         var send = NotificationSend(
             kind: kind, name: name, headings: headings, subtitle: subtitle, contents: contents, targeting: targeting,
             data: data, badge: badge, sound: sound, category: category, threadID: threadID, collapseID: collapseID,

@@ -1,7 +1,7 @@
 /// The field names of OneSignal's create-notification body (`POST /notifications`), from
 /// OneSignal's published API reference, kept in this one place and sorted by what OpenPush does
-/// with each. A body key in none of these lists is a typo: the parser's `400` names it. Fields
-/// OpenPush does not honour yet are in no list on purpose, so they stay a `400` instead of being
+/// with each. A body key in none of these lists is a typo: the parser's refusal names it. Fields
+/// OpenPush does not honour yet are in no list on purpose, so they stay refused instead of being
 /// silently dropped.
 public enum OneSignalNotificationFields {
     /// Read and applied by `NotificationSendParser` (and `AudienceTargeting`).

@@ -23,7 +23,7 @@ public struct SubscriptionChanges: Sendable, Equatable {
     public static let nothingToChange = "nothing to change: send subscription.enabled, subscription.tags, "
         + "subscription.hide_details, subscription.quiet_hours or subscription.muted_threads"
 
-    public init(body: JSONObject) throws(APIError) {
+    public init(body: JSONObject) throws(InvalidInput) {
         var reader = FieldReader(body)
         let changes: SubscriptionChanges?
         if body["subscription"] != nil {
@@ -38,7 +38,7 @@ public struct SubscriptionChanges: Sendable, Equatable {
         reader.rejectUnknownFields()
         try reader.finish()
         guard let changes, changes.changesSomething else {
-            throw APIError.badRequest(Self.nothingToChange)
+            throw InvalidInput(Self.nothingToChange)
         }
         self = changes
     }

@@ -50,8 +50,8 @@ public struct SubscriptionRegistration: Sendable, Equatable {
         self.widgetPushToken = widgetPushToken
     }
 
-    /// Every problem of the body in one `400`.
-    public init(body: JSONObject) throws(APIError) {
+    /// Every problem of the body in one `InvalidInput`.
+    public init(body: JSONObject) throws(InvalidInput) {
         var reader = FieldReader(body)
         let token = reader.deviceToken("token", required: true)
         let limit = Self.maxTextLength

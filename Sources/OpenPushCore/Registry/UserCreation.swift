@@ -32,7 +32,7 @@ public struct UserCreation: Sendable, Equatable {
         self.properties = properties
     }
 
-    public init(body: JSONObject) throws(APIError) {
+    public init(body: JSONObject) throws(InvalidInput) {
         var reader = FieldReader(body)
         let identity = reader.identity("identity", required: true)
         if identity?.isEmpty == true { reader.problem("identity must hold at least one alias") }
@@ -47,7 +47,7 @@ public struct UserCreation: Sendable, Equatable {
 public struct IdentityAddition: Sendable, Equatable {
     public var identity: [String: String]
 
-    public init(body: JSONObject) throws(APIError) {
+    public init(body: JSONObject) throws(InvalidInput) {
         var reader = FieldReader(body)
         let identity = reader.identity("identity", required: true)
         if identity?.isEmpty == true { reader.problem("identity must hold at least one alias") }

@@ -49,7 +49,7 @@ public struct LiveActivitySend: Sendable, Equatable {
 /// Validation of the two send routes' bodies. Every problem is reported, in the order of the
 /// reference's Errors tables, then unknown fields in body order.
 public enum LiveActivitySendParser {
-    public static func parseStart(_ body: JSONObject) -> Result<LiveActivitySend, APIError> {
+    public static func parseStart(_ body: JSONObject) -> Result<LiveActivitySend, InvalidInput> {
         var reader = FieldReader(body)
         let eventOK = reader.value("event") == .string("start")
         if !eventOK { reader.problem(SendMessages.startEvent) }
@@ -71,7 +71,7 @@ public enum LiveActivitySendParser {
         let targeting = AudienceTargeting.read(&reader)
         reader.rejectUnknownFields()
         guard reader.problems.isEmpty, let activityID, let attributes, let contentState, let name, let targeting else {
-            return .failure(APIError(status: 400, messages: reader.problems))
+            return .failure(InvalidInput(reader.problems))
         }
         return .success(LiveActivitySend(
             event: .start, activityID: activityID, name: name, attributes: attributes, contentState: contentState,
@@ -80,7 +80,7 @@ public enum LiveActivitySendParser {
     }
 
     /// `activityID` comes from the path.
-    public static func parseUpdateOrEnd(_ body: JSONObject, activityID: String) -> Result<LiveActivitySend, APIError> {
+    public static func parseUpdateOrEnd(_ body: JSONObject, activityID: String) -> Result<LiveActivitySend, InvalidInput> {
         var reader = FieldReader(body)
         let event: LiveActivityEvent?
         switch reader.value("event") {
@@ -109,7 +109,7 @@ public enum LiveActivitySendParser {
         let sound = firstNonBlank(["sound", "ios_sound"], &reader)
         reader.rejectUnknownFields()
         guard reader.problems.isEmpty, let event, let contentState, let name else {
-            return .failure(APIError(status: 400, messages: reader.problems))
+            return .failure(InvalidInput(reader.problems))
         }
         return .success(LiveActivitySend(
             event: event, activityID: activityID, name: name, attributes: nil, contentState: contentState,

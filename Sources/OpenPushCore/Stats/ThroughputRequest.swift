@@ -1,5 +1,5 @@
 /// The query of `GET /stats/throughput`: how far back (`window`) and how wide each bucket
-/// (`step`). Every bad parameter is named in one `400`.
+/// (`step`). Every bad parameter is named in one `InvalidInput`.
 public struct ThroughputRequest: Sendable, Equatable {
     public static let defaultWindow: Int64 = 15 * 60
     public static let defaultStep: Int64 = 10
@@ -22,7 +22,7 @@ public struct ThroughputRequest: Sendable, Equatable {
         self.step = step
     }
 
-    public static func read(_ query: [String: String]) throws(APIError) -> ThroughputRequest {
+    public static func read(_ query: [String: String]) throws(InvalidInput) -> ThroughputRequest {
         var problems: [String] = []
         var request = ThroughputRequest()
         if let text = query["window"] {
@@ -47,7 +47,7 @@ public struct ThroughputRequest: Sendable, Equatable {
                 problems.append(tooManyBuckets)
             }
         }
-        if !problems.isEmpty { throw APIError(status: 400, messages: problems) }
+        if !problems.isEmpty { throw InvalidInput(problems) }
         return request
     }
 
@@ -71,10 +71,10 @@ public struct AppStatsRequest: Sendable, Equatable {
         self.window = window
     }
 
-    public static func read(_ query: [String: String]) throws(APIError) -> AppStatsRequest {
+    public static func read(_ query: [String: String]) throws(InvalidInput) -> AppStatsRequest {
         guard let text = query["window"] else { return AppStatsRequest() }
         guard let seconds = StatsDuration.seconds(text), (1...maxWindow).contains(seconds) else {
-            throw APIError(status: 400, invalidWindow)
+            throw InvalidInput(invalidWindow)
         }
         return AppStatsRequest(window: seconds)
     }

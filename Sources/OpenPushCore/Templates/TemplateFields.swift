@@ -2,7 +2,7 @@
 /// body: its `name` and the push fields a `POST /notifications` with `template_id` fills in.
 /// Each field is checked as `NotificationSendParser` checks it (texts need an `en` entry and must
 /// parse as Liquid) and kept as the client sent it, so the send that uses the template parses
-/// exactly what a request carrying those fields itself would. Every problem is in one `400`.
+/// exactly what a request carrying those fields itself would. Every problem is in one `InvalidInput`.
 public struct TemplateFields: Sendable, Equatable {
     /// The push fields a template holds, in the order a template shows them.
     public static let contentFields = ["headings", "subtitle", "contents", "data", "ios_sound", "ios_category",
@@ -38,16 +38,16 @@ public struct TemplateFields: Sendable, Equatable {
 
     /// `POST /templates`: `name` and `contents` are required. `app_id` is read (a known field)
     /// but checked by the route.
-    public static func parseCreate(_ body: JSONObject) -> Result<TemplateFields, APIError> {
+    public static func parseCreate(_ body: JSONObject) -> Result<TemplateFields, InvalidInput> {
         parse(body, creating: true)
     }
 
     /// `PATCH /templates/{id}`: every field is optional; `null` removes an optional field.
-    public static func parseUpdate(_ body: JSONObject) -> Result<TemplateFields, APIError> {
+    public static func parseUpdate(_ body: JSONObject) -> Result<TemplateFields, InvalidInput> {
         parse(body, creating: false)
     }
 
-    private static func parse(_ body: JSONObject, creating: Bool) -> Result<TemplateFields, APIError> {
+    private static func parse(_ body: JSONObject, creating: Bool) -> Result<TemplateFields, InvalidInput> {
         var reader = FieldReader(body)
         var fields = TemplateFields(name: nil)
         _ = reader.value("app_id")
@@ -73,7 +73,7 @@ public struct TemplateFields: Sendable, Equatable {
             .sorted()
         for field in fields.ignored { _ = reader.value(field) }
         reader.rejectUnknownFields()
-        guard reader.problems.isEmpty else { return .failure(APIError(status: 400, messages: reader.problems)) }
+        guard reader.problems.isEmpty else { return .failure(InvalidInput(reader.problems)) }
         return .success(fields)
     }
 

@@ -3,21 +3,21 @@
 public enum TemplateMerge {
     public static let field = "template_id"
 
-    public static func unknown(_ id: String) -> APIError {
-        .badRequest("template_id '\(id)' not found: no template of this app has this id")
+    public static func unknown(_ id: String) -> InvalidInput {
+        InvalidInput("template_id '\(id)' not found: no template of this app has this id")
     }
 
-    /// The body's `template_id`: nil when absent or `null`; anything but a non-blank string is a `400`.
-    public static func templateID(in body: JSONObject) -> Result<String?, APIError> {
+    /// The body's `template_id`: nil when absent or `null`; anything but a non-blank string is refused.
+    public static func templateID(in body: JSONObject) -> Result<String?, InvalidInput> {
         switch body[field] {
         case nil, .null?:
             return .success(nil)
         case .string(let id)? where !id.allSatisfy(\.isWhitespace):
             return .success(id)
         case .string?:
-            return .failure(.badRequest("template_id must not be blank"))
+            return .failure(InvalidInput("template_id must not be blank"))
         case let other?:
-            return .failure(.badRequest("template_id must be a string, got \(other.typeName)"))
+            return .failure(InvalidInput("template_id must be a string, got \(other.typeName)"))
         }
     }
 

@@ -1,5 +1,5 @@
 /// Reads typed fields out of a JSON request body and collects every problem, in the order the
-/// fields are read, so one `400` can name them all. Messages name the field:
+/// fields are read, so one `InvalidInput` can name them all. Messages name the field:
 /// `name is required`, `enabled must be a boolean`, `unknown field 'colour'`.
 public struct FieldReader {
     public let object: JSONObject
@@ -133,8 +133,8 @@ public struct FieldReader {
         }
     }
 
-    /// Throws one `400` listing every problem, if there were any.
-    public func finish() throws(APIError) {
-        if !problems.isEmpty { throw APIError(status: 400, messages: problems) }
+    /// Throws one `InvalidInput` listing every problem, if there were any.
+    public func finish() throws(InvalidInput) {
+        if !problems.isEmpty { throw InvalidInput(problems) }
     }
 }

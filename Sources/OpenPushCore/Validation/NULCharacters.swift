@@ -1,6 +1,6 @@
 /// U+0000 has no place in anything OpenPush stores: libpq ends a text parameter at the first NUL
 /// (so less than was sent would be stored, or matched), and `jsonb` refuses `\u0000` outright
-/// (SQLSTATE 22P05). A request holding one is refused up front with a `400` naming where it was.
+/// (SQLSTATE 22P05). A request holding one is refused up front, naming where it was.
 public enum NULCharacters {
     /// At most this many places are named in one answer; a body can hold thousands.
     public static let reportLimit = 10

@@ -8,8 +8,8 @@ public struct PageRequest: Sendable, Equatable {
         self.offset = offset
     }
 
-    /// Both are optional; a bad one of either is a `400` naming it.
-    public static func read(_ query: [String: String], maxLimit: Int = 100) throws(APIError) -> PageRequest {
+    /// Both are optional; a bad one of either is refused, named.
+    public static func read(_ query: [String: String], maxLimit: Int = 100) throws(InvalidInput) -> PageRequest {
         var problems: [String] = []
         var page = PageRequest(limit: limit(query, default: maxLimit, max: maxLimit, problems: &problems), offset: 0)
         if let text = query["offset"] {
@@ -19,7 +19,7 @@ public struct PageRequest: Sendable, Equatable {
                 problems.append("offset must be an integer of 0 or more")
             }
         }
-        if !problems.isEmpty { throw APIError(status: 400, messages: problems) }
+        if !problems.isEmpty { throw InvalidInput(problems) }
         return page
     }
 

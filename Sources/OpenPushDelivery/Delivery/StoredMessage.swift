@@ -64,7 +64,7 @@ enum StoredMessage {
         return request
     }
 
-    private static func parsedLegacy<Value>(_ result: Result<Value, APIError>, messageID: String) throws -> Value {
+    private static func parsedLegacy<Value>(_ result: Result<Value, InvalidInput>, messageID: String) throws -> Value {
         switch result {
         case .success(let value): return value
         case .failure(let error): throw UndecodableMessage(messageID: messageID, reason: error.messages.joined(separator: "; "))

@@ -96,7 +96,7 @@ enum NotificationExpansion {
     /// backoff, `maximumAttempts` times in all. Returns whether the message is now failed for good.
     private static func recordFailure(messageID: String, attempts: Int, error: any Error, reason: String,
                                       in connection: PostgresConnection) throws -> Bool {
-        let final = error is APIError || error is UndecodableMessage || attempts >= maximumAttempts
+        let final = APIError.answering(error) != nil || error is UndecodableMessage || attempts >= maximumAttempts
         try connection.query("""
             UPDATE messages SET
                 expansion_attempts = \(attempts),
@@ -108,7 +108,7 @@ enum NotificationExpansion {
     }
 
     static func failureReason(_ error: any Error) -> String {
-        (error as? APIError)?.messages.joined(separator: "; ") ?? (error as? UndecodableMessage)?.reason ?? String(describing: error)
+        APIError.answering(error)?.messages.joined(separator: "; ") ?? (error as? UndecodableMessage)?.reason ?? String(describing: error)
     }
 
     /// Seconds before a failed page is tried again: 10 s, 20 s, … at most 10 minutes.

@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 
 extension APIKeyRecord {
     /// A key as listed: never its value or digest.

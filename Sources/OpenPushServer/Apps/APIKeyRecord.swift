@@ -1,3 +1,4 @@
+import OpenPushDelivery
 public import Postgres
 
 /// One REST API key of an app, without its digest.

@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 
 extension AppRecord {
     /// The app as the `/apps` routes show it: every setting but the `.p8` itself, which is

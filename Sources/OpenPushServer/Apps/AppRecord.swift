@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 public import Postgres
 
 /// One row of `apps`, without its secrets (the `.p8` text stays in the database).

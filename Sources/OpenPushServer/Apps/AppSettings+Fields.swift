@@ -1,4 +1,5 @@
 public import OpenPushCore
+import OpenPushDelivery
 
 extension AppSettings {
     /// The settings of a new app from a checked create body (a cleared field is simply unset).

@@ -1,3 +1,4 @@
+import OpenPushDelivery
 public import Postgres
 
 /// One page of apps and how many there are in all.

@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 
 /// An app's REST keys (`/auth/tokens`) and its SDK key. New and rotated values are shown once.
 extension AppsRoutes {

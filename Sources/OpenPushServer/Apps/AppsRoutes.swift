@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 
 /// `/apps`: an operator creates, lists, reads and updates apps, and manages their keys, with
 /// the organization key. Field names are OneSignal's where it has them.

@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// An app's delivery policy settings: read with `AppRecord`, written on creation (the columns'

@@ -1,6 +1,7 @@
 import HTTPServer
 public import OpenPushCore
-import OpenPushDelivery
+public import OpenPushDelivery
+import OpenPushCore
 import Postgres
 
 /// Who is calling an app's routes with a REST key: the app, the key, and — on a shared demo

@@ -11,7 +11,7 @@ enum ChannelBroadcastRoute {
         try TenantAccess.requireAppKey(principal, "broadcast on channels")
         let channelRowID = context.pathParameter("channel_id")
         let body = Result { try context.jsonObject() }.mapError { $0 as? APIError ?? .badRequest(SendMessages.bodyMustBeObject) }
-        let parsed = body.flatMap { ChannelBroadcast.parse($0, channelID: channelRowID) }
+        let parsed = body.flatMap { ChannelBroadcast.parse($0, channelID: channelRowID).mapError(APIError.init) }
         let outcome = try await ChannelBroadcastService.send(parsed, request: (try? body.get()) ?? [:], channelRowID: channelRowID,
                                                              principal: principal, now: context.services.now(),
                                                              database: context.services.database)

@@ -1,3 +1,4 @@
+import OpenPushDelivery
 import HTTPServer
 
 /// `GET /console`: the operator console, a single page (`web/console/`: one HTML, one CSS, a

@@ -1,3 +1,4 @@
+import OpenPushDelivery
 import HTTPServer
 
 /// `GET /docs`: the API reference, a page that renders `/openapi.json` in the browser

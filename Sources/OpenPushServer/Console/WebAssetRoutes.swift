@@ -1,5 +1,6 @@
 public import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 
 /// Mounts one folder of `web/` at a path: `GET /docs` answers `web/docs/index.html` and
 /// `GET /docs/{asset}` any other file of `web/docs/` (one level: the pages keep their files

@@ -1,6 +1,6 @@
 import HTTPServer
 import OpenPushCore
-import Postgres
+import OpenPushDelivery
 
 extension SubscriptionRoutes {
     /// `POST /v1/apps/{app_id}/subscriptions`: registers a device (`201`) or refreshes it (`200`).
@@ -22,12 +22,8 @@ extension SubscriptionRoutes {
         let token = reader.deviceToken("token", required: true)
         reader.rejectUnknownFields()
         try reader.finish()
-        let now = context.services.now()
-        let deviceKey = context.deviceKey
-        try await context.services.database.transaction { connection in
-            let device = try NativeDevice.find(app: app, token: token ?? "", deviceKey: deviceKey, in: connection)
-            try SubscriptionStore.retire(subscriptionID: device.subscriptionID, now: now, in: connection)
-        }
+        try await DeviceService.retire(app: app, token: token ?? "", deviceKey: context.deviceKey, now: context.services.now(),
+                                       in: context.services.database)
         return .json(["ok": true])
     }
 }

@@ -1,3 +1,4 @@
+import OpenPushDelivery
 import HTTPServer
 
 /// Devices: the SDK registers and retires them on the native `/v1` routes; backends read,

@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 extension SubscriptionStore {

@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// `TagLimits.maxKeys` where tags are written: the count is read from the row as the write left

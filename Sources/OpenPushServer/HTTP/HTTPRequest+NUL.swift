@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 
 extension HTTPRequest {
     /// Path parameters, query arguments and header values holding a NUL, each named. libpq would

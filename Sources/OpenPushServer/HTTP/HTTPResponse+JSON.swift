@@ -1,5 +1,6 @@
 public import HTTPServer
 public import OpenPushCore
+public import OpenPushDelivery
 
 extension HTTPResponse {
     /// A JSON response. Bodies are built from `JSONValue` so key order is what the caller wrote.

@@ -72,7 +72,7 @@ public final class OpenPushApplication: HTTPResponder {
     /// Known errors keep their status; a lost database is a `503`; anything else is a `500`
     /// whose details stay in the log.
     func errorResponse(_ error: any Error, family: RouteFamily, request: HTTPRequest, logger: Logger) -> HTTPResponse {
-        if let apiError = error as? APIError {
+        if let apiError = APIError.answering(error) {
             return .error(apiError, family: family)
         }
         if let databaseError = error as? PostgresError, databaseError.isUnavailable {

@@ -1,3 +1,4 @@
+import OpenPushDelivery
 import HTTPServer
 
 /// Every route area registers here, in one place, so the route table reads top to bottom.

@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// Who a Live Activity send reaches, as queries yielding `subscription_id`, `token`,

@@ -34,27 +34,10 @@ enum LiveActivityRoutes {
         try reader.finish()
         guard let token, case .string(let activityID)? = body["activity_id"], case .string(let updateToken)? = body["update_token"]
         else { throw InvariantViolation("validated fields missing") }
-        let requestedStaleAt = staleAt
-        let now = context.services.now()
-        let deviceKey = context.deviceKey
-        let registration = try await context.services.database.transaction { connection in
-            let device = try NativeDevice.find(
-                app: app, token: token, deviceKey: deviceKey,
-                unknownMessage: "unknown device token for this app — register the device before its Live Activities",
-                in: connection)
-            if app.sharedDemo, try LiveActivityStore.isHeldByAnotherDevice(
-                appID: app.id, subscriptionID: device.subscriptionID, activityID: activityID, in: connection) {
-                throw APIError(status: 403, "live activity '\(activityID)' belongs to another device — an activity id is not a capability")
-            }
-            let registration = try LiveActivityStore.register(
-                appID: app.id, subscriptionID: device.subscriptionID, activityID: activityID,
-                activityType: activityType.flatMap { $0.isEmpty ? nil : $0 }, updateToken: updateToken.lowercased(),
-                requestedStaleAt: requestedStaleAt, now: now, in: connection)
-            try EventOutbox.append([OutboundEvent(type: .liveActivityRegistered, appID: app.id, data: EventData.liveActivityRegistered(
-                activityID: activityID, activityType: registration.activityType, subscriptionID: device.subscriptionID,
-                created: registration.created))], in: connection)
-            return registration
-        }
+        let input = LiveActivityService.UpdateToken(activityID: activityID, activityType: activityType,
+                                                    updateToken: updateToken, requestedStaleAt: staleAt)
+        let registration = try await LiveActivityService.register(input, app: app, token: token, deviceKey: context.deviceKey,
+                                                                  now: context.services.now(), in: context.services.database)
         return .json([
             "id": .string(registration.id),
             "app": .string(app.id),
@@ -70,14 +53,9 @@ enum LiveActivityRoutes {
     @Sendable static func end(_ context: RouteContext) async throws -> HTTPResponse {
         let (app, token) = try await context.nativeTokenRequest()
         let activityID = context.pathParameter("activity_id")
-        let now = context.services.now()
-        let deviceKey = context.deviceKey
-        try await context.services.database.transaction { connection in
-            let device = try NativeDevice.find(app: app, token: token, deviceKey: deviceKey, in: connection)
-            guard try LiveActivityStore.end(appID: app.id, subscriptionID: device.subscriptionID, activityID: activityID,
-                                            reason: .device, now: now, in: connection)
-            else { throw APIError.notFound("no live activity '\(activityID)' on this device") }
-        }
+        guard try await LiveActivityService.end(activityID: activityID, app: app, token: token, deviceKey: context.deviceKey,
+                                                now: context.services.now(), in: context.services.database)
+        else { throw APIError.notFound("no live activity '\(activityID)' on this device") }
         return .json(["app": .string(app.id), "activity_id": .string(activityID), "ended": true])
     }
 
@@ -93,14 +71,9 @@ enum LiveActivityRoutes {
         guard let token, let activityType, case .string(let pushToStartToken)? = body["push_to_start_token"] else {
             throw InvariantViolation("validated fields missing")
         }
-        let now = context.services.now()
-        let deviceKey = context.deviceKey
-        let (id, created) = try await context.services.database.transaction { connection in
-            let device = try NativeDevice.find(app: app, token: token, deviceKey: deviceKey, in: connection)
-            return try PushToStartStore.register(appID: app.id, subscriptionID: device.subscriptionID,
-                                                 activityType: activityType, token: pushToStartToken.lowercased(),
-                                                 now: now, in: connection)
-        }
+        let (id, created) = try await LiveActivityService.registerPushToStart(
+            activityType: activityType, pushToStartToken: pushToStartToken, app: app, token: token,
+            deviceKey: context.deviceKey, now: context.services.now(), in: context.services.database)
         return .json(["id": .string(id), "app": .string(app.id), "activity_type": .string(activityType),
                       "created": .bool(created)])
     }
@@ -112,13 +85,9 @@ enum LiveActivityRoutes {
         let activityType = reader.string("activity_type", required: true)
         try reader.finish()
         guard let token, let activityType else { throw InvariantViolation("validated fields missing") }
-        let deviceKey = context.deviceKey
-        try await context.services.database.transaction { connection in
-            let device = try NativeDevice.find(app: app, token: token, deviceKey: deviceKey, in: connection)
-            guard try PushToStartStore.remove(appID: app.id, subscriptionID: device.subscriptionID,
-                                              activityType: activityType, in: connection)
-            else { throw APIError.notFound("no push-to-start token for '\(activityType)' on this device") }
-        }
+        guard try await LiveActivityService.removePushToStart(activityType: activityType, app: app, token: token,
+                                                              deviceKey: context.deviceKey, in: context.services.database)
+        else { throw APIError.notFound("no push-to-start token for '\(activityType)' on this device") }
         return .json(["ok": true])
     }
 
@@ -131,16 +100,11 @@ enum LiveActivityRoutes {
         let activityType = reader.string("activity_type")
         try reader.finish()
         guard let token else { throw InvariantViolation("validated token missing") }
-        let now = context.services.now()
-        let deviceKey = context.deviceKey
-        try await context.services.database.transaction { connection in
-            let device = try NativeDevice.find(app: app, token: token, deviceKey: deviceKey, in: connection)
-            guard try ClickStore.record(appID: app.id, subscriptionID: device.subscriptionID, activityID: activityID,
-                                        messageID: messageID.flatMap { $0.isEmpty ? nil : $0 },
-                                        activityType: activityType.flatMap { $0.isEmpty ? nil : $0 },
-                                        now: now, in: connection)
-            else { throw APIError.notFound("no live activity push to attribute this click to") }
-        }
+        guard try await TapService.clicked(app: app, token: token, deviceKey: context.deviceKey, activityID: activityID,
+                                           messageID: messageID.flatMap { $0.isEmpty ? nil : $0 },
+                                           activityType: activityType.flatMap { $0.isEmpty ? nil : $0 },
+                                           now: context.services.now(), in: context.services.database)
+        else { throw APIError.notFound("no live activity push to attribute this click to") }
         return .json(["ok": true])
     }
 }

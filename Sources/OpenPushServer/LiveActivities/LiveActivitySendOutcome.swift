@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 
 /// What a send request came to, decided inside its transaction and rendered after commit.
 /// Every authenticated request counts against the rate limit, refused or not: the limit is

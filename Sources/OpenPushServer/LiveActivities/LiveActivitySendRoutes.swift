@@ -4,7 +4,7 @@ import OpenPushDelivery
 
 /// The two server send routes: start, and update or end, across an audience. They answer in
 /// OneSignal's `{"errors": […]}` shape, share one rate limit, and only queue deliveries: the
-/// workers send them after the transaction commits (`LiveActivitySendService`).
+/// workers send them after the service commits (`LiveActivitySendService`).
 enum LiveActivitySendRoutes {
     static func register(on router: inout Router<RouteHandler>) {
         router.add(.post, "/apps/{app_id}/activities/activity/{activity_type}", start)
@@ -16,7 +16,7 @@ enum LiveActivitySendRoutes {
         let activityType = context.pathParameter("activity_type")
         let body = requestBody(context)
         let outcome = try await LiveActivitySendService.start(
-            body.flatMap(LiveActivitySendParser.parseStart), request: (try? body.get()) ?? [:], activityType: activityType,
+            body.flatMap { LiveActivitySendParser.parseStart($0).mapError(APIError.init) }, request: (try? body.get()) ?? [:], activityType: activityType,
             principal: principal, now: context.services.now(), database: context.services.database)
         return try outcome.response()
     }
@@ -26,7 +26,7 @@ enum LiveActivitySendRoutes {
         let activityID = context.pathParameter("activity_id")
         let body = requestBody(context)
         let outcome = try await LiveActivitySendService.updateOrEnd(
-            body.flatMap { LiveActivitySendParser.parseUpdateOrEnd($0, activityID: activityID) },
+            body.flatMap { LiveActivitySendParser.parseUpdateOrEnd($0, activityID: activityID).mapError(APIError.init) },
             request: (try? body.get()) ?? [:], activityID: activityID,
             principal: principal, now: context.services.now(), database: context.services.database)
         return try outcome.response()

@@ -1,4 +1,5 @@
 public import OpenPushCore
+import OpenPushDelivery
 public import Postgres
 
 extension LiveActivityWindow {

@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// Serialises one app's sends across every process: each runs in a transaction holding the app's

@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 
 /// `GET /notifications/{notification_id}/deliveries?app_id=…`: a message's per-device records,
 /// for support. Authenticated and scoped exactly like `GET /notifications/{notification_id}`.

@@ -1,5 +1,6 @@
 import Crypto
 import OpenPushCore
+import OpenPushDelivery
 
 /// `/metrics` behind `OPENPUSH_METRICS_TOKEN`: open when no token is configured, otherwise only
 /// for `Authorization: Bearer <token>`. Route templates and pool figures say a lot about a

@@ -1,3 +1,4 @@
+import OpenPushDelivery
 import Crypto
 import Foundation
 public import Postgres

@@ -1,3 +1,4 @@
+import OpenPushDelivery
 public import Postgres
 
 /// A sliding-window limit kept in PostgreSQL, so it holds across every process on the database:

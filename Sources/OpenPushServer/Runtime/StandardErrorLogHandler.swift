@@ -1,5 +1,6 @@
 import Foundation
 public import OpenPushCore
+import OpenPushDelivery
 
 /// Writes one line per record to standard error, with a UTC timestamp.
 public struct StandardErrorLogHandler: LogHandler {

@@ -17,7 +17,7 @@ enum StatsRoutes {
         let request = try ThroughputRequest.read(context.request.query)
         let services = context.services
         let buckets = request.buckets(now: services.now())
-        let counted = try await services.database.withConnection { try StatsStore.throughput(buckets, in: $0) }
+        let counted = try await StatsStore.throughput(buckets, in: services.database)
         let depth = try await DeliveryQueue.depth(in: services.database)
         let series = buckets.fill(counted)
         return .json([
@@ -47,11 +47,7 @@ enum StatsRoutes {
         let request = try AppStatsRequest.read(context.request.query)
         let services = context.services
         let range = request.range(now: services.now())
-        let found = try await services.database.transaction { connection -> (AppRecord, StatsStore.AppFigures)? in
-            try StatsStore.readSnapshot(connection)
-            guard let app = try AppStore.find(id, in: connection) else { return nil }
-            return (app, try StatsStore.app(id, from: range.from, to: range.to, in: connection))
-        }
+        let found = try await StatsStore.app(id, from: range.from, to: range.to, in: services.database)
         guard let (app, figures) = found else { throw Authentication.unknownApp(id) }
         return .json([
             "app_id": .string(app.id),

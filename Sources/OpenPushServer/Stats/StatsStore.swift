@@ -21,6 +21,22 @@ enum StatsStore {
         return counted
     }
 
+    static func throughput(_ buckets: StatsBuckets, in database: PostgresPool) async throws
+        -> [Int64: (accepted: Int64, failed: Int64)]
+    {
+        try await database.withConnection { try throughput(buckets, in: $0) }
+    }
+
+    /// The app and its figures over `[from, to)`, read from one snapshot; nil for an unknown app.
+    static func app(_ appID: String, from: Int64, to: Int64,
+                    in database: PostgresPool) async throws -> (app: AppRecord, figures: AppFigures)? {
+        try await database.transaction { connection -> (app: AppRecord, figures: AppFigures)? in
+            try readSnapshot(connection)
+            guard let app = try AppStore.find(appID, in: connection) else { return nil }
+            return (app, try Self.app(appID, from: from, to: to, in: connection))
+        }
+    }
+
     /// The statement `throughput` runs (the tests read its plan).
     static func throughputQuery(_ buckets: StatsBuckets) -> PostgresQuery {
         """

@@ -1,6 +1,6 @@
 import HTTPServer
 import OpenPushCore
-import Postgres
+import OpenPushDelivery
 
 /// `POST /v1/apps/{app_id}/notifications/{notification_id}/opened`: a device reports a tap on an
 /// ordinary notification, with the app's SDK key and its push token (as the Live Activity click).
@@ -12,20 +12,14 @@ enum OpenedRoutes {
     @Sendable static func opened(_ context: RouteContext) async throws -> HTTPResponse {
         let (app, token) = try await context.nativeTokenRequest()
         let messageID = context.pathParameter("notification_id")
-        let now = context.services.now()
-        let deviceKey = context.deviceKey
-        try await context.services.database.transaction { connection in
-            let device = try NativeDevice.find(app: app, token: token, deviceKey: deviceKey, in: connection)
-            switch try OpenedStore.record(appID: app.id, messageID: messageID, subscriptionID: device.subscriptionID,
-                                          now: now, in: connection) {
-            case .counted:
-                return
-            case .unknownMessage:
-                throw APIError.notFound("notification '\(messageID)' not found")
-            case .notDelivered:
-                throw APIError.notFound("notification '\(messageID)' has not reached this device — no tap to count")
-            }
+        switch try await TapService.opened(app: app, token: token, deviceKey: context.deviceKey, messageID: messageID,
+                                           now: context.services.now(), in: context.services.database) {
+        case .counted:
+            return .json(["ok": true])
+        case .unknownMessage:
+            throw APIError.notFound("notification '\(messageID)' not found")
+        case .notDelivered:
+            throw APIError.notFound("notification '\(messageID)' has not reached this device — no tap to count")
         }
-        return .json(["ok": true])
     }
 }

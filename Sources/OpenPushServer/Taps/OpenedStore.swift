@@ -1,3 +1,4 @@
+import OpenPushDelivery
 import Postgres
 
 /// Attributes taps on ordinary notifications to the device's delivery record.

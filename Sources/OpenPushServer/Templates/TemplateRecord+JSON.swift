@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 
 extension TemplateRecord {
     /// OneSignal's channel for every OpenPush template.

@@ -32,6 +32,10 @@ enum TemplateStore {
             .first.map(TemplateRecord.init(row:))
     }
 
+    static func find(id: String, appID: String, in database: PostgresPool) async throws -> TemplateRecord? {
+        try await database.withConnection { try find(id: id, appID: appID, in: $0) }
+    }
+
     /// Sets the fields given and removes those sent as `null`, in one statement; nil when the app
     /// has no template with this id.
     static func update(id: String, appID: String, fields: TemplateFields, now: Double,

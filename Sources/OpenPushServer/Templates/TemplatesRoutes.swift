@@ -53,9 +53,7 @@ enum TemplatesRoutes {
     @Sendable static func view(_ context: RouteContext) async throws -> HTTPResponse {
         let principal = try await caller(context)
         let id = context.pathParameter("template_id")
-        let record = try await context.services.database.withConnection {
-            try TemplateStore.find(id: id, appID: principal.app.id, in: $0)
-        }
+        let record = try await TemplateStore.find(id: id, appID: principal.app.id, in: context.services.database)
         guard let record else { throw notFound(id) }
         return .json(record.resource)
     }

@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 
 extension TenantRecord {
     /// A tenant as the organization sees it: never its REST key.

@@ -1,3 +1,4 @@
+import OpenPushDelivery
 public import Postgres
 
 /// One tenant of a shared demo app: it holds its own REST key and sees only the devices linked

@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 
 /// Tenants of a shared demo app: one sample app whose SDK key every tenant holds. The operator
 /// creates, lists and deletes tenants with the organization key; each tenant gets its own REST

@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// A user of an app with its aliases (label → value, one value per label).

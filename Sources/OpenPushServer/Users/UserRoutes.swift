@@ -1,3 +1,4 @@
+import OpenPushDelivery
 import HTTPServer
 
 /// Users and their aliases, OneSignal's user model, with the REST key. A user is addressed as

@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 public import Postgres
 
 extension UserStore {

@@ -1,4 +1,5 @@
 import OpenPushCore
+import OpenPushDelivery
 import Postgres
 
 /// One row of `webhooks` as the routes show it: never its secrets.

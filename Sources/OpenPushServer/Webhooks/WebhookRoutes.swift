@@ -50,9 +50,7 @@ enum WebhookRoutes {
     @Sendable static func view(_ context: RouteContext) async throws -> HTTPResponse {
         let principal = try await caller(context)
         let id = context.pathParameter("webhook_id")
-        let record = try await context.services.database.withConnection {
-            try WebhookStore.find(id: id, appID: principal.app.id, in: $0)
-        }
+        let record = try await WebhookStore.find(id: id, appID: principal.app.id, in: context.services.database)
         guard let record else { throw notFound(id) }
         return .json(record.json)
     }
@@ -95,7 +93,7 @@ enum WebhookRoutes {
         let principal = try await caller(context)
         let id = context.pathParameter("webhook_id")
         let database = context.services.database
-        let enabled = try await database.withConnection { try WebhookStore.find(id: id, appID: principal.app.id, in: $0) }?.enabled
+        let enabled = try await WebhookStore.find(id: id, appID: principal.app.id, in: database)?.enabled
         guard let enabled else { throw notFound(id) }
         guard enabled else { throw APIError(status: 409, "webhook '\(id)' is disabled: enable it (PATCH enabled: true) first") }
         switch try await WebhookStore.ping(id: id, appID: principal.app.id, now: context.services.now(), in: database) {

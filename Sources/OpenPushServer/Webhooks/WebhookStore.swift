@@ -53,6 +53,10 @@ enum WebhookStore {
             .first.map(WebhookRecord.init(row:))
     }
 
+    static func find(id: String, appID: String, in database: PostgresPool) async throws -> WebhookRecord? {
+        try await database.withConnection { try find(id: id, appID: appID, in: $0) }
+    }
+
     /// Changes the fields given. Enabling an endpoint that was disabled clears why, forgets its
     /// failures and moves its cursor to the app's newest event: it resumes with new events only.
     static func update(id: String, appID: String, fields: WebhookFields, now: Double,

@@ -83,6 +83,17 @@ import Postgres
         #expect(native.json == ["detail": "first problem; second problem"])
     }
 
+    /// Core's validators know no status: the edge answers their refusal as a `400`.
+    @Test func invalidInputIs400InTheFamilyShape() async throws {
+        let app = try await TestApp.make(routes: TestRoutes.register)
+        let rest = await app.request(.get, "/apps/app_1/test/invalid")
+        #expect(rest.status == 400)
+        #expect(rest.json == ["errors": ["first field is wrong", "second field is wrong"]])
+        let native = await app.request(.get, "/v1/apps/app_1/test/invalid")
+        #expect(native.status == 400)
+        #expect(native.json == ["detail": "first field is wrong; second field is wrong"])
+    }
+
     @Test func unexpectedErrorsAre500WithoutInternals() async throws {
         let app = try await TestApp.make(routes: TestRoutes.register)
         let response = await app.request(.get, "/apps/app_1/test/crash")

@@ -1,5 +1,6 @@
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 import OpenPushServer
 import OpenPushTestSupport
 import Postgres
@@ -23,6 +24,9 @@ enum TestRoutes {
             }
             router.add(.get, prefix + "/fail") { _ in
                 throw APIError(status: 409, messages: ["first problem", "second problem"])
+            }
+            router.add(.get, prefix + "/invalid") { _ in
+                throw InvalidInput(["first field is wrong", "second field is wrong"])
             }
             router.add(.get, prefix + "/crash") { _ in
                 struct Unexpected: Error {}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import OpenPushCore
+import OpenPushServer
 import OpenPushTestSupport
 import Subprocess
 

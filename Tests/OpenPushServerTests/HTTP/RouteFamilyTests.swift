@@ -1,5 +1,6 @@
 import Testing
 import OpenPushCore
+import OpenPushServer
 
 @Suite struct RouteFamilyTests {
     @Test(arguments: [

@@ -1,3 +1,6 @@
+public import OpenPushCore
+import OpenPushDelivery
+
 /// The families of routes OpenPush serves. Each family has its own error body shape, which
 /// existing clients of that family parse.
 public enum RouteFamily: Sendable, Equatable {

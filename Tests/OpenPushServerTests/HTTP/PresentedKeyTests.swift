@@ -1,5 +1,5 @@
 import Testing
-import OpenPushCore
+import OpenPushServer
 
 @Suite struct PresentedKeyTests {
     @Test(arguments: [

@@ -1,3 +1,4 @@
+import OpenPushDelivery
 /// Reads the key a client presents. The send routes and the REST API accept
 /// `Authorization: Key|Basic|Bearer <key>`, a bare `Authorization: <key>`, or `X-OP-API-Key`.
 /// The key is always the literal text after the scheme word: nothing is base64-decoded, so

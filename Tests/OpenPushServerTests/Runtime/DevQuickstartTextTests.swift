@@ -1,5 +1,5 @@
 import Testing
-import OpenPushCore
+import OpenPushServer
 
 /// The quickstart `openpush dev` prints: the console's address and three commands.
 @Suite struct DevQuickstartTextTests {

@@ -1,3 +1,4 @@
+import OpenPushDelivery
 /// What `openpush dev` prints after the keys: the console's address and three commands that
 /// work as printed — register a device token (SDK key), send it a notification (REST key), and
 /// list what the local APNs simulator accepted for that token.
