@@ -1,4 +1,5 @@
 public import OpenPushCore
+import EventLoop
 import Synchronization
 
 /// Channel management ("Sending channel management requests to APNs") on the management hosts,
@@ -70,7 +71,7 @@ extension APNSClient {
             headers.append(("content-length", String(body.count)))
         }
         if let field = APNSPendingRequest.unsendableField(in: headers) { throw APNSPendingRequest.unsendable(field) }
-        let deadline = APNSMonotonicClock.now() + configuration.requestTimeout
+        let deadline = MonotonicClock.now() + configuration.requestTimeout
         let key = APNSPoolKey(credential: credential, environment: environment, service: service)
         let result = await withCheckedContinuation { continuation in
             // Its own turn among the pool's senders: a broadcast does not queue behind device pushes.

@@ -1,4 +1,5 @@
 import Crypto
+import EventLoop
 import Foundation
 public import OpenPushCore
 import Synchronization
@@ -110,7 +111,7 @@ public final class APNSClient: Sendable {
         completion: @escaping @Sendable (Int, Result<APNSResponse, APNSTransportError>) -> Void
     ) {
         let endpoint = endpoints[APNSRoute(environment: environment, service: .push)]!
-        let deadline = APNSMonotonicClock.now() + configuration.requestTimeout
+        let deadline = MonotonicClock.now() + configuration.requestTimeout
         var items: [APNSPendingRequest] = []
         items.reserveCapacity(pushes.count)
         for (index, push) in pushes.enumerated() {

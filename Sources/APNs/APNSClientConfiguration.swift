@@ -1,4 +1,5 @@
 import Foundation
+import OpenPushCore
 
 /// How an `APNSClient` reaches APNs. Durations in seconds.
 public struct APNSClientConfiguration: Sendable {

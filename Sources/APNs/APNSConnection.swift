@@ -1,4 +1,5 @@
 import Crypto
+import EventLoop
 import HTTP2
 import OpenPushCore
 
@@ -17,7 +18,7 @@ final class APNSConnection {
         /// Waiting for the resolver thread.
         case resolving(deadline: Double)
         /// TCP connect in flight to one address; the others are tried next.
-        case connecting(remaining: ArraySlice<APNSAddressResolver.Address>, deadline: Double)
+        case connecting(remaining: ArraySlice<AddressResolver.Address>, deadline: Double)
         case handshaking(deadline: Double)
         case open
     }
@@ -29,9 +30,9 @@ final class APNSConnection {
 
     private var machine: APNSConnectionStateMachine
     private var phase = Phase.idle
-    private var socket: APNSSocket?
+    private var socket: NonBlockingSocket?
     private var token: UInt64 = 0
-    private var interest: APNSEpoll.Interest = []
+    private var interest: Epoll.Interest = []
     private var session: HTTP2ClientSession?
     private var inFlight: [Int32: APNSPendingRequest] = [:]
     private var output: [UInt8] = []
@@ -84,7 +85,7 @@ final class APNSConnection {
     }
 
     /// The socket is ready for `ready`.
-    func handle(_ ready: APNSEpoll.Interest) {
+    func handle(_ ready: Epoll.Interest) {
         switch phase {
         case .connecting:
             tcpConnected()
@@ -149,12 +150,12 @@ final class APNSConnection {
 
     private func connect() {
         shared.queue.setStatus(.connecting, of: index)
-        resolveAndConnect(deadline: APNSMonotonicClock.now() + shared.configuration.connectTimeout)
+        resolveAndConnect(deadline: MonotonicClock.now() + shared.configuration.connectTimeout)
     }
 
     private func resolveAndConnect(deadline: Double) {
         let endpoint = shared.endpoint
-        switch context.resolver.addresses(host: endpoint.host, port: endpoint.port, now: APNSMonotonicClock.now()) {
+        switch context.resolver.addresses(host: endpoint.host, port: endpoint.port, now: MonotonicClock.now()) {
         case .ready(let addresses):
             do throws(APNSTransportError) {
                 try connectNext(addresses[...], deadline: deadline)
@@ -164,17 +165,17 @@ final class APNSConnection {
         case .pending:
             phase = .resolving(deadline: deadline)
         case .failed(let error):
-            connectFailed(error)
+            connectFailed(APNSTransportError(error))
         }
     }
 
     /// Starts connecting to the first address that takes a connect; throws when none does.
-    private func connectNext(_ addresses: ArraySlice<APNSAddressResolver.Address>, deadline: Double) throws(APNSTransportError) {
+    private func connectNext(_ addresses: ArraySlice<AddressResolver.Address>, deadline: Double) throws(APNSTransportError) {
         var remaining = addresses
         var lastError = "no address"
         while let address = remaining.popFirst() {
-            do throws(APNSTransportError) {
-                let (opened, connected) = try APNSSocket.connect(to: address)
+            do throws(SocketError) {
+                let (opened, connected) = try NonBlockingSocket.connect(to: address)
                 socket = opened
                 interest = [.writable]
                 token = context.register(self, descriptor: opened.descriptor, interest: interest)
@@ -191,7 +192,7 @@ final class APNSConnection {
     private func tcpConnected() {
         guard case .connecting(let remaining, let deadline) = phase, let socket else { return }
         do throws(APNSTransportError) {
-            do throws(APNSTransportError) {
+            do throws(SocketError) {
                 try socket.finishConnect()
             } catch {
                 dropSocket()
@@ -212,8 +213,12 @@ final class APNSConnection {
                 guard let tlsContext = shared.tlsContext else {
                     throw APNSTransportError(.connectFailed, "no TLS context for \(shared.endpoint.authority)")
                 }
-                try socket.startTLS(context: tlsContext, hostname: shared.endpoint.host, authority: shared.endpoint.authority)
-                phase = .handshaking(deadline: APNSMonotonicClock.now() + shared.configuration.connectTimeout)
+                do throws(SocketError) {
+                    try socket.startTLS(context: tlsContext, hostname: shared.endpoint.host, authority: shared.endpoint.authority)
+                } catch {
+                    throw APNSTransportError(error)
+                }
+                phase = .handshaking(deadline: MonotonicClock.now() + shared.configuration.connectTimeout)
             } else {
                 established()
             }
@@ -227,7 +232,7 @@ final class APNSConnection {
     /// TCP (and TLS) are up and the client preface is (or goes) out; SETTINGS are awaited.
     private func established() {
         phase = .open
-        machine.connectSucceeded(now: APNSMonotonicClock.now())
+        machine.connectSucceeded(now: MonotonicClock.now())
         shared.queue.setStatus(.up, of: index)
         isCounted = true
         shared.counters.openConnections.add(1, ordering: .relaxed)
@@ -241,13 +246,13 @@ final class APNSConnection {
         session = nil
         phase = .idle
         context.resolver.forget(host: shared.endpoint.host, port: shared.endpoint.port)
-        machine.connectFailed(now: APNSMonotonicClock.now(), jitter: nextJitter())
+        machine.connectFailed(now: MonotonicClock.now(), jitter: nextJitter())
         shared.queue.connectFailed(index: index, error: error)
     }
 
     /// A failure of the socket: before the handshake is done a connect failure, after it a
     /// lost connection.
-    private func failed(_ error: APNSTransportError) {
+    private func failed(_ error: SocketError) {
         if case .open = phase {
             connectionLost(error.message)
         } else {
@@ -282,13 +287,13 @@ final class APNSConnection {
 
     private func connectionLost(_ reason: String) {
         shared.logger.debug("APNs connection lost: \(reason)", ["apns.endpoint": shared.endpoint.authority])
-        perform(machine.connectionLost(now: APNSMonotonicClock.now(), jitter: nextJitter()), lost: true)
+        perform(machine.connectionLost(now: MonotonicClock.now(), jitter: nextJitter()), lost: true)
         closeSocket()
     }
 
     private func updateInterest() {
         guard let socket else { return }
-        let wanted: APNSEpoll.Interest
+        let wanted: Epoll.Interest
         switch phase {
         case .idle, .resolving: return
         case .connecting: wanted = [.writable]
@@ -307,7 +312,7 @@ final class APNSConnection {
     /// used up their retries or their time).
     private func giveBack(_ streamIDs: [Int32], lost: Bool) {
         var returned: [APNSPendingRequest] = []
-        let now = APNSMonotonicClock.now()
+        let now = MonotonicClock.now()
         for streamID in streamIDs {
             guard let item = inFlight.removeValue(forKey: streamID) else { continue }
             shared.counters.inFlightStreams.subtract(1, ordering: .relaxed)
@@ -333,9 +338,9 @@ final class APNSConnection {
             guard let socket, let session else { return }
             // withUnsafeMutableBytes only rethrows untyped errors: carry the typed one out as a Result.
             let attempt = context.readBuffer.withUnsafeMutableBytes { buffer in
-                Result { () throws(APNSTransportError) in try socket.read(into: buffer) }
+                Result { () throws(SocketError) in try socket.read(into: buffer) }
             }
-            let result: APNSSocket.IOResult
+            let result: NonBlockingSocket.IOResult
             switch attempt {
             case .success(let value): result = value
             case .failure(let error): return failed(error)
@@ -343,7 +348,7 @@ final class APNSConnection {
             switch result {
             case .transferred(let count):
                 readWantsWritable = false
-                let now = APNSMonotonicClock.now()
+                let now = MonotonicClock.now()
                 machine.bytesReceived(now: now)
                 let events: [HTTP2Event]
                 do {
@@ -436,7 +441,7 @@ final class APNSConnection {
             return
         }
         let authorization = "bearer " + token.jwt
-        let answerBy = APNSMonotonicClock.now() + shared.configuration.requestTimeout
+        let answerBy = MonotonicClock.now() + shared.configuration.requestTimeout
         for position in items.indices {
             let item = items[position]
             item.authorize(authorization)
@@ -475,9 +480,9 @@ final class APNSConnection {
         while outputOffset < output.count {
             let offset = outputOffset
             let attempt = output.withUnsafeBytes { bytes in
-                Result { () throws(APNSTransportError) in try socket.write(UnsafeRawBufferPointer(rebasing: bytes[offset...])) }
+                Result { () throws(SocketError) in try socket.write(UnsafeRawBufferPointer(rebasing: bytes[offset...])) }
             }
-            let result: APNSSocket.IOResult
+            let result: NonBlockingSocket.IOResult
             switch attempt {
             case .success(let value): result = value
             case .failure(let error): return failed(error)
@@ -490,7 +495,7 @@ final class APNSConnection {
                 writeWantsWritable = wantsWrite
                 return
             case .closed:
-                return failed(APNSTransportError(.connectionLost, "closed by the server"))
+                return failed(SocketError(.connectionLost, "closed by the server"))
             }
         }
         output.removeAll(keepingCapacity: true)

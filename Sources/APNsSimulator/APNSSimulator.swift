@@ -1,4 +1,5 @@
 import Crypto
+import EventLoop
 import Foundation
 import HTTP2
 import Synchronization
@@ -197,7 +198,7 @@ public final class APNSSimulator: Sendable {
         guard configuration.maxRate != nil else { return nil }
         // `rateLimit` is set exactly when `maxRate` is.
         return rateLimit.withLock { limit -> Duration? in
-            let now = APNSMonotonicClock.now()
+            let now = MonotonicClock.now()
             return .seconds(limit!.reserve(now: now) - now)
         }
     }
