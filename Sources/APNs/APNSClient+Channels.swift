@@ -1,4 +1,4 @@
-public import OpenPushCore
+package import OpenPushCore
 import EventLoop
 import Synchronization
 
@@ -8,7 +8,7 @@ import Synchronization
 extension APNSClient {
     /// `POST /1/apps/<bundleID>/channels` `{"message-storage-policy": N, "push-type": "LiveActivity"}`:
     /// `201` with the new channel's id in `channelID`.
-    public func createChannel(
+    package func createChannel(
         bundleID: String, storagePolicy: ChannelStoragePolicy, requestID: String,
         credential: APNSCredential, environment: APNSEnvironment
     ) async throws(APNSTransportError) -> APNSResponse {
@@ -20,7 +20,7 @@ extension APNSClient {
 
     /// `GET /1/apps/<bundleID>/channels` with `apns-channel-id`: `200` with the channel's
     /// `{"message-storage-policy", "push-type"}` in `body`.
-    public func readChannel(
+    package func readChannel(
         bundleID: String, channelID: String, requestID: String, credential: APNSCredential, environment: APNSEnvironment
     ) async throws(APNSTransportError) -> APNSResponse {
         try await request(
@@ -30,7 +30,7 @@ extension APNSClient {
     }
 
     /// `DELETE /1/apps/<bundleID>/channels` with `apns-channel-id`: `204`.
-    public func deleteChannel(
+    package func deleteChannel(
         bundleID: String, channelID: String, requestID: String, credential: APNSCredential, environment: APNSEnvironment
     ) async throws(APNSTransportError) -> APNSResponse {
         try await request(
@@ -40,7 +40,7 @@ extension APNSClient {
     }
 
     /// `GET /1/apps/<bundleID>/all-channels`: `200` with `{"channels": [id, …]}` in `body`.
-    public func listChannels(
+    package func listChannels(
         bundleID: String, requestID: String, credential: APNSCredential, environment: APNSEnvironment
     ) async throws(APNSTransportError) -> APNSResponse {
         try await request(
@@ -49,7 +49,7 @@ extension APNSClient {
     }
 
     /// One broadcast: `POST /4/broadcasts/apps/<bundleID>` on the push hosts; `200` when APNs took it.
-    public func broadcast(
+    package func broadcast(
         _ broadcast: APNSBroadcastRequest, credential: APNSCredential, environment: APNSEnvironment
     ) async throws(APNSTransportError) -> APNSResponse {
         try await request(
