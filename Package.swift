@@ -36,8 +36,12 @@ let package = Package(
         // Outbound HTTP (webhooks) over libcurl's multi interface.
         .target(name: "HTTPClient", dependencies: ["CCurl"], swiftSettings: swiftSettings),
 
-        // APNs over HTTP/2: the client (TLS or h2c, JWT, connection pool) and the local simulator.
-        .target(name: "APNs", dependencies: ["HTTP2", "Crypto", "OpenPushCore", "Subprocess"], swiftSettings: swiftSettings),
+        // The epoll runtime under the APNs client: epoll, wake signal, monotonic clock, non-blocking TCP/TLS sockets, DNS.
+        .target(name: "EventLoop", dependencies: ["Crypto"], swiftSettings: swiftSettings),
+        // The APNs client over HTTP/2: TLS or h2c, JWT, connection pools on a few event loops.
+        .target(name: "APNs", dependencies: ["EventLoop", "HTTP2", "Crypto", "OpenPushCore"], swiftSettings: swiftSettings),
+        // The local APNs simulator (`openpush apns-sim`, tests): an HTTP/2 server that answers like Apple.
+        .target(name: "APNsSimulator", dependencies: ["EventLoop", "HTTP2", "Crypto", "OpenPushCore"], swiftSettings: swiftSettings),
 
         // Pure domain logic: no I/O.
         .target(name: "OpenPushCore", swiftSettings: swiftSettings, linkerSettings: [.linkedLibrary("m")]),
@@ -49,13 +53,14 @@ let package = Package(
             dependencies: ["OpenPushCore", "Postgres", "APNs", "Crypto", "HTTPClient", "Subprocess"],
             swiftSettings: swiftSettings
         ),
-        // Route handlers, stores, config, metrics: wires the adapters to the domain.
+        // The HTTP application: one folder per feature with its routes, service and store.
         .target(
             name: "OpenPushServer",
             dependencies: ["OpenPushDelivery", "OpenPushCore", "Postgres", "HTTPServer", "HTTP2", "Crypto", "APNs", "Subprocess", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "openpush", dependencies: ["OpenPushServer", "OpenPushDelivery", "HTTPClient"], swiftSettings: swiftSettings),
+        .executableTarget(name: "openpush", dependencies: ["OpenPushServer", "OpenPushDelivery", "HTTPClient", "APNsSimulator"],
+                          swiftSettings: swiftSettings),
         // `bench/apns-client.sh`: the APNs client alone against the simulator.
         .executableTarget(name: "apns-client-bench", dependencies: ["APNs", "Crypto", "OpenPushCore"],
                           path: "bench/apns-client", swiftSettings: swiftSettings),
@@ -63,15 +68,23 @@ let package = Package(
         // Shared test harness: temporary PostgreSQL, in-process requests, manual clock.
         .target(
             name: "OpenPushTestSupport",
-            dependencies: ["OpenPushServer", "OpenPushDelivery", "Postgres", "HTTPServer", "OpenPushCore", "Subprocess", "APNs", "Crypto", "HTTPClient"],
+            dependencies: [
+                "OpenPushServer", "OpenPushDelivery", "Postgres", "HTTPServer", "OpenPushCore", "Subprocess", "APNs", "APNsSimulator",
+                "Crypto", "HTTPClient",
+            ],
             swiftSettings: swiftSettings
         ),
 
         .testTarget(name: "OpenPushCoreTests", dependencies: ["OpenPushCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "OpenPushTestSupport"], swiftSettings: swiftSettings),
         // CNghttp2 and COpenSSL directly: an h2c/TLS test server, and signatures checked independently.
+        // The simulator against the client, and an `openpush apns-sim` child process.
         .testTarget(
-            name: "APNsTests", dependencies: ["APNs", "Crypto", "HTTP2", "OpenPushCore", "CNghttp2", "COpenSSL"],
+            name: "APNsTests", dependencies: ["APNs", "APNsSimulator", "Crypto", "HTTP2", "OpenPushCore", "CNghttp2", "COpenSSL"],
+            swiftSettings: swiftSettings),
+        // A raw HTTP/2 client checks the simulator's answers without the APNs client in between.
+        .testTarget(
+            name: "APNsSimulatorTests", dependencies: ["APNsSimulator", "Crypto", "HTTP2", "OpenPushCore"],
             swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
         // The client against a local HTTPServer.
@@ -83,8 +96,8 @@ let package = Package(
         .testTarget(
             name: "OpenPushServerTests",
             dependencies: [
-                "OpenPushServer", "OpenPushDelivery", "OpenPushTestSupport", "Postgres", "HTTPServer", "OpenPushCore", "APNs", "Crypto", "Subprocess",
-                "HTTPClient",
+                "OpenPushServer", "OpenPushDelivery", "OpenPushTestSupport", "Postgres", "HTTPServer", "OpenPushCore", "APNs",
+                "APNsSimulator", "Crypto", "Subprocess", "HTTPClient",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,3 +1,4 @@
+import OpenPushCore
 import Synchronization
 
 /// Gathers the outcomes of a batch, completed on the event loops' threads, and hands

@@ -1,4 +1,5 @@
-public import OpenPushCore
+package import OpenPushCore
+import EventLoop
 import Synchronization
 
 /// Channel management ("Sending channel management requests to APNs") on the management hosts,
@@ -7,7 +8,7 @@ import Synchronization
 extension APNSClient {
     /// `POST /1/apps/<bundleID>/channels` `{"message-storage-policy": N, "push-type": "LiveActivity"}`:
     /// `201` with the new channel's id in `channelID`.
-    public func createChannel(
+    package func createChannel(
         bundleID: String, storagePolicy: ChannelStoragePolicy, requestID: String,
         credential: APNSCredential, environment: APNSEnvironment
     ) async throws(APNSTransportError) -> APNSResponse {
@@ -19,7 +20,7 @@ extension APNSClient {
 
     /// `GET /1/apps/<bundleID>/channels` with `apns-channel-id`: `200` with the channel's
     /// `{"message-storage-policy", "push-type"}` in `body`.
-    public func readChannel(
+    package func readChannel(
         bundleID: String, channelID: String, requestID: String, credential: APNSCredential, environment: APNSEnvironment
     ) async throws(APNSTransportError) -> APNSResponse {
         try await request(
@@ -29,7 +30,7 @@ extension APNSClient {
     }
 
     /// `DELETE /1/apps/<bundleID>/channels` with `apns-channel-id`: `204`.
-    public func deleteChannel(
+    package func deleteChannel(
         bundleID: String, channelID: String, requestID: String, credential: APNSCredential, environment: APNSEnvironment
     ) async throws(APNSTransportError) -> APNSResponse {
         try await request(
@@ -39,7 +40,7 @@ extension APNSClient {
     }
 
     /// `GET /1/apps/<bundleID>/all-channels`: `200` with `{"channels": [id, …]}` in `body`.
-    public func listChannels(
+    package func listChannels(
         bundleID: String, requestID: String, credential: APNSCredential, environment: APNSEnvironment
     ) async throws(APNSTransportError) -> APNSResponse {
         try await request(
@@ -48,7 +49,7 @@ extension APNSClient {
     }
 
     /// One broadcast: `POST /4/broadcasts/apps/<bundleID>` on the push hosts; `200` when APNs took it.
-    public func broadcast(
+    package func broadcast(
         _ broadcast: APNSBroadcastRequest, credential: APNSCredential, environment: APNSEnvironment
     ) async throws(APNSTransportError) -> APNSResponse {
         try await request(
@@ -70,7 +71,7 @@ extension APNSClient {
             headers.append(("content-length", String(body.count)))
         }
         if let field = APNSPendingRequest.unsendableField(in: headers) { throw APNSPendingRequest.unsendable(field) }
-        let deadline = APNSMonotonicClock.now() + configuration.requestTimeout
+        let deadline = MonotonicClock.now() + configuration.requestTimeout
         let key = APNSPoolKey(credential: credential, environment: environment, service: service)
         let result = await withCheckedContinuation { continuation in
             // Its own turn among the pool's senders: a broadcast does not queue behind device pushes.

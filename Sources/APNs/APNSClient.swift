@@ -1,6 +1,7 @@
 import Crypto
+import EventLoop
 import Foundation
-public import OpenPushCore
+package import OpenPushCore
 import Synchronization
 
 /// Sends pushes to APNs over a few long-lived HTTP/2 connections per (credential,
@@ -12,8 +13,10 @@ import Synchronization
 /// of the client, never Swift's cooperative pool, however many credentials there are. A
 /// key's connections are spread over the loops, as its pushes are. Call `shutdown()` before
 /// dropping the client: the threads keep it alive until then.
+///
+/// Public only because OpenPushServer's public API names it; its members are `package`.
 public final class APNSClient: Sendable {
-    public let configuration: APNSClientConfiguration
+    package let configuration: APNSClientConfiguration
     let endpoints: [APNSRoute: APNSEndpoint]
     private let counters = APNSClientCounters()
     private let loops: [APNSEventLoop]
@@ -25,7 +28,7 @@ public final class APNSClient: Sendable {
     let nextTurn = Atomic(0)
 
     /// Checks the endpoint URLs and loads the trust store (and `caFile`) when an endpoint uses TLS.
-    public init(configuration: APNSClientConfiguration = APNSClientConfiguration(), logger: Logger = .discarding()) throws {
+    package init(configuration: APNSClientConfiguration = APNSClientConfiguration(), logger: Logger = .discarding()) throws {
         self.configuration = configuration
         var endpoints: [APNSRoute: APNSEndpoint] = [:]
         for environment in APNSEnvironment.allCases {
@@ -46,7 +49,7 @@ public final class APNSClient: Sendable {
 
     /// Sends one push and waits for APNs' answer. `sender`: whose queue it waits in for a
     /// stream (`APNSSender`); nil: its topic's, not urgent.
-    public func send(
+    package func send(
         _ push: APNSPush, credential: APNSCredential, environment: APNSEnvironment, sender: APNSSender? = nil
     ) async throws(APNSTransportError) -> APNSResponse {
         let result = await withCheckedContinuation { continuation in
@@ -60,7 +63,7 @@ public final class APNSClient: Sendable {
     /// Sends many pushes at once, spread over the pool's connections within each one's stream
     /// limit, and returns their outcomes in order. Cheaper than a task per push. `sender`: whose
     /// queue they wait in for streams (`APNSSender`); nil: each push's topic's, not urgent.
-    public func send(
+    package func send(
         _ pushes: [APNSPush], credential: APNSCredential, environment: APNSEnvironment, sender: APNSSender? = nil
     ) async -> [Result<APNSResponse, APNSTransportError>] {
         guard !pushes.isEmpty else { return [] }
@@ -72,7 +75,7 @@ public final class APNSClient: Sendable {
         }
     }
 
-    public var metrics: APNSClientMetrics {
+    package var metrics: APNSClientMetrics {
         APNSClientMetrics(
             openConnections: counters.openConnections.load(ordering: .relaxed),
             inFlightStreams: counters.inFlightStreams.load(ordering: .relaxed),
@@ -81,12 +84,12 @@ public final class APNSClient: Sendable {
     }
 
     /// Connections opened since the client started, reconnects included.
-    public var connectionsOpened: Int { counters.connectionsOpened.load(ordering: .relaxed) }
+    package var connectionsOpened: Int { counters.connectionsOpened.load(ordering: .relaxed) }
 
     /// Closes the connections of a credential that is no longer used (e.g. an app's key was
     /// replaced) and forgets its provider token. Its pushes still waiting or in flight fail
     /// with a transport error (`shutdown`); a later send with it starts afresh.
-    public func retire(credential: APNSCredential) async {
+    package func retire(credential: APNSCredential) async {
         _ = signers.withLock { $0.removeValue(forKey: credential) }
         for loop in loops {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -97,7 +100,7 @@ public final class APNSClient: Sendable {
 
     /// Fails everything queued or in flight with `shutdown`, closes every connection and
     /// waits for the loops' threads to end. Sends after this fail at once.
-    public func shutdown() async {
+    package func shutdown() async {
         for loop in loops {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 loop.stop { continuation.resume() }
@@ -110,7 +113,7 @@ public final class APNSClient: Sendable {
         completion: @escaping @Sendable (Int, Result<APNSResponse, APNSTransportError>) -> Void
     ) {
         let endpoint = endpoints[APNSRoute(environment: environment, service: .push)]!
-        let deadline = APNSMonotonicClock.now() + configuration.requestTimeout
+        let deadline = MonotonicClock.now() + configuration.requestTimeout
         var items: [APNSPendingRequest] = []
         items.reserveCapacity(pushes.count)
         for (index, push) in pushes.enumerated() {

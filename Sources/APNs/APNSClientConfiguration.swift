@@ -1,53 +1,56 @@
 import Foundation
+import OpenPushCore
 
 /// How an `APNSClient` reaches APNs. Durations in seconds.
+///
+/// Public only because OpenPushServer's public API names it; its members are `package`.
 public struct APNSClientConfiguration: Sendable {
-    public static let defaultProductionURL = "https://api.push.apple.com"
-    public static let defaultSandboxURL = "https://api.sandbox.push.apple.com"
+    package static let defaultProductionURL = "https://api.push.apple.com"
+    package static let defaultSandboxURL = "https://api.sandbox.push.apple.com"
     /// Apple's channel management hosts ("Sending channel management requests to APNs"):
     /// apart from the push hosts, on their own ports.
-    public static let defaultChannelsProductionURL = "https://api-manage-broadcast.push.apple.com:2196"
-    public static let defaultChannelsSandboxURL = "https://api-manage-broadcast.sandbox.push.apple.com:2195"
+    package static let defaultChannelsProductionURL = "https://api-manage-broadcast.push.apple.com:2196"
+    package static let defaultChannelsSandboxURL = "https://api-manage-broadcast.sandbox.push.apple.com:2195"
 
     /// `https://…` (TLS, ALPN h2), or `http://…` for cleartext h2c: the local simulator only.
-    public var productionURL: String
-    public var sandboxURL: String
+    package var productionURL: String
+    package var sandboxURL: String
     /// Channel management (create, read, delete, list) for broadcast Live Activities;
     /// broadcasts themselves go to the push hosts.
-    public var channelsProductionURL = defaultChannelsProductionURL
-    public var channelsSandboxURL = defaultChannelsSandboxURL
+    package var channelsProductionURL = defaultChannelsProductionURL
+    package var channelsSandboxURL = defaultChannelsSandboxURL
     /// Long-lived connections per (credential, environment).
-    public var connectionsPerKey: Int
+    package var connectionsPerKey: Int
     /// Threads that drive the connections, each an epoll loop, whatever the number of
     /// credentials. A key's connections are spread over them (so one busy key can use more
     /// than one core); every connection stays on its loop.
-    public var eventLoops: Int
+    package var eventLoops: Int
     /// Extra PEM CA certificates to trust besides the system store.
-    public var caFile: String?
+    package var caFile: String?
     /// Bounds DNS + TCP connect, and the TLS handshake, each.
-    public var connectTimeout: Double
+    package var connectTimeout: Double
     /// From `send` to the answer, including time waiting for a free stream and retries.
-    public var requestTimeout: Double
+    package var requestTimeout: Double
     /// PING after this long without a frame; the connection is dead if the PING (or the first
     /// SETTINGS) takes longer than `pingTimeout`.
-    public var pingInterval: Double
-    public var pingTimeout: Double
+    package var pingInterval: Double
+    package var pingTimeout: Double
     /// Streams per connection never exceed this, whatever SETTINGS allow.
-    public var maxStreamsPerConnection: Int
+    package var maxStreamsPerConnection: Int
     /// Resets and lost connections a request survives (by going out again) before `send`
     /// reports a transport error. Streams refused by GOAWAY are always retried.
-    public var maxTransportRetries: Int
+    package var maxTransportRetries: Int
     /// Reconnect backoff: `min(cap, base·2^(failures−1))`, jittered into [½, 1] of that.
-    public var reconnectBackoffBase: Double
-    public var reconnectBackoffCap: Double
+    package var reconnectBackoffBase: Double
+    package var reconnectBackoffCap: Double
     /// A pool (the connections of one credential and environment) with no push waiting or in
     /// flight, and none sent or answered for this long, is closed; the next push reopens it.
-    public var idleTimeout: Double
+    package var idleTimeout: Double
     /// The wall clock, unix seconds: only for the JWT `iat` and its refresh timing (tests
     /// pass a manual one). Defaults to the system clock.
-    public var clock: @Sendable () -> Double
+    package var clock: @Sendable () -> Double
 
-    public init(
+    package init(
         productionURL: String = defaultProductionURL,
         sandboxURL: String = defaultSandboxURL,
         connectionsPerKey: Int = 2,
@@ -83,7 +86,7 @@ public struct APNSClientConfiguration: Sendable {
 
     /// The defaults, with `OPENPUSH_APNS_PRODUCTION_URL`, `OPENPUSH_APNS_DEVELOPMENT_URL` and
     /// `OPENPUSH_APNS_CA_FILE` applied when set and non-empty.
-    public static func fromEnvironment(_ environment: [String: String]) -> APNSClientConfiguration {
+    package static func fromEnvironment(_ environment: [String: String]) -> APNSClientConfiguration {
         var configuration = APNSClientConfiguration()
         if let url = environment["OPENPUSH_APNS_PRODUCTION_URL"], !url.isEmpty { configuration.productionURL = url }
         if let url = environment["OPENPUSH_APNS_DEVELOPMENT_URL"], !url.isEmpty { configuration.sandboxURL = url }

@@ -1,16 +1,16 @@
 import Synchronization
 
 /// Gauges for `/metrics`, summed over every pool of a client.
-public struct APNSClientMetrics: Sendable, Hashable {
+package struct APNSClientMetrics: Sendable, Hashable {
     /// HTTP/2 connections up (connected, ready or draining).
-    public var openConnections: Int
+    package var openConnections: Int
     /// Streams sent and not yet answered.
-    public var inFlightStreams: Int
+    package var inFlightStreams: Int
     /// Requests waiting for a free stream.
-    public var queuedRequests: Int
+    package var queuedRequests: Int
     /// Pools open: one per (credential, environment) and event loop holding its connections;
     /// opened by a push, closed when idle or retired.
-    public var openPools: Int
+    package var openPools: Int
 }
 
 /// The live counters behind `APNSClientMetrics`, updated by the event loop.

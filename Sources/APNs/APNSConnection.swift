@@ -1,4 +1,4 @@
-import Crypto
+import EventLoop
 import HTTP2
 import OpenPushCore
 
@@ -12,36 +12,36 @@ import OpenPushCore
 final class APNSConnection {
     /// The socket's progress, below what the state machine sees (it sees `connecting` until
     /// the handshake is done and SETTINGS arrive).
-    private enum Phase {
+    enum Phase {
         case idle
         /// Waiting for the resolver thread.
         case resolving(deadline: Double)
         /// TCP connect in flight to one address; the others are tried next.
-        case connecting(remaining: ArraySlice<APNSAddressResolver.Address>, deadline: Double)
+        case connecting(remaining: ArraySlice<AddressResolver.Address>, deadline: Double)
         case handshaking(deadline: Double)
         case open
     }
 
-    private let index: Int
+    let index: Int
     unowned let pool: APNSConnectionPool
-    private let context: APNSLoopContext
-    private let shared: APNSConnectionPool.Shared
+    let context: APNSLoopContext
+    let shared: APNSConnectionPool.Shared
 
-    private var machine: APNSConnectionStateMachine
-    private var phase = Phase.idle
-    private var socket: APNSSocket?
-    private var token: UInt64 = 0
-    private var interest: APNSEpoll.Interest = []
-    private var session: HTTP2ClientSession?
-    private var inFlight: [Int32: APNSPendingRequest] = [:]
-    private var output: [UInt8] = []
-    private var outputOffset = 0
+    var machine: APNSConnectionStateMachine
+    var phase = Phase.idle
+    var socket: NonBlockingSocket?
+    var token: UInt64 = 0
+    var interest: Epoll.Interest = []
+    var session: HTTP2ClientSession?
+    var inFlight: [Int32: APNSPendingRequest] = [:]
+    var output: [UInt8] = []
+    var outputOffset = 0
     /// TLS wants the socket writable before it can read on (a renegotiation or key update).
-    private var readWantsWritable = false
+    var readWantsWritable = false
     /// The last write (or handshake step) waits for writability rather than readability.
-    private var writeWantsWritable = false
+    var writeWantsWritable = false
     /// Counted in `openConnections` (from the end of the handshake until closed).
-    private var isCounted = false
+    var isCounted = false
     /// Backoff jitter from a cheap generator: the system one is a syscall.
     private var jitterState = UInt64.random(in: 1...UInt64.max)
 
@@ -84,7 +84,7 @@ final class APNSConnection {
     }
 
     /// The socket is ready for `ready`.
-    func handle(_ ready: APNSEpoll.Interest) {
+    func handle(_ ready: Epoll.Interest) {
         switch phase {
         case .connecting:
             tcpConnected()
@@ -129,7 +129,7 @@ final class APNSConnection {
 
     /// Runs a state-machine action. `lost`: the streams being returned may have reached the
     /// server, so it counts against the request's transport retries; a GOAWAY refusal does not.
-    private func perform(_ action: APNSConnectionStateMachine.Action, lost: Bool) {
+    func perform(_ action: APNSConnectionStateMachine.Action, lost: Bool) {
         switch action {
         case .none:
             break
@@ -145,360 +145,8 @@ final class APNSConnection {
         }
     }
 
-    // MARK: Connecting
-
-    private func connect() {
-        shared.queue.setStatus(.connecting, of: index)
-        resolveAndConnect(deadline: APNSMonotonicClock.now() + shared.configuration.connectTimeout)
-    }
-
-    private func resolveAndConnect(deadline: Double) {
-        let endpoint = shared.endpoint
-        switch context.resolver.addresses(host: endpoint.host, port: endpoint.port, now: APNSMonotonicClock.now()) {
-        case .ready(let addresses):
-            do throws(APNSTransportError) {
-                try connectNext(addresses[...], deadline: deadline)
-            } catch {
-                connectFailed(error)
-            }
-        case .pending:
-            phase = .resolving(deadline: deadline)
-        case .failed(let error):
-            connectFailed(error)
-        }
-    }
-
-    /// Starts connecting to the first address that takes a connect; throws when none does.
-    private func connectNext(_ addresses: ArraySlice<APNSAddressResolver.Address>, deadline: Double) throws(APNSTransportError) {
-        var remaining = addresses
-        var lastError = "no address"
-        while let address = remaining.popFirst() {
-            do throws(APNSTransportError) {
-                let (opened, connected) = try APNSSocket.connect(to: address)
-                socket = opened
-                interest = [.writable]
-                token = context.register(self, descriptor: opened.descriptor, interest: interest)
-                phase = .connecting(remaining: remaining, deadline: deadline)
-                if connected { tcpConnected() }
-                return
-            } catch {
-                lastError = error.message
-            }
-        }
-        throw APNSTransportError(.connectFailed, "cannot connect to \(shared.endpoint.authority): \(lastError)")
-    }
-
-    private func tcpConnected() {
-        guard case .connecting(let remaining, let deadline) = phase, let socket else { return }
-        do throws(APNSTransportError) {
-            do throws(APNSTransportError) {
-                try socket.finishConnect()
-            } catch {
-                dropSocket()
-                guard !remaining.isEmpty else {
-                    throw APNSTransportError(.connectFailed, "cannot connect to \(shared.endpoint.authority): \(error.message)")
-                }
-                return try connectNext(remaining, deadline: deadline)
-            }
-            guard let http2 = try? HTTP2ClientSession() else {
-                throw APNSTransportError(.connectFailed, "cannot create an HTTP/2 session")
-            }
-            session = http2
-            output = []
-            outputOffset = 0
-            readWantsWritable = false
-            writeWantsWritable = false
-            if shared.endpoint.usesTLS {
-                guard let tlsContext = shared.tlsContext else {
-                    throw APNSTransportError(.connectFailed, "no TLS context for \(shared.endpoint.authority)")
-                }
-                try socket.startTLS(context: tlsContext, hostname: shared.endpoint.host, authority: shared.endpoint.authority)
-                phase = .handshaking(deadline: APNSMonotonicClock.now() + shared.configuration.connectTimeout)
-            } else {
-                established()
-            }
-            flush()
-            updateInterest()
-        } catch {
-            connectFailed(error)
-        }
-    }
-
-    /// TCP (and TLS) are up and the client preface is (or goes) out; SETTINGS are awaited.
-    private func established() {
-        phase = .open
-        machine.connectSucceeded(now: APNSMonotonicClock.now())
-        shared.queue.setStatus(.up, of: index)
-        isCounted = true
-        shared.counters.openConnections.add(1, ordering: .relaxed)
-        shared.counters.connectionsOpened.add(1, ordering: .relaxed)
-        shared.logger.debug("APNs connection open", ["apns.endpoint": shared.endpoint.authority])
-    }
-
-    private func connectFailed(_ error: APNSTransportError) {
-        shared.logger.warning("APNs connect failed: \(error.message)", ["apns.endpoint": shared.endpoint.authority])
-        dropSocket()
-        session = nil
-        phase = .idle
-        context.resolver.forget(host: shared.endpoint.host, port: shared.endpoint.port)
-        machine.connectFailed(now: APNSMonotonicClock.now(), jitter: nextJitter())
-        shared.queue.connectFailed(index: index, error: error)
-    }
-
-    /// A failure of the socket: before the handshake is done a connect failure, after it a
-    /// lost connection.
-    private func failed(_ error: APNSTransportError) {
-        if case .open = phase {
-            connectionLost(error.message)
-        } else {
-            connectFailed(APNSTransportError(.connectFailed, error.message))
-        }
-    }
-
-    /// Closes the socket without touching streams or counters (nothing is open on it yet).
-    private func dropSocket() {
-        guard let socket else { return }
-        context.unregister(token: token, descriptor: socket.descriptor)
-        socket.close()
-        self.socket = nil
-        interest = []
-    }
-
-    private func closeSocket() {
-        guard socket != nil else { return }
-        dropSocket()
-        session = nil
-        phase = .idle
-        output = []
-        outputOffset = 0
-        // Whatever the machine no longer tracks but still waits (none, normally) goes back too.
-        giveBack(Array(inFlight.keys), lost: true)
-        shared.queue.setStatus(.down, of: index)
-        if isCounted {
-            isCounted = false
-            shared.counters.openConnections.subtract(1, ordering: .relaxed)
-        }
-    }
-
-    private func connectionLost(_ reason: String) {
-        shared.logger.debug("APNs connection lost: \(reason)", ["apns.endpoint": shared.endpoint.authority])
-        perform(machine.connectionLost(now: APNSMonotonicClock.now(), jitter: nextJitter()), lost: true)
-        closeSocket()
-    }
-
-    private func updateInterest() {
-        guard let socket else { return }
-        let wanted: APNSEpoll.Interest
-        switch phase {
-        case .idle, .resolving: return
-        case .connecting: wanted = [.writable]
-        case .handshaking: wanted = writeWantsWritable ? [.writable] : [.readable]
-        case .open:
-            // Not for output alone: a TLS write may wait for readability, and asking for
-            // writability then would wake the loop for nothing until data comes.
-            wanted = writeWantsWritable || readWantsWritable ? [.readable, .writable] : [.readable]
-        }
-        guard wanted != interest else { return }
-        interest = wanted
-        context.epoll.modify(socket.descriptor, token: token, interest: wanted)
-    }
-
-    /// Puts the requests of these streams back on the queue (or fails them when they have
-    /// used up their retries or their time).
-    private func giveBack(_ streamIDs: [Int32], lost: Bool) {
-        var returned: [APNSPendingRequest] = []
-        let now = APNSMonotonicClock.now()
-        for streamID in streamIDs {
-            guard let item = inFlight.removeValue(forKey: streamID) else { continue }
-            shared.counters.inFlightStreams.subtract(1, ordering: .relaxed)
-            if lost { item.transportFailures += 1 }
-            if item.transportFailures > shared.configuration.maxTransportRetries {
-                item.complete(.failure(APNSTransportError(
-                    .connectionLost, "the stream ended without a response \(item.transportFailures) times")))
-            } else if item.deadline <= now {
-                item.complete(.failure(APNSTransportError(.timeout, "no response before the request timeout")))
-            } else {
-                returned.append(item)
-            }
-        }
-        shared.queue.requeue(returned)
-    }
-
-    // MARK: Reading
-
-    private func readAvailable() {
-        // Bounded, so a flood of responses on one connection cannot starve the others; the
-        // loop comes back at once for the rest (TLS may hold it where epoll cannot see it).
-        for _ in 0..<16 {
-            guard let socket, let session else { return }
-            // withUnsafeMutableBytes only rethrows untyped errors: carry the typed one out as a Result.
-            let attempt = context.readBuffer.withUnsafeMutableBytes { buffer in
-                Result { () throws(APNSTransportError) in try socket.read(into: buffer) }
-            }
-            let result: APNSSocket.IOResult
-            switch attempt {
-            case .success(let value): result = value
-            case .failure(let error): return failed(error)
-            }
-            switch result {
-            case .transferred(let count):
-                readWantsWritable = false
-                let now = APNSMonotonicClock.now()
-                machine.bytesReceived(now: now)
-                let events: [HTTP2Event]
-                do {
-                    events = try session.receive(Array(context.readBuffer[0..<count]))
-                } catch {
-                    return connectionLost("HTTP/2: \(error)")
-                }
-                for event in events { handle(event, now: now) }
-                if self.socket == nil { return }
-            case .wouldBlock(let wantsWrite):
-                readWantsWritable = wantsWrite
-                return
-            case .closed:
-                return connectionLost("closed by the server")
-            }
-        }
-        context.unfinishedReads.append(self)
-    }
-
-    private func handle(_ event: HTTP2Event, now: Double) {
-        switch event {
-        case .settingsChanged(let limit):
-            machine.settingsReceived(maxConcurrentStreams: limit, now: now)
-        case .response(let streamID, let status, let headers, let body):
-            let action = machine.responseReceived(streamID, now: now)
-            if let item = inFlight.removeValue(forKey: streamID) {
-                shared.counters.inFlightStreams.subtract(1, ordering: .relaxed)
-                finish(item, response: Self.response(status: status, headers: headers, body: body), now: now)
-            }
-            perform(action, lost: false)
-        case .streamReset(let streamID, let errorCode):
-            // REFUSED_STREAM means the server did not process it: free to retry.
-            let refused = errorCode == 0x7
-            perform(machine.streamReset(streamID, now: now, jitter: nextJitter()), lost: !refused)
-        case .goAway(let lastStreamID, let errorCode):
-            shared.logger.debug(
-                "APNs GOAWAY", ["apns.last_stream_id": String(lastStreamID), "apns.error_code": String(errorCode)])
-            perform(machine.goAwayReceived(lastStreamID: lastStreamID, now: now, jitter: nextJitter()), lost: false)
-        case .pingAck:
-            break
-        }
-    }
-
-    /// A response is the request's outcome, except one `ExpiredProviderToken`, after which
-    /// the request goes out again with a fresh token if the refresh floor allows one.
-    private func finish(_ item: APNSPendingRequest, response: APNSResponse, now: Double) {
-        pool.lastActivity = now
-        if response.status == 403, response.reason == .expiredProviderToken, !item.refreshedToken,
-           let fresh = try? shared.signer.refresh(rejected: item.sentJWT, now: shared.configuration.clock()),
-           fresh.jwt != item.sentJWT {
-            item.refreshedToken = true
-            shared.queue.requeue([item])
-            return
-        }
-        item.complete(.success(response))
-    }
-
-    static func response(status: Int, headers: [HTTP2Header], body: [UInt8]) -> APNSResponse {
-        var response = APNSResponse(status: status)
-        for header in headers {
-            switch header.name {
-            case "apns-id": response.apnsID = header.value
-            case "apns-unique-id": response.apnsUniqueID = header.value
-            case "apns-request-id": response.requestID = header.value
-            case "apns-channel-id": response.channelID = header.value
-            default: break
-            }
-        }
-        if !body.isEmpty, let object = (try? JSONValue.parse(body))?.objectValue {
-            response.reason = object["reason"]?.stringValue.map(APNSReason.init(rawValue:))
-            response.timestamp = object["timestamp"]?.intValue
-            if response.reason == nil { response.body = object }
-        }
-        return response
-    }
-
-    // MARK: Writing
-
-    /// Takes as many queued requests as the server allows and submits them.
-    private func openStreams() {
-        guard let session else { return }
-        let available = machine.availableStreams
-        guard available > 0, !shared.queue.isEmpty else { return }
-        let items = shared.queue.take(max: available)
-        let token: APNSProviderToken
-        do {
-            token = try shared.signer.token(now: shared.configuration.clock())
-        } catch {
-            for item in items { item.complete(.failure(APNSTransportError(.requestFailed, "JWT: \(error.message)"))) }
-            return
-        }
-        let authorization = "bearer " + token.jwt
-        let answerBy = APNSMonotonicClock.now() + shared.configuration.requestTimeout
-        for position in items.indices {
-            let item = items[position]
-            item.authorize(authorization)
-            item.answerBy = answerBy
-            do {
-                let streamID = try session.submitRequest(headers: item.headers, body: item.payload,
-                                                         unindexed: APNSPendingRequest.unindexedHeaders)
-                item.sentJWT = token.jwt
-                inFlight[streamID] = item
-                machine.streamOpened(streamID)
-                shared.counters.inFlightStreams.add(1, ordering: .relaxed)
-            } catch {
-                // Stream ids used up, or the session broke: this connection is done.
-                shared.queue.requeue(Array(items[position...]))
-                return connectionLost("submit: \(error)")
-            }
-        }
-    }
-
-    private func flush() {
-        guard let socket, let session else { return }
-        do {
-            let produced = try session.pendingOutput()
-            if !produced.isEmpty {
-                if outputOffset == output.count {
-                    output = produced
-                    outputOffset = 0
-                } else {
-                    output.append(contentsOf: produced)
-                }
-            }
-        } catch {
-            return connectionLost("HTTP/2: \(error)")
-        }
-        writeWantsWritable = false
-        while outputOffset < output.count {
-            let offset = outputOffset
-            let attempt = output.withUnsafeBytes { bytes in
-                Result { () throws(APNSTransportError) in try socket.write(UnsafeRawBufferPointer(rebasing: bytes[offset...])) }
-            }
-            let result: APNSSocket.IOResult
-            switch attempt {
-            case .success(let value): result = value
-            case .failure(let error): return failed(error)
-            }
-            switch result {
-            case .transferred(let count):
-                outputOffset += count
-                if case .handshaking = phase, socket.isHandshaken { established() }
-            case .wouldBlock(let wantsWrite):
-                writeWantsWritable = wantsWrite
-                return
-            case .closed:
-                return failed(APNSTransportError(.connectionLost, "closed by the server"))
-            }
-        }
-        output.removeAll(keepingCapacity: true)
-        outputOffset = 0
-    }
-
     /// xorshift64*, in [0, 1].
-    private func nextJitter() -> Double {
+    func nextJitter() -> Double {
         jitterState ^= jitterState >> 12
         jitterState ^= jitterState << 25
         jitterState ^= jitterState >> 27

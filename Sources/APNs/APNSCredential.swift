@@ -1,25 +1,25 @@
-public import Crypto
+package import Crypto
 
 /// Token-auth credentials: the key id and team id shown in Apple's developer account and the
 /// `.p8` signing key. Two credentials are the same when all three agree, so replacing an app's
 /// key gets fresh connections and a fresh token.
-public struct APNSCredential: Sendable, Hashable {
-    public var keyID: String
-    public var teamID: String
-    public var signingKey: P256SigningKey
+package struct APNSCredential: Sendable, Hashable {
+    package var keyID: String
+    package var teamID: String
+    package var signingKey: P256SigningKey
 
-    public init(keyID: String, teamID: String, signingKey: P256SigningKey) {
+    package init(keyID: String, teamID: String, signingKey: P256SigningKey) {
         self.keyID = keyID
         self.teamID = teamID
         self.signingKey = signingKey
     }
 
-    public static func == (lhs: APNSCredential, rhs: APNSCredential) -> Bool {
+    package static func == (lhs: APNSCredential, rhs: APNSCredential) -> Bool {
         lhs.keyID == rhs.keyID && lhs.teamID == rhs.teamID
             && lhs.signingKey.publicKeyDER == rhs.signingKey.publicKeyDER
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(keyID)
         hasher.combine(teamID)
         hasher.combine(signingKey.publicKeyDER)

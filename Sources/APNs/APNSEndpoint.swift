@@ -36,8 +36,8 @@ struct APNSEndpoint: Sendable, Hashable {
 }
 
 /// A client configuration that cannot work (a bad endpoint URL).
-public struct APNSConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct APNSConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import EventLoop
 import Foundation
 import OpenPushCore
 import Synchronization
@@ -15,7 +16,7 @@ final class APNSEventLoop: @unchecked Sendable {
     private enum Command {
         case submit(APNSPoolKey, [APNSPendingRequest], APNSPoolShape)
         case retire(APNSCredential, done: @Sendable () -> Void)
-        case resolved(host: String, port: UInt16, Result<[APNSAddressResolver.Address], APNSTransportError>)
+        case resolved(host: String, port: UInt16, Result<[AddressResolver.Address], SocketError>)
     }
 
     private struct Inbox {
@@ -29,7 +30,7 @@ final class APNSEventLoop: @unchecked Sendable {
     static let retiredError = APNSTransportError(.shutdown, "the credential was retired")
 
     private let inbox = Mutex(Inbox())
-    private let wake = APNSWakeSignal()
+    private let wake = EpollWakeSignal()
 
     // Owned by the loop's thread.
     private let endpoints: [APNSRoute: APNSEndpoint]
@@ -52,10 +53,10 @@ final class APNSEventLoop: @unchecked Sendable {
         self.configuration = configuration
         self.counters = counters
         self.logger = logger
-        let resolverThread = APNSResolverThread { [weak self] host, port, result in
+        let resolverThread = ResolverThread(name: "apns-resolver") { [weak self] host, port, result in
             self?.post(.resolved(host: host, port: port, result))
         }
-        context = APNSLoopContext(resolver: APNSAddressResolver(thread: resolverThread))
+        context = APNSLoopContext(resolver: AddressResolver(thread: resolverThread))
         context.epoll.add(wake.descriptor, token: APNSLoopContext.wakeToken, interest: .readable)
         let thread = Thread { [self] in run() }
         thread.name = "apns-event-loop"
@@ -106,7 +107,7 @@ final class APNSEventLoop: @unchecked Sendable {
 
     private func run() {
         while true {
-            let events = context.epoll.wait(timeout: waitTimeout(now: APNSMonotonicClock.now()))
+            let events = context.epoll.wait(timeout: waitTimeout(now: MonotonicClock.now()))
             for event in events {
                 if event.token == APNSLoopContext.wakeToken {
                     wake.acknowledge()
@@ -124,7 +125,7 @@ final class APNSEventLoop: @unchecked Sendable {
                 }
             }
             let stopping = takeCommands()
-            let now = APNSMonotonicClock.now()
+            let now = MonotonicClock.now()
             if stopping {
                 context.resolver.stop()
                 for pool in pools.values { pool.close(Self.shutdownError) }
@@ -153,7 +154,7 @@ final class APNSEventLoop: @unchecked Sendable {
             return (inbox.commands, inbox.stopRequested)
         }
         guard !commands.isEmpty else { return stopping }
-        let now = APNSMonotonicClock.now()
+        let now = MonotonicClock.now()
         for command in commands {
             switch command {
             case .submit(let key, let items, let shape):

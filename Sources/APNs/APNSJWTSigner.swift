@@ -1,25 +1,25 @@
-public import Crypto
+package import Crypto
 import OpenPushCore
 import Synchronization
 
 /// Signs and caches the provider token of one credential. Thread-safe: every connection of
 /// the credential asks it for the token to put in `authorization`.
-public final class APNSJWTSigner: Sendable {
-    public let credential: APNSCredential
+package final class APNSJWTSigner: Sendable {
+    package let credential: APNSCredential
     private let schedule = Mutex(APNSProviderTokenSchedule())
 
-    public init(credential: APNSCredential) {
+    package init(credential: APNSCredential) {
         self.credential = credential
     }
 
     /// The cached token, or a new one when the cached one is 50 minutes old.
-    public func token(now: Double) throws(CryptoError) -> APNSProviderToken {
+    package func token(now: Double) throws(CryptoError) -> APNSProviderToken {
         try resolve { $0.decision(now: now) }
     }
 
     /// After `403 ExpiredProviderToken` for `rejected`: a new token if the 20-minute floor
     /// allows, otherwise the current one (which may be `rejected` itself).
-    public func refresh(rejected: String, now: Double) throws(CryptoError) -> APNSProviderToken {
+    package func refresh(rejected: String, now: Double) throws(CryptoError) -> APNSProviderToken {
         try resolve { $0.decision(now: now, afterRejecting: rejected) }
     }
 
@@ -42,7 +42,7 @@ public final class APNSJWTSigner: Sendable {
     }
 
     /// `base64url({"alg":"ES256","kid":…}) . base64url({"iss":…,"iat":…}) . base64url(r‖s)`.
-    public static func sign(_ credential: APNSCredential, issuedAt: Int64) throws(CryptoError) -> APNSProviderToken {
+    package static func sign(_ credential: APNSCredential, issuedAt: Int64) throws(CryptoError) -> APNSProviderToken {
         let header: JSONValue = ["alg": "ES256", "kid": .string(credential.keyID)]
         let claims: JSONValue = ["iss": .string(credential.teamID), "iat": .int(issuedAt)]
         let signingInput = Base64URL.encode(header.serializedBytes) + "." + Base64URL.encode(claims.serializedBytes)

@@ -1,3 +1,5 @@
+import EventLoop
+
 /// What the connections of one event loop share: the epoll instance their sockets are
 /// registered with, the address cache, one read buffer (a buffer per connection would be
 /// 64 KiB times every connection of every app), and the connections whose reads were cut
@@ -8,8 +10,8 @@ final class APNSLoopContext {
     /// The wake signal's token; sockets get the ones after it.
     static let wakeToken: UInt64 = 0
 
-    let epoll = APNSEpoll()
-    let resolver: APNSAddressResolver
+    let epoll = Epoll()
+    let resolver: AddressResolver
     var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
     /// Connections by the token their socket is registered with.
     private(set) var registered: [UInt64: APNSConnection] = [:]
@@ -17,11 +19,11 @@ final class APNSLoopContext {
     var unfinishedReads: [APNSConnection] = []
     private var nextToken: UInt64 = 1
 
-    init(resolver: APNSAddressResolver) {
+    init(resolver: AddressResolver) {
         self.resolver = resolver
     }
 
-    func register(_ connection: APNSConnection, descriptor: Int32, interest: APNSEpoll.Interest) -> UInt64 {
+    func register(_ connection: APNSConnection, descriptor: Int32, interest: Epoll.Interest) -> UInt64 {
         let token = nextToken
         nextToken += 1
         registered[token] = connection

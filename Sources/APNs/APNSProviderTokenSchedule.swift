@@ -3,24 +3,24 @@
 /// APNs rejects a token older than an hour (`ExpiredProviderToken`) and one replaced more
 /// often than every 20 minutes (`TooManyProviderTokenUpdates`): so renew after 50 minutes,
 /// and never within 20 — not even when APNs says the token expired, unless it is older than that.
-public struct APNSProviderTokenSchedule: Sendable, Hashable {
-    public static let refreshAfter: Double = 50 * 60
-    public static let minimumAge: Double = 20 * 60
+package struct APNSProviderTokenSchedule: Sendable, Hashable {
+    package static let refreshAfter: Double = 50 * 60
+    package static let minimumAge: Double = 20 * 60
 
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         case reuse(APNSProviderToken)
         /// Sign a new token with this `iat`.
         case issue(issuedAt: Int64)
     }
 
-    public private(set) var current: APNSProviderToken?
+    package private(set) var current: APNSProviderToken?
 
-    public init(current: APNSProviderToken? = nil) {
+    package init(current: APNSProviderToken? = nil) {
         self.current = current
     }
 
     /// The token to use for a request now.
-    public func decision(now: Double) -> Decision {
+    package func decision(now: Double) -> Decision {
         guard let current, age(of: current, now: now) < Self.refreshAfter else {
             return .issue(issuedAt: Int64(now.rounded(.down)))
         }
@@ -30,7 +30,7 @@ public struct APNSProviderTokenSchedule: Sendable, Hashable {
     /// After APNs answered `ExpiredProviderToken` for `rejected`: a new token only if the
     /// rejected one is still current and at least 20 minutes old. When a newer token is already
     /// current (another request refreshed it), that one is the answer.
-    public func decision(now: Double, afterRejecting rejected: String) -> Decision {
+    package func decision(now: Double, afterRejecting rejected: String) -> Decision {
         guard let current else { return .issue(issuedAt: Int64(now.rounded(.down))) }
         if current.jwt == rejected, age(of: current, now: now) >= Self.minimumAge {
             return .issue(issuedAt: Int64(now.rounded(.down)))
@@ -38,7 +38,7 @@ public struct APNSProviderTokenSchedule: Sendable, Hashable {
         return decision(now: now)
     }
 
-    public mutating func install(_ token: APNSProviderToken) {
+    package mutating func install(_ token: APNSProviderToken) {
         current = token
     }
 

@@ -1,3 +1,4 @@
+import OpenPushCore
 import Synchronization
 
 /// The requests of one pool waiting for a stream, shared by the pool's connections: each

@@ -1,4 +1,5 @@
 public import APNs
+public import APNsSimulator
 import Crypto
 import Foundation
 import OpenPushCore

@@ -1,4 +1,4 @@
-import APNs
+import APNsSimulator
 import HTTPServer
 import OpenPushCore
 

@@ -1,5 +1,6 @@
 import Foundation
 import APNs
+import APNsSimulator
 import HTTPClient
 import HTTPServer
 import OpenPushCore

@@ -3,6 +3,7 @@ import Foundation
 import OpenPushCore
 import Testing
 @testable import APNs
+import APNsSimulator
 
 /// Channel management and broadcasts: the client's requests on the management and push hosts,
 /// against the simulator's checks of them (Apple's paths, headers, reasons).
@@ -123,17 +124,6 @@ import Testing
                 #expect(sandbox.control(method: "POST", path: "/channels/behaviours", body: body).status == 200)
                 #expect(sandbox.control(method: "DELETE", path: "/channels/behaviours/\(slashed)", body: []).status == 204)
             }
-        }
-    }
-
-    /// A device push is not parsed as a channel request: only `/1` and `/4` and the paths under
-    /// them are, whatever follows (an unknown one answers BadPath there).
-    @Test func onlyTheManagementAndBroadcastPathsAreChannelRequests() {
-        for path in ["/1", "/4", "/1/apps/b/channels", "/4/broadcasts/apps/b", "/1?x=1", "/4/unknown"] {
-            #expect(APNSSimulator.isChannelPath(path), "\(path)")
-        }
-        for path in ["/3/device/aa", "/", "", "/10/apps", "/41", "1/apps", "/3/device/1"] {
-            #expect(!APNSSimulator.isChannelPath(path), "\(path)")
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import APNs
+import APNsSimulator
 import OpenPushCore
 
 /// Issue 37, item 9: when APNs is the slow side (a rate-capped simulator), one sender's backlog

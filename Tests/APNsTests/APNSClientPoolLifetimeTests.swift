@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OpenPushCore
 import APNs
 import Crypto
 

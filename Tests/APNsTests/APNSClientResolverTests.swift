@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OpenPushCore
 import APNs
 
 /// Host names are resolved on the resolver thread, never on the event loop.

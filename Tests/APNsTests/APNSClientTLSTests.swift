@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OpenPushCore
 import APNs
 
 /// The client over TLS (ALPN h2, SNI, verification) against `H2TestServer` with a

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import APNs
+import APNsSimulator
 import Crypto
 import OpenPushCore
 import Synchronization

@@ -1,4 +1,5 @@
 import Testing
+import OpenPushCore
 @testable import APNs
 
 /// The pool's request queue on its own: senders take turns for free streams, urgent ones first.

@@ -1,4 +1,4 @@
-package import OpenPushCore
+import OpenPushCore
 package import Postgres
 
 /// What a shared demo tenant's REST key may address. Its reads and sends are already scoped to

@@ -1,4 +1,4 @@
-package import OpenPushCore
+import OpenPushCore
 package import Postgres
 
 /// A broadcast's row (`live_activity_broadcasts`): written when it is queued, then what APNs

@@ -1,4 +1,4 @@
-package import OpenPushCore
+import OpenPushCore
 package import Postgres
 
 /// The per-message counts (`counted_*` on `messages`, migration 0033) that

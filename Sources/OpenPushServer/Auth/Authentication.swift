@@ -1,7 +1,6 @@
 import HTTPServer
-public import OpenPushCore
-public import OpenPushDelivery
 import OpenPushCore
+public import OpenPushDelivery
 import Postgres
 
 /// Who is calling an app's routes with a REST key: the app, the key, and — on a shared demo

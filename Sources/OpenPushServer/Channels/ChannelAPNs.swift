@@ -1,4 +1,4 @@
-public import APNs
+import APNs
 import Crypto
 import Foundation
 import OpenPushDelivery

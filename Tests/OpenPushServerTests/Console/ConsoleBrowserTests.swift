@@ -1,4 +1,5 @@
 import APNs
+import APNsSimulator
 import Crypto
 import Foundation
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import APNs
+import APNsSimulator
 import OpenPushCore
 import OpenPushDelivery
 import OpenPushServer

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import APNs
+import APNsSimulator
 import HTTPServer
 import OpenPushCore
 import OpenPushDelivery

@@ -1,5 +1,5 @@
-package import APNs
-package import OpenPushCore
+import APNs
+import OpenPushCore
 
 /// Pushes to device tokens (alerts, background, Live Activity, widget) over the process's APNs
 /// client. Each app's pushes wait for APNs streams in a queue of their own (urgent ones ahead of
@@ -49,16 +49,6 @@ extension PushOutcome {
                 uniqueID: response.apnsUniqueID))
         case .failure(let error):
             self = .unanswered(reason: "Transport: \(error.kind.rawValue)", permanent: error.isPermanent)
-        }
-    }
-}
-
-extension APNSEnvironment {
-    /// The APNs endpoint a device (or channel) of this environment is reached at.
-    package init(_ environment: DeviceEnvironment) {
-        switch environment {
-        case .production: self = .production
-        case .sandbox: self = .sandbox
         }
     }
 }

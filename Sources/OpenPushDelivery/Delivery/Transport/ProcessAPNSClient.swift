@@ -1,4 +1,4 @@
-public import APNs
+package import APNs
 import Synchronization
 
 /// The process's one APNs client, shared by its delivery engine (pushes and broadcasts) and its

@@ -5,8 +5,8 @@ import Glibc
 #endif
 
 /// A simulator setup or socket failure.
-public struct APNSSimulatorError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct APNSSimulatorError: Error, Sendable, CustomStringConvertible {
+    package var description: String
 
     init(_ description: String) {
         self.description = description

@@ -1,7 +1,7 @@
 import Foundation
 import OpenPushCore
 import Testing
-@testable import APNs
+@testable import APNsSimulator
 
 /// The control API as the executable publishes it, called directly.
 @Suite struct APNSSimulatorControlAPITests {

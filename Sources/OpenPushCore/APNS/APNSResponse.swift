@@ -1,5 +1,3 @@
-public import OpenPushCore
-
 /// What APNs answered. A rejection is a response too (`status` ≠ 200 with a `reason`);
 /// only a request that got no answer at all is an error (`APNSTransportError`).
 public struct APNSResponse: Sendable, Hashable {

@@ -3,28 +3,28 @@ import Glibc
 #endif
 
 /// Socket addresses of a host, kept for a minute, so a thousand pools of one endpoint
-/// resolve it once rather than a thousand times. Names are resolved on `APNSResolverThread`
+/// resolve it once rather than a thousand times. Names are resolved on `ResolverThread`
 /// (getaddrinfo blocks); numeric hosts here at once.
 ///
 /// Not thread-safe: the event loop's thread owns it.
-final class APNSAddressResolver {
-    struct Address: Sendable, Hashable {
-        var family: Int32
-        var socketType: Int32
-        var socketProtocol: Int32
+package final class AddressResolver {
+    package struct Address: Sendable, Hashable {
+        package var family: Int32
+        package var socketType: Int32
+        package var socketProtocol: Int32
         /// The raw `sockaddr`.
-        var bytes: [UInt8]
+        package var bytes: [UInt8]
     }
 
-    enum Lookup {
+    package enum Lookup {
         case ready([Address])
         /// Asked of the resolver thread; the loop hears back through `store`.
         case pending
-        case failed(APNSTransportError)
+        case failed(SocketError)
     }
 
     private enum Entry {
-        case resolved(Result<[Address], APNSTransportError>, expiresAt: Double)
+        case resolved(Result<[Address], SocketError>, expiresAt: Double)
         case pending
     }
 
@@ -32,14 +32,14 @@ final class APNSAddressResolver {
     /// waited for it all see it.
     private let lifetime: Double
     private var entries: [String: Entry] = [:]
-    private let thread: APNSResolverThread
+    private let thread: ResolverThread
 
-    init(lifetime: Double = 60, thread: APNSResolverThread) {
+    package init(lifetime: Double = 60, thread: ResolverThread) {
         self.lifetime = lifetime
         self.thread = thread
     }
 
-    func addresses(host: String, port: UInt16, now: Double) -> Lookup {
+    package func addresses(host: String, port: UInt16, now: Double) -> Lookup {
         let key = Self.key(host, port)
         switch entries[key] {
         case .resolved(.success(let addresses), let expiresAt) where expiresAt > now:
@@ -52,7 +52,7 @@ final class APNSAddressResolver {
             break
         }
         if Self.isNumeric(host) {
-            let result = Result { () throws(APNSTransportError) in try Self.resolve(host: host, port: port) }
+            let result = Result { () throws(SocketError) in try Self.resolve(host: host, port: port) }
             store(host: host, port: port, result, now: now)
             switch result {
             case .success(let addresses): return .ready(addresses)
@@ -65,7 +65,7 @@ final class APNSAddressResolver {
     }
 
     /// A lookup's result, from the resolver thread by way of the loop.
-    func store(host: String, port: UInt16, _ result: Result<[Address], APNSTransportError>, now: Double) {
+    package func store(host: String, port: UInt16, _ result: Result<[Address], SocketError>, now: Double) {
         let expiresAt: Double
         switch result {
         case .success: expiresAt = now + lifetime
@@ -75,12 +75,12 @@ final class APNSAddressResolver {
     }
 
     /// Forgets a host after connecting to it failed, so the next attempt asks the resolver again.
-    func forget(host: String, port: UInt16) {
+    package func forget(host: String, port: UInt16) {
         let key = Self.key(host, port)
         if case .resolved(.success, _) = entries[key] { entries[key] = nil }
     }
 
-    func stop() {
+    package func stop() {
         thread.stop()
     }
 
@@ -91,7 +91,7 @@ final class APNSAddressResolver {
         return inet_pton(AF_INET, host, &storage) == 1 || inet_pton(AF_INET6, host, &storage) == 1
     }
 
-    static func resolve(host: String, port: UInt16) throws(APNSTransportError) -> [Address] {
+    package static func resolve(host: String, port: UInt16) throws(SocketError) -> [Address] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -99,7 +99,7 @@ final class APNSAddressResolver {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let list else {
-            throw APNSTransportError(.connectFailed, "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+            throw SocketError(.connectFailed, "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(list) }
         var addresses: [Address] = []
@@ -112,7 +112,7 @@ final class APNSAddressResolver {
                 family: info.pointee.ai_family, socketType: info.pointee.ai_socktype,
                 socketProtocol: info.pointee.ai_protocol, bytes: bytes))
         }
-        guard !addresses.isEmpty else { throw APNSTransportError(.connectFailed, "no address for \(host)") }
+        guard !addresses.isEmpty else { throw SocketError(.connectFailed, "no address for \(host)") }
         return addresses
     }
 }

@@ -1,12 +1,12 @@
-public import OpenPushCore
+package import OpenPushCore
 
 extension APNSSimulator {
     /// An answer of the control API: status and JSON body (`nil` = no body).
-    public struct ControlResponse: Sendable, Equatable {
-        public var status: Int
-        public var body: JSONValue?
+    package struct ControlResponse: Sendable, Equatable {
+        package var status: Int
+        package var body: JSONValue?
 
-        public init(status: Int, body: JSONValue? = nil) {
+        package init(status: Int, body: JSONValue? = nil) {
             self.status = status
             self.body = body
         }
@@ -29,7 +29,7 @@ extension APNSSimulator {
     /// | `POST /reset` | recorded pushes, behaviours and GOAWAY back to the start (204) |
     ///
     /// Errors answer `{"error": "…"}` with 400, 404 or 405.
-    public func control(method: String, path: String, query: [String: String] = [:], body: [UInt8]) -> ControlResponse {
+    package func control(method: String, path: String, query: [String: String] = [:], body: [UInt8]) -> ControlResponse {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         switch (method, segments) {
         case ("GET", ["pushes"]):

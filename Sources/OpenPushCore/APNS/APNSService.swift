@@ -4,9 +4,3 @@ public enum APNSService: String, Sendable, Hashable, CaseIterable {
     case push
     case channels
 }
-
-/// One endpoint of the client: an environment's push or channel management host.
-struct APNSRoute: Hashable, Sendable {
-    var environment: APNSEnvironment
-    var service: APNSService
-}

@@ -8,8 +8,8 @@ import Glibc
 /// Runs getaddrinfo, which blocks, on a thread of its own so the event loop never waits for
 /// DNS. Started with the first name to resolve (numeric hosts never need it); one lookup at
 /// a time, and a host is looked up about once a minute, so one thread is plenty.
-final class APNSResolverThread: Sendable {
-    typealias Completion = @Sendable (_ host: String, _ port: UInt16, Result<[APNSAddressResolver.Address], APNSTransportError>) -> Void
+package final class ResolverThread: Sendable {
+    package typealias Completion = @Sendable (_ host: String, _ port: UInt16, Result<[AddressResolver.Address], SocketError>) -> Void
 
     private struct State {
         var waiting: [(host: String, port: UInt16)] = []
@@ -20,12 +20,15 @@ final class APNSResolverThread: Sendable {
     private let state = Mutex(State())
     private let available = DispatchSemaphore(value: 0)
     private let completion: Completion
+    /// The thread's name, for debuggers and `top -H`.
+    private let name: String
 
-    init(completion: @escaping Completion) {
+    package init(name: String, completion: @escaping Completion) {
+        self.name = name
         self.completion = completion
     }
 
-    func lookUp(host: String, port: UInt16) {
+    package func lookUp(host: String, port: UInt16) {
         let start = state.withLock { state -> Bool in
             guard !state.isStopped else { return false }
             state.waiting.append((host, port))
@@ -34,14 +37,14 @@ final class APNSResolverThread: Sendable {
         }
         if start {
             let thread = Thread { [self] in run() }
-            thread.name = "apns-resolver"
+            thread.name = name
             thread.start()
         }
         available.signal()
     }
 
     /// Ends the thread after the lookup under way, if any; its result is dropped.
-    func stop() {
+    package func stop() {
         state.withLock { $0.isStopped = true }
         available.signal()
     }
@@ -55,7 +58,7 @@ final class APNSResolverThread: Sendable {
             }
             guard let next else { return }
             guard let (host, port) = next else { continue }
-            let result = Result { () throws(APNSTransportError) in try APNSAddressResolver.resolve(host: host, port: port) }
+            let result = Result { () throws(SocketError) in try AddressResolver.resolve(host: host, port: port) }
             guard !state.withLock({ $0.isStopped }) else { return }
             completion(host, port, result)
         }

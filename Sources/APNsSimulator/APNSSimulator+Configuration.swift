@@ -1,9 +1,9 @@
-public import Foundation
+package import Foundation
 
 extension APNSSimulator {
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// How clients reach the simulator.
-        public enum Transport: Sendable, Equatable {
+        package enum Transport: Sendable, Equatable {
             /// HTTP/2 over cleartext with prior knowledge (h2c): an `http://` endpoint.
             case cleartext
             /// TLS with ALPN `h2` and a fresh self-signed certificate for `localhost`,
@@ -13,36 +13,36 @@ extension APNSSimulator {
         }
 
         /// A numeric IPv4 or IPv6 address.
-        public var host: String
+        package var host: String
         /// 0 picks an ephemeral port; read it back from `APNSSimulator.port` after `start()`.
-        public var port: UInt16
-        public var transport: Transport
+        package var port: UInt16
+        package var transport: Transport
         /// Key id → DER SubjectPublicKeyInfo of the provider's P-256 key (what
         /// `P256SigningKey.publicKeyDER` gives for a `.p8`).
-        public var providerKeys: [String: [UInt8]]
+        package var providerKeys: [String: [UInt8]]
         /// Skips the provider-token checks altogether, a missing token included (quick dev use,
         /// load tests).
-        public var acceptAnyToken: Bool
+        package var acceptAnyToken: Bool
         /// Bundle ids topics may name (after removing the push type's suffix); `nil` = any.
-        public var bundleIDs: Set<String>?
+        package var bundleIDs: Set<String>?
         /// Announced in SETTINGS_MAX_CONCURRENT_STREAMS.
-        public var maxConcurrentStreams: UInt32
+        package var maxConcurrentStreams: UInt32
         /// Like APNs, announce one stream until the first request passes the token check on a
         /// connection, then `maxConcurrentStreams`.
-        public var rampsUpStreams: Bool
+        package var rampsUpStreams: Bool
         /// The delay of the built-in "slow" prefix (`5105`).
-        public var slowDelay: Duration
+        package var slowDelay: Duration
         /// Caps how many pushes a second the simulator answers, over all its connections, like
         /// a congested APNs: a push over the cap waits for its turn (in arrival order) instead of
         /// being refused, holding its stream meanwhile. `nil`: as fast as it can.
         /// (`APNSSimulatorRateLimit`; its record's `receivedAt` is then when it was answered.)
-        public var maxRate: Double?
+        package var maxRate: Double?
         /// Accepted pushes kept for `accepted()`; the oldest go first beyond this.
-        public var recordLimit: Int
+        package var recordLimit: Int
         /// Wall-clock time, for provider-token ages and recorded times (a parameter for tests).
-        public var now: @Sendable () -> Date
+        package var now: @Sendable () -> Date
 
-        public init(
+        package init(
             host: String = "127.0.0.1",
             port: UInt16 = 0,
             transport: Transport = .cleartext,

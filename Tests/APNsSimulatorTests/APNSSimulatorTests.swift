@@ -4,7 +4,7 @@ import HTTP2
 import OpenPushCore
 import Synchronization
 import Testing
-import APNs
+import APNsSimulator
 
 /// The simulator over real sockets, driven by `HTTP2ClientSession`.
 @Suite struct APNSSimulatorTests {

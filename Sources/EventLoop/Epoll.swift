@@ -10,19 +10,20 @@ import Glibc
 /// guess at Swift's); `epoll_event` is laid out by hand (packed on x86_64).
 ///
 /// Not thread-safe: the event loop's thread owns it.
-final class APNSEpoll {
-    struct Interest: OptionSet, Hashable {
-        let rawValue: UInt32
-        static let readable = Interest(rawValue: 0x001)  // EPOLLIN
-        static let writable = Interest(rawValue: 0x004)  // EPOLLOUT
+package final class Epoll {
+    package struct Interest: OptionSet, Hashable, Sendable {
+        package let rawValue: UInt32
+        package init(rawValue: UInt32) { self.rawValue = rawValue }
+        package static let readable = Interest(rawValue: 0x001)  // EPOLLIN
+        package static let writable = Interest(rawValue: 0x004)  // EPOLLOUT
         /// Reported whether asked or not.
-        static let error = Interest(rawValue: 0x008)  // EPOLLERR
-        static let hangUp = Interest(rawValue: 0x010)  // EPOLLHUP
+        package static let error = Interest(rawValue: 0x008)  // EPOLLERR
+        package static let hangUp = Interest(rawValue: 0x010)  // EPOLLHUP
     }
 
-    struct Event {
-        var token: UInt64
-        var ready: Interest
+    package struct Event {
+        package var token: UInt64
+        package var ready: Interest
     }
 
     private typealias Create = @convention(c) (Int32) -> Int32
@@ -54,11 +55,11 @@ final class APNSEpoll {
     private static let dataOffset = eventSize - 8
     private static let add: Int32 = 1, remove: Int32 = 2, modify: Int32 = 3
 
-    let descriptor: Int32
+    package let descriptor: Int32
     private let capacity = 256
     private let buffer: UnsafeMutableRawPointer
 
-    init() {
+    package init() {
         descriptor = Self.functions.create(Int32(O_CLOEXEC))
         precondition(descriptor >= 0, "epoll_create1: \(errno)")
         buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity * Self.eventSize, alignment: 8)
@@ -69,21 +70,21 @@ final class APNSEpoll {
         buffer.deallocate()
     }
 
-    func add(_ fd: Int32, token: UInt64, interest: Interest) {
+    package func add(_ fd: Int32, token: UInt64, interest: Interest) {
         control(Self.add, fd, token: token, interest: interest)
     }
 
-    func modify(_ fd: Int32, token: UInt64, interest: Interest) {
+    package func modify(_ fd: Int32, token: UInt64, interest: Interest) {
         control(Self.modify, fd, token: token, interest: interest)
     }
 
     /// Before closing `fd`; closing alone would do unless the descriptor was duplicated.
-    func remove(_ fd: Int32) {
+    package func remove(_ fd: Int32) {
         _ = Self.functions.control(descriptor, Self.remove, fd, buffer)
     }
 
     /// Waits up to `timeout` milliseconds (−1: until something happens) and returns what is ready.
-    func wait(timeout: Int32) -> [Event] {
+    package func wait(timeout: Int32) -> [Event] {
         let count = Self.functions.wait(descriptor, buffer, Int32(capacity), timeout)
         guard count > 0 else { return [] }
         return (0..<Int(count)).map { index in

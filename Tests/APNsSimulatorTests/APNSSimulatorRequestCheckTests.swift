@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import HTTP2
 import Testing
-@testable import APNs
+@testable import APNsSimulator
 
 /// The simulator's rules without sockets: one request in, one verdict out.
 @Suite struct APNSSimulatorRequestCheckTests {

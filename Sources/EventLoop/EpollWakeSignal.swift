@@ -4,15 +4,15 @@ import Synchronization
 import Glibc
 #endif
 
-/// Wakes the event loop's thread sleeping in epoll_wait: a non-blocking pipe, written at most
+/// Wakes an event loop's thread sleeping in epoll_wait: a non-blocking pipe, written at most
 /// once until the thread has taken notice, so a burst of sends costs one write.
-final class APNSWakeSignal: Sendable {
+package final class EpollWakeSignal: Sendable {
     /// The end the loop's thread waits on.
-    let descriptor: Int32
+    package let descriptor: Int32
     private let writeEnd: Int32
     private let pending = Atomic(false)
 
-    init() {
+    package init() {
         var ends: [Int32] = [0, 0]
         precondition(pipe(&ends) == 0, "pipe: \(errno)")
         for end in ends {
@@ -28,14 +28,14 @@ final class APNSWakeSignal: Sendable {
         close(writeEnd)
     }
 
-    func wake() {
+    package func wake() {
         guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var byte: UInt8 = 1
         _ = write(writeEnd, &byte, 1)
     }
 
     /// Called by the woken thread before it looks for work, so a wake after the look is not lost.
-    func acknowledge() {
+    package func acknowledge() {
         var buffer: (UInt64, UInt64) = (0, 0)
         while read(descriptor, &buffer, 16) > 0 {}
         pending.store(false, ordering: .releasing)

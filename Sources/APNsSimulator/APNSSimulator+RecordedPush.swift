@@ -1,21 +1,21 @@
-public import Foundation
-public import HTTP2
-public import OpenPushCore
+package import Foundation
+package import HTTP2
+package import OpenPushCore
 
 extension APNSSimulator {
     /// A push the simulator accepted (answered 200), as it arrived.
-    public struct RecordedPush: Sendable, Equatable {
-        public var deviceToken: String
+    package struct RecordedPush: Sendable, Equatable {
+        package var deviceToken: String
         /// The `apns-id` answered: the request's, or the one the simulator made up.
-        public var apnsID: String
+        package var apnsID: String
         /// Request headers without pseudo-headers, in arrival order.
-        public var headers: [HTTP2Header]
-        public var payload: [UInt8]
-        public var receivedAt: Date
+        package var headers: [HTTP2Header]
+        package var payload: [UInt8]
+        package var receivedAt: Date
         /// A broadcast's channel (`apns-channel-id`); `deviceToken` is empty then.
-        public var channelID: String?
+        package var channelID: String?
 
-        public init(deviceToken: String, apnsID: String, headers: [HTTP2Header], payload: [UInt8], receivedAt: Date,
+        package init(deviceToken: String, apnsID: String, headers: [HTTP2Header], payload: [UInt8], receivedAt: Date,
                     channelID: String? = nil) {
             self.channelID = channelID
             self.deviceToken = deviceToken
@@ -25,16 +25,16 @@ extension APNSSimulator {
             self.receivedAt = receivedAt
         }
 
-        public func header(_ name: String) -> String? {
+        package func header(_ name: String) -> String? {
             headers.first { $0.name == name }?.value
         }
 
         /// The payload decoded (the simulator accepts only JSON objects).
-        public var payloadJSON: JSONValue? { try? JSONValue.parse(payload) }
+        package var payloadJSON: JSONValue? { try? JSONValue.parse(payload) }
 
         /// The shape the control API serves: token, apns-id, headers (the token in
         /// `authorization` is left out), decoded payload, and the time in ISO 8601.
-        public var json: JSONValue {
+        package var json: JSONValue {
             var fields = JSONObject()
             for header in headers where header.name != "authorization" {
                 fields[header.name] = .string(header.value)

@@ -1,32 +1,32 @@
 extension APNSSimulator {
     /// How the simulator answers a valid push to a token with a given prefix: a status and
     /// reason (200 = accepted and recorded), optionally after a delay.
-    public struct Behaviour: Sendable, Equatable {
-        public var status: Int
+    package struct Behaviour: Sendable, Equatable {
+        package var status: Int
         /// Apple's reason string for a rejection; `nil` for 200.
-        public var reason: String?
+        package var reason: String?
         /// How long the answer waits; the connection keeps serving other streams meanwhile.
-        public var delay: Duration
+        package var delay: Duration
         /// On 410: how long before the answer APNs learned the token was invalid (its `timestamp`).
-        public var invalidFor: Duration
+        package var invalidFor: Duration
 
-        public init(status: Int, reason: String? = nil, delay: Duration = .zero, invalidFor: Duration = .zero) {
+        package init(status: Int, reason: String? = nil, delay: Duration = .zero, invalidFor: Duration = .zero) {
             self.status = status
             self.reason = reason
             self.delay = delay
             self.invalidFor = invalidFor
         }
 
-        public static let accept = Behaviour(status: 200)
+        package static let accept = Behaviour(status: 200)
         /// 410 with a `timestamp`, as for an uninstalled app or an ended activity.
-        public static let unregistered = Behaviour(status: 410, reason: "Unregistered")
-        public static let badDeviceToken = Behaviour(status: 400, reason: "BadDeviceToken")
-        public static let tooManyRequests = Behaviour(status: 429, reason: "TooManyRequests")
-        public static let internalServerError = Behaviour(status: 500, reason: "InternalServerError")
-        public static let serviceUnavailable = Behaviour(status: 503, reason: "ServiceUnavailable")
-        public static func slow(_ delay: Duration) -> Behaviour { Behaviour(status: 200, delay: delay) }
+        package static let unregistered = Behaviour(status: 410, reason: "Unregistered")
+        package static let badDeviceToken = Behaviour(status: 400, reason: "BadDeviceToken")
+        package static let tooManyRequests = Behaviour(status: 429, reason: "TooManyRequests")
+        package static let internalServerError = Behaviour(status: 500, reason: "InternalServerError")
+        package static let serviceUnavailable = Behaviour(status: 503, reason: "ServiceUnavailable")
+        package static func slow(_ delay: Duration) -> Behaviour { Behaviour(status: 200, delay: delay) }
         /// 410 Unregistered whose `timestamp` lies `age` in the past.
-        public static func unregistered(since age: Duration) -> Behaviour {
+        package static func unregistered(since age: Duration) -> Behaviour {
             Behaviour(status: 410, reason: "Unregistered", invalidFor: age)
         }
 
@@ -44,7 +44,7 @@ extension APNSSimulator {
         ///
         /// Any other token is accepted. The longest matching prefix wins, so a custom
         /// `dead00` entry can override `dead`.
-        public static func builtIn(slowDelay: Duration) -> [String: Behaviour] {
+        package static func builtIn(slowDelay: Duration) -> [String: Behaviour] {
             [
                 "dead": .unregistered,
                 "bad0": .badDeviceToken,

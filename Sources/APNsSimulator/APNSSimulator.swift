@@ -1,4 +1,5 @@
 import Crypto
+import EventLoop
 import Foundation
 import HTTP2
 import Synchronization
@@ -20,10 +21,12 @@ import Glibc
 ///
 /// Runs on its own threads (one accepting, one per connection), never on Swift's
 /// cooperative pool. The process must ignore SIGPIPE when TLS is used.
+///
+/// Public only because OpenPushTestSupport's public `DeliveryHarness` names it; its members are `package`.
 public final class APNSSimulator: Sendable {
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The certificate clients must trust, as PEM; `nil` over cleartext.
-    public let certificatePEM: String?
+    package let certificatePEM: String?
     let tlsContext: TLSServerContext?
     let requestCheck: APNSSimulatorRequestCheck
 
@@ -51,7 +54,7 @@ public final class APNSSimulator: Sendable {
 
     /// Prepares the keys and, for TLS, the certificate (written out at once, so a client can
     /// be configured before `start()`). Does not listen yet.
-    public init(_ configuration: Configuration) throws {
+    package init(_ configuration: Configuration) throws {
         self.configuration = configuration
         var keys: [String: P256VerifyingKey] = [:]
         for (keyID, der) in configuration.providerKeys {
@@ -77,11 +80,11 @@ public final class APNSSimulator: Sendable {
     }
 
     /// The bound port; valid after `start()`.
-    public var port: UInt16 { state.withLock { $0.port } }
+    package var port: UInt16 { state.withLock { $0.port } }
 
     /// Where a client sends pushes: `http://127.0.0.1:<port>` (h2c) or
     /// `https://localhost:<port>` (TLS; the certificate names localhost and the loopback IPs).
-    public var endpoint: String {
+    package var endpoint: String {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         switch configuration.transport {
         case .cleartext: return "http://\(host):\(port)"
@@ -90,7 +93,7 @@ public final class APNSSimulator: Sendable {
     }
 
     /// Binds and starts accepting. Call once.
-    public func start() throws {
+    package func start() throws {
         try state.withLock { state in
             guard state.phase == .idle else { throw APNSSimulatorError("an APNSSimulator can be started only once") }
         }
@@ -110,7 +113,7 @@ public final class APNSSimulator: Sendable {
     }
 
     /// Stops accepting, ends every connection, and waits (briefly) for the threads to finish.
-    public func stop() {
+    package func stop() {
         let sockets: [Int32] = state.withLock { state in
             guard state.phase == .running else {
                 state.phase = .stopped
@@ -128,30 +131,30 @@ public final class APNSSimulator: Sendable {
 
     /// Answers valid pushes to tokens starting with `prefix` (hex, any case) with
     /// `behaviour`; `nil` removes the entry, built-in ones included.
-    public func setBehaviour(_ behaviour: Behaviour?, forTokenPrefix prefix: String) {
+    package func setBehaviour(_ behaviour: Behaviour?, forTokenPrefix prefix: String) {
         state.withLock { $0.behaviours[prefix.lowercased()] = behaviour }
     }
 
     /// The current prefix table, built-in entries included.
-    public func behaviours() -> [String: Behaviour] {
+    package func behaviours() -> [String: Behaviour] {
         state.withLock { $0.behaviours }
     }
 
     /// Every connection sends GOAWAY after its `streams`-th request, with that stream as the
     /// last processed one (later streams are refused, and the client must retry them on a
     /// new connection, which again gets `streams`). `nil` turns this off.
-    public func goAway(afterStreams streams: Int?) {
+    package func goAway(afterStreams streams: Int?) {
         state.withLock { $0.goAwayAfterStreams = streams.map { max(1, $0) } }
     }
 
     /// How many pushes were answered 200 since the start (or `reset()`), beyond `recordLimit` too.
-    public var acceptedCount: Int { state.withLock { $0.acceptedCount } }
+    package var acceptedCount: Int { state.withLock { $0.acceptedCount } }
 
     /// The pushes answered 200, oldest first (at most `recordLimit`): the newest `limit` (all
     /// when nil) that `matching` keeps, copied out under the lock. No reference to the record
     /// is left behind: a caller holding one made the next push copy all 50,000 records, so a
     /// client polling the control API while a benchmark ran slowed every connection.
-    public func accepted(limit: Int? = nil, matching: (RecordedPush) -> Bool = { _ in true }) -> [RecordedPush] {
+    package func accepted(limit: Int? = nil, matching: (RecordedPush) -> Bool = { _ in true }) -> [RecordedPush] {
         state.withLock { state in
             var newest: [RecordedPush] = []
             for push in state.recorded.reversed() where matching(push) {
@@ -163,7 +166,7 @@ public final class APNSSimulator: Sendable {
     }
 
     /// Forgets recorded pushes, restores the built-in behaviours and turns GOAWAY off.
-    public func reset() {
+    package func reset() {
         state.withLock { state in
             state.recorded.removeAll()
             state.acceptedCount = 0
@@ -174,7 +177,7 @@ public final class APNSSimulator: Sendable {
     }
 
     /// Removes the recorded pushes (and zeroes `acceptedCount`) only.
-    public func clearAccepted() {
+    package func clearAccepted() {
         state.withLock { state in
             state.recorded.removeAll()
             state.acceptedCount = 0
@@ -197,7 +200,7 @@ public final class APNSSimulator: Sendable {
         guard configuration.maxRate != nil else { return nil }
         // `rateLimit` is set exactly when `maxRate` is.
         return rateLimit.withLock { limit -> Duration? in
-            let now = APNSMonotonicClock.now()
+            let now = MonotonicClock.now()
             return .seconds(limit!.reserve(now: now) - now)
         }
     }

@@ -25,7 +25,7 @@ extension APNSSimulator {
     }
 
     /// Which requests on a channel an injected error answers.
-    public enum ChannelOperation: String, Sendable, CaseIterable {
+    package enum ChannelOperation: String, Sendable, CaseIterable {
         /// `POST /4/broadcasts/…` to it.
         case broadcast
         /// `GET` and `DELETE` of it on the management host.
@@ -52,12 +52,12 @@ extension APNSSimulator {
     }
 
     /// Answers the error `behaviour` for `operation` on `channelID`; `nil` takes it back.
-    public func setChannelBehaviour(_ behaviour: Behaviour?, channelID: String, operation: ChannelOperation) {
+    package func setChannelBehaviour(_ behaviour: Behaviour?, channelID: String, operation: ChannelOperation) {
         state.withLock { $0.channels.behaviours[ChannelTable.key(channelID, operation)] = behaviour }
     }
 
     /// The channels that exist now: (channel id, bundle id, storage policy).
-    public func channels() -> [(channelID: String, bundleID: String, storagePolicy: Int)] {
+    package func channels() -> [(channelID: String, bundleID: String, storagePolicy: Int)] {
         state.withLock { state in
             state.channels.channels.sorted { $0.key < $1.key }.map { ($0.key, $0.value.bundleID, $0.value.storagePolicy) }
         }
