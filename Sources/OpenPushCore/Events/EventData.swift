@@ -1,5 +1,5 @@
 /// The `data` object of each event type, built in one place so every producer writes the same
-/// shape (README, "Events out").
+/// shape (docs/api/events.md, "Event types").
 public enum EventData {
     /// `delivery.accepted` (no `reason`/`status`) and `delivery.failed` (with them).
     public static func delivery(notificationID: String, subscriptionID: String, tokenKind: String, apnsID: String,

@@ -3,7 +3,7 @@
 /// that still signs (the previous one, for 24 h after a rotation).
 /// The MAC itself is computed by the caller (OpenSSL); this is what it is computed over.
 public enum WebhookSignature {
-    /// Receivers should refuse a `t` older than this (the README says so).
+    /// Receivers should refuse a `t` older than this (docs/api/webhooks.md says so).
     public static let toleranceSeconds = 300
 
     /// The bytes signed: `"<t>.<body>"`.

@@ -71,7 +71,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 }
 
 extension Configuration {
-    /// The variables `openpush` reads, with their meaning, for `--help` and the README.
+    /// The variables `openpush` reads, with their meaning, for `--help` and docs/operating/configuration.md.
     public static let documentation: [(name: String, meaning: String)] = [
         ("OPENPUSH_DATABASE_URL", "PostgreSQL URL or conninfo (required by serve, worker and migrate; dev embeds its own)"),
         ("OPENPUSH_DATABASE_DIRECT_URL", "direct PostgreSQL URL for LISTEN, migrations and partition upkeep when OPENPUSH_DATABASE_URL goes through PgBouncer in transaction mode (default: OPENPUSH_DATABASE_URL)"),

@@ -89,7 +89,7 @@ public struct StoredEvent: Sendable, Equatable {
     /// events); without that, any transaction anywhere in the cluster held back every app's
     /// events. A running transaction of this database still holds them back, whether it writes
     /// events or not: one that has written none yet may write one, under its old xid, before it
-    /// commits (see README, "The feed"). A running xid PostgreSQL does not attribute to another
+    /// commits (see docs/api/events.md, "The feed"). A running xid PostgreSQL does not attribute to another
     /// database (a prepared transaction, a session whose details are hidden from this role)
     /// counts as this database's. Evaluated once per statement (an uncorrelated subquery).
     public static let visible: PostgresQuery = """
