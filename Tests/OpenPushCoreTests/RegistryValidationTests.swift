@@ -38,7 +38,7 @@ import OpenPushCore
             "previous_token": .string(previous),
         ])
         #expect(registration == SubscriptionRegistration(
-            token: token.lowercased(), platform: "watchos", environment: "sandbox", externalID: "u-1",
+            token: token.lowercased(), platform: "watchos", environment: .sandbox, externalID: "u-1",
             tags: TagChanges(["a": "1", "b": ""]), language: "fr", country: "FR", timezone: "Europe/Paris",
             appVersion: "2.1", deviceModel: "Watch7,1", deviceOS: "10.2", enabled: false, previousToken: previous))
         let minimal = try SubscriptionRegistration(body: ["token": .string(previous)])

@@ -56,6 +56,13 @@ public struct FieldReader {
         return text
     }
 
+    /// One of an enum's raw values, listed in case order when the value is not one of them.
+    public mutating func choice<Choice: CaseIterable & RawRepresentable<String>>(
+        _ key: String, _ type: Choice.Type, required: Bool = false
+    ) -> Choice? {
+        choice(key, type.allCases.map(\.rawValue), required: required).flatMap(Choice.init(rawValue:))
+    }
+
     public mutating func bool(_ key: String, required: Bool = false) -> Bool? {
         switch value(key) {
         case nil, .null?:
