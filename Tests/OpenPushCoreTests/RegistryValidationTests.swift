@@ -61,6 +61,20 @@ import OpenPushCore
         }
     }
 
+    /// The environment is parsed into `DeviceEnvironment` at the edge; its error text lists the
+    /// values as it always did.
+    @Test func environmentIsOneOfTheDeviceEnvironments() throws {
+        let token = String(repeating: "ab", count: 32)
+        #expect(try SubscriptionRegistration(body: ["token": .string(token), "environment": "sandbox"]).environment == .sandbox)
+        #expect(try SubscriptionRegistration(body: ["token": .string(token)]).environment == nil)
+        #expect(throws: InvalidInput(["environment must be one of: production, sandbox"])) {
+            try SubscriptionRegistration(body: ["token": .string(token), "environment": "staging"])
+        }
+        #expect(throws: InvalidInput(["environment must be a string, got number"])) {
+            try SubscriptionRegistration(body: ["token": .string(token), "environment": 1])
+        }
+    }
+
     /// Mobile SDKs add fields over time; an older server must keep registering their devices.
     @Test func registrationIgnoresUnknownFieldsButNotWrongTypes() throws {
         let token = String(repeating: "ab", count: 32)
