@@ -55,7 +55,7 @@ public struct SubscriptionRegistration: Sendable, Equatable {
         let token = reader.deviceToken("token", required: true)
         let limit = Self.maxTextLength
         platform = reader.choice("platform", Self.platforms)
-        environment = reader.choice("environment", DeviceEnvironment.self)
+        environment = reader.choice("environment", among: DeviceEnvironment.allCases)
         externalID = reader.string("external_id", maxLength: limit)
         tags = reader.tagChanges("tags", holder: .device) ?? .none
         language = reader.string("language", maxLength: limit)

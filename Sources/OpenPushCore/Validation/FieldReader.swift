@@ -56,11 +56,10 @@ public struct FieldReader {
         return text
     }
 
-    /// One of an enum's raw values, listed in case order when the value is not one of them.
-    public mutating func choice<Choice: CaseIterable & RawRepresentable<String>>(
-        _ key: String, _ type: Choice.Type, required: Bool = false
-    ) -> Choice? {
-        choice(key, type.allCases.map(\.rawValue), required: required).flatMap(Choice.init(rawValue:))
+    /// One of `allowed`, an enum's cases; the error lists their raw values in that order.
+    public mutating func choice<Choice: RawRepresentable<String>>(_ key: String, among allowed: [Choice],
+                                                                  required: Bool = false) -> Choice? {
+        choice(key, allowed.map(\.rawValue), required: required).flatMap(Choice.init(rawValue:))
     }
 
     public mutating func bool(_ key: String, required: Bool = false) -> Bool? {
