@@ -18,7 +18,7 @@ import OpenPushCore
         ])
         var expected = AppFields()
         expected.name = "Shop"
-        expected.apnsEnv = "sandbox"
+        expected.apnsEnv = .sandbox
         expected.apnsP8 = .set(Self.goodKey)
         expected.apnsKeyID = .set("ABC123DEFG")
         expected.apnsTeamID = .set("TEAM123456")

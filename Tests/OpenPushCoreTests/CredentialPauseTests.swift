@@ -32,7 +32,7 @@ import OpenPushCore
         #expect(fields.changedCredentialFields.isEmpty)
         fields.apnsBundleID = .set("com.example")
         fields.apnsWatchBundleID = .clear
-        fields.apnsEnv = "production"
+        fields.apnsEnv = .production
         #expect(fields.changedCredentialFields == [.bundleID, .watchBundleID, .environment])
     }
 }

@@ -4,10 +4,10 @@ import Testing
 /// A job's delivery events as one stored row, and the events it expands into.
 @Suite struct DeliveryEventBatchTests {
     /// Stands in for the server's derivation: a member's apns-id from what the push was.
-    static let derive: DeliveryEventBatch.APNSIDDerivation = { "\($0)/\($1)/\($2)" }
+    static let derive: DeliveryEventBatch.APNSIDDerivation = { "\($0)/\($1)/\($2.rawValue)" }
 
     static func accepted() -> DeliveryEventBatch {
-        var batch = DeliveryEventBatch(notificationID: "msg_1", tokenKind: "device")
+        var batch = DeliveryEventBatch(notificationID: "msg_1", tokenKind: .device)
         batch.append(subscriptionID: "sub_a", apnsID: "msg_1/sub_a/device")
         batch.append(subscriptionID: "sub_b", apnsID: "msg_1/sub_b/device")
         return batch
@@ -25,7 +25,7 @@ import Testing
         let read = try #require(Self.read(batch.data, failed: false))
         #expect(read == batch)
         #expect(read.eventData(at: 1) == EventData.delivery(notificationID: "msg_1", subscriptionID: "sub_b",
-                                                            tokenKind: "device", apnsID: "msg_1/sub_b/device"))
+                                                            tokenKind: .device, apnsID: "msg_1/sub_b/device"))
     }
 
     /// A row written while the apns-ids were stored is read with its own.
@@ -38,15 +38,15 @@ import Testing
     }
 
     @Test func failuresCarryTheirReasonAndStatus() throws {
-        var batch = DeliveryEventBatch(notificationID: "msg_1", tokenKind: "live_activity", failures: ([], []))
-        batch.append(subscriptionID: "sub_a", apnsID: "msg_1/sub_a/live_activity", failure: ("BadDeviceToken", 400))
-        batch.append(subscriptionID: "sub_b", apnsID: "msg_1/sub_b/live_activity", failure: (nil, nil))
+        var batch = DeliveryEventBatch(notificationID: "msg_1", tokenKind: .update, failures: ([], []))
+        batch.append(subscriptionID: "sub_a", apnsID: "msg_1/sub_a/update", failure: ("BadDeviceToken", 400))
+        batch.append(subscriptionID: "sub_b", apnsID: "msg_1/sub_b/update", failure: (nil, nil))
         #expect(batch.data["reasons"] == ["BadDeviceToken", .null])
         #expect(batch.data["statuses"] == [400, .null])
         let read = try #require(Self.read(batch.data, failed: true))
         #expect(read == batch)
-        #expect(read.eventData(at: 0) == EventData.delivery(notificationID: "msg_1", subscriptionID: "sub_a", tokenKind: "live_activity",
-                                                            apnsID: "msg_1/sub_a/live_activity", failure: ("BadDeviceToken", 400)))
+        #expect(read.eventData(at: 0) == EventData.delivery(notificationID: "msg_1", subscriptionID: "sub_a", tokenKind: .update,
+                                                            apnsID: "msg_1/sub_a/update", failure: ("BadDeviceToken", 400)))
         #expect(read.eventData(at: 1)["reason"] == .null)
         #expect(read.eventData(at: 1)["status"] == .null)
         // A failed row without its failures is not one OpenPush wrote.
@@ -66,6 +66,10 @@ import Testing
         #expect(Self.read(data, failed: false) == nil)
         data = Self.accepted().data
         data["notification_id"] = nil
+        #expect(Self.read(data, failed: false) == nil)
+        // A token kind this build does not know is refused, not read as some other kind.
+        data = Self.accepted().data
+        data["token_kind"] = "live_activity"
         #expect(Self.read(data, failed: false) == nil)
     }
 }

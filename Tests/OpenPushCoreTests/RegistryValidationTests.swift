@@ -38,7 +38,7 @@ import OpenPushCore
             "previous_token": .string(previous),
         ])
         #expect(registration == SubscriptionRegistration(
-            token: token.lowercased(), platform: "watchos", environment: "sandbox", externalID: "u-1",
+            token: token.lowercased(), platform: "watchos", environment: .sandbox, externalID: "u-1",
             tags: TagChanges(["a": "1", "b": ""]), language: "fr", country: "FR", timezone: "Europe/Paris",
             appVersion: "2.1", deviceModel: "Watch7,1", deviceOS: "10.2", enabled: false, previousToken: previous))
         let minimal = try SubscriptionRegistration(body: ["token": .string(previous)])
@@ -58,6 +58,20 @@ import OpenPushCore
         }
         #expect(throws: InvalidInput(["token is required"])) {
             try SubscriptionRegistration(body: [:])
+        }
+    }
+
+    /// The environment is parsed into `DeviceEnvironment` at the edge; its error text lists the
+    /// values as it always did.
+    @Test func environmentIsOneOfTheDeviceEnvironments() throws {
+        let token = String(repeating: "ab", count: 32)
+        #expect(try SubscriptionRegistration(body: ["token": .string(token), "environment": "sandbox"]).environment == .sandbox)
+        #expect(try SubscriptionRegistration(body: ["token": .string(token)]).environment == nil)
+        #expect(throws: InvalidInput(["environment must be one of: production, sandbox"])) {
+            try SubscriptionRegistration(body: ["token": .string(token), "environment": "staging"])
+        }
+        #expect(throws: InvalidInput(["environment must be a string, got number"])) {
+            try SubscriptionRegistration(body: ["token": .string(token), "environment": 1])
         }
     }
 

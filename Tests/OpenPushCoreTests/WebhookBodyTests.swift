@@ -9,10 +9,10 @@ import Testing
     }
 
     @Test func membersAndWholeEventsSerializeAsTheirJSONValues() throws {
-        var accepted = DeliveryEventBatch(notificationID: "msg_\"quoted\"", tokenKind: "device")
+        var accepted = DeliveryEventBatch(notificationID: "msg_\"quoted\"", tokenKind: .device)
         accepted.append(subscriptionID: "sub_a", apnsID: "A-1")
         accepted.append(subscriptionID: "sub_\\b\n", apnsID: "B-2")
-        var failed = DeliveryEventBatch(notificationID: "msg_1", tokenKind: "live_activity", failures: ([], []))
+        var failed = DeliveryEventBatch(notificationID: "msg_1", tokenKind: .update, failures: ([], []))
         failed.append(subscriptionID: "sub_c", apnsID: "C-3", failure: ("BadDeviceToken", 400))
         failed.append(subscriptionID: "sub_d", apnsID: "D-4", failure: (nil, nil))
         failed.append(subscriptionID: "sub_é", apnsID: "E-5", failure: ("Unregistered", nil))

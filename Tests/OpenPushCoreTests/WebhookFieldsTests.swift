@@ -157,12 +157,12 @@ import OpenPushCore
 
 @Suite struct EventDataTests {
     @Test func shapes() {
-        #expect(EventData.delivery(notificationID: "msg_1", subscriptionID: "sub_1", tokenKind: "device", apnsID: "A")
+        #expect(EventData.delivery(notificationID: "msg_1", subscriptionID: "sub_1", tokenKind: .device, apnsID: "A")
                 == ["notification_id": "msg_1", "subscription_id": "sub_1", "token_kind": "device", "apns_id": "A"])
-        #expect(EventData.delivery(notificationID: "m", subscriptionID: "s", tokenKind: "device", apnsID: "A",
+        #expect(EventData.delivery(notificationID: "m", subscriptionID: "s", tokenKind: .device, apnsID: "A",
                                    failure: ("BadDeviceToken", 400))["status"] == 400)
-        #expect(EventData.tokenInvalidated(subscriptionID: "s", tokenKind: "device", reason: "Unregistered")["activity_id"] == nil)
-        #expect(EventData.tokenInvalidated(subscriptionID: "s", tokenKind: "update", reason: nil, activityID: "a")["activity_id"] == "a")
+        #expect(EventData.tokenInvalidated(subscriptionID: "s", tokenKind: .device, reason: "Unregistered")["activity_id"] == nil)
+        #expect(EventData.tokenInvalidated(subscriptionID: "s", tokenKind: .update, reason: nil, activityID: "a")["activity_id"] == "a")
         #expect(EventData.click(notificationID: "m", subscriptionID: "s", activityID: nil, first: true)
                 == ["notification_id": "m", "subscription_id": "s", "first": true])
         #expect(EventData.liveActivityEnded(activityID: "a", subscriptionID: "s", cause: "remote")

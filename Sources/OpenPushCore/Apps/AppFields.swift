@@ -10,12 +10,13 @@ public struct AppFields: Sendable, Equatable {
 
     public static let nameMaxLength = 128
     public static let textMaxLength = 255
-    public static let environments = ["sandbox", "production"]
+    /// In the order `apns_env`'s error text lists them.
+    public static let environments: [DeviceEnvironment] = [.sandbox, .production]
     public static let autoEndMinutes: ClosedRange<Int64> = 1...120
     public static let badAPNSKey = "apns_p8 must be the PEM text of an EC P-256 private key (the .p8 file from Apple)"
 
     public var name: String?
-    public var apnsEnv: String?
+    public var apnsEnv: DeviceEnvironment?
     public var sharedDemo: Bool?
     public var onesignalAlias: Bool?
     public var apnsP8: FieldChange<String> = .keep
@@ -43,12 +44,12 @@ public struct AppFields: Sendable, Equatable {
         switch purpose {
         case .create:
             fields.name = reader.string("name", required: true, maxLength: nameMaxLength)
-            fields.apnsEnv = reader.choice("apns_env", environments)
+            fields.apnsEnv = reader.choice("apns_env", among: environments)
             fields.sharedDemo = reader.bool("shared_demo")
             fields.onesignalAlias = reader.bool("onesignal_alias")
         case .update:
             fields.name = reader.notNull("name") { $0.string("name", required: true, maxLength: nameMaxLength) }
-            fields.apnsEnv = reader.notNull("apns_env") { $0.choice("apns_env", environments) }
+            fields.apnsEnv = reader.notNull("apns_env") { $0.choice("apns_env", among: environments) }
             fields.sharedDemo = reader.notNull("shared_demo") { $0.bool("shared_demo") }
             fields.onesignalAlias = reader.notNull("onesignal_alias") { $0.bool("onesignal_alias") }
         }

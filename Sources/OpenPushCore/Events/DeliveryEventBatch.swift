@@ -9,13 +9,13 @@
 /// for the i-th record, with id `eventID(rowID:index:)` and position (xid, seq, i).
 public struct DeliveryEventBatch: Sendable, Equatable {
     public var notificationID: String
-    public var tokenKind: String
+    public var tokenKind: TokenKind
     public var subscriptionIDs: [String]
     public var apnsIDs: [String]
     /// `delivery.failed` only (nil for `delivery.accepted`): each member's reason and APNs status.
     public var failures: (reasons: [String?], statuses: [Int?])?
 
-    public init(notificationID: String, tokenKind: String, subscriptionIDs: [String] = [], apnsIDs: [String] = [],
+    public init(notificationID: String, tokenKind: TokenKind, subscriptionIDs: [String] = [], apnsIDs: [String] = [],
                 failures: (reasons: [String?], statuses: [Int?])? = nil) {
         self.notificationID = notificationID
         self.tokenKind = tokenKind
@@ -48,7 +48,7 @@ public struct DeliveryEventBatch: Sendable, Equatable {
     /// The `data` stored in the row.
     public var data: JSONObject {
         var data: JSONObject = [
-            "notification_id": .string(notificationID), "token_kind": .string(tokenKind),
+            "notification_id": .string(notificationID), "token_kind": .string(tokenKind.rawValue),
             "subscription_ids": .array(subscriptionIDs.map(JSONValue.string)),
         ]
         if let failures {
@@ -59,13 +59,14 @@ public struct DeliveryEventBatch: Sendable, Equatable {
     }
 
     /// How a member's `apns-id` follows from (notification id, subscription id, token kind).
-    public typealias APNSIDDerivation = @Sendable (_ notificationID: String, _ subscriptionID: String, _ tokenKind: String) -> String
+    public typealias APNSIDDerivation = @Sendable (_ notificationID: String, _ subscriptionID: String, _ tokenKind: TokenKind) -> String
 
     /// Reads a stored row's `data` (`failed`: a `delivery.failed` row); nil when it is not one
-    /// `data` wrote (a missing field, arrays of different lengths). Rows without `apns_ids`
-    /// (all since they were left out) get each member's from `derive`.
+    /// `data` wrote (a missing field, an unknown token kind, arrays of different lengths). Rows
+    /// without `apns_ids` (all since they were left out) get each member's from `derive`.
     public init?(data: JSONObject, failed: Bool, derivingAPNSID derive: APNSIDDerivation) {
-        guard let notificationID = data["notification_id"]?.stringValue, let tokenKind = data["token_kind"]?.stringValue,
+        guard let notificationID = data["notification_id"]?.stringValue,
+              let tokenKind = data["token_kind"]?.stringValue.flatMap(TokenKind.init(rawValue:)),
               let subscriptionIDs = Self.strings(data["subscription_ids"])
         else { return nil }
         let apnsIDs: [String]

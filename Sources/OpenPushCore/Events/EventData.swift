@@ -2,11 +2,11 @@
 /// shape (docs/api/events.md, "Event types").
 public enum EventData {
     /// `delivery.accepted` (no `reason`/`status`) and `delivery.failed` (with them).
-    public static func delivery(notificationID: String, subscriptionID: String, tokenKind: String, apnsID: String,
+    public static func delivery(notificationID: String, subscriptionID: String, tokenKind: TokenKind, apnsID: String,
                                 failure: (reason: String?, status: Int?)? = nil) -> JSONObject {
         var data: JSONObject = [
             "notification_id": .string(notificationID), "subscription_id": .string(subscriptionID),
-            "token_kind": .string(tokenKind), "apns_id": .string(apnsID),
+            "token_kind": .string(tokenKind.rawValue), "apns_id": .string(apnsID),
         ]
         if let failure {
             data["reason"] = failure.reason.map(JSONValue.string) ?? .null
@@ -16,10 +16,10 @@ public enum EventData {
     }
 
     /// `token.invalidated`; `activity_id` only for a Live Activity update token.
-    public static func tokenInvalidated(subscriptionID: String, tokenKind: String, reason: String?,
+    public static func tokenInvalidated(subscriptionID: String, tokenKind: TokenKind, reason: String?,
                                         activityID: String? = nil) -> JSONObject {
         var data: JSONObject = [
-            "subscription_id": .string(subscriptionID), "token_kind": .string(tokenKind),
+            "subscription_id": .string(subscriptionID), "token_kind": .string(tokenKind.rawValue),
             "reason": reason.map(JSONValue.string) ?? .null,
         ]
         if let activityID { data["activity_id"] = .string(activityID) }

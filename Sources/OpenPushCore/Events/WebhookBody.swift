@@ -30,7 +30,7 @@ public struct WebhookBody: Sendable {
         field("subscription_id")
         JSONValue.writeString(batch.subscriptionIDs[index], to: &bytes)
         field("token_kind")
-        JSONValue.writeString(batch.tokenKind, to: &bytes)
+        JSONValue.writeString(batch.tokenKind.rawValue, to: &bytes)
         field("apns_id")
         JSONValue.writeString(batch.apnsIDs[index], to: &bytes)
         if let failures = batch.failures {

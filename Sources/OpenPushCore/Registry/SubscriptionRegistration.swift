@@ -2,14 +2,13 @@
 /// sent: a new row takes the default, a refreshed row keeps what it had.
 public struct SubscriptionRegistration: Sendable, Equatable {
     public static let platforms = ["ios", "watchos", "macos"]
-    public static let environments = ["production", "sandbox"]
     /// Longest accepted text for `external_id` and the device metadata fields.
     public static let maxTextLength = 255
 
     /// Lower-cased hex.
     public var token: String
     public var platform: String?
-    public var environment: String?
+    public var environment: DeviceEnvironment?
     /// `""` unlinks the device from its user (a sign-out).
     public var externalID: String?
     public var tags: TagChanges
@@ -30,7 +29,7 @@ public struct SubscriptionRegistration: Sendable, Equatable {
     public var quietHours: FieldChange<QuietHoursWindow> = .keep
     public var mutedThreads: [String]?
 
-    public init(token: String, platform: String? = nil, environment: String? = nil, externalID: String? = nil,
+    public init(token: String, platform: String? = nil, environment: DeviceEnvironment? = nil, externalID: String? = nil,
                 tags: TagChanges = .none, language: String? = nil, country: String? = nil, timezone: String? = nil,
                 appVersion: String? = nil, deviceModel: String? = nil, deviceOS: String? = nil, enabled: Bool? = nil,
                 previousToken: String? = nil, widgetPushToken: String? = nil) {
@@ -56,7 +55,7 @@ public struct SubscriptionRegistration: Sendable, Equatable {
         let token = reader.deviceToken("token", required: true)
         let limit = Self.maxTextLength
         platform = reader.choice("platform", Self.platforms)
-        environment = reader.choice("environment", Self.environments)
+        environment = reader.choice("environment", among: DeviceEnvironment.allCases)
         externalID = reader.string("external_id", maxLength: limit)
         tags = reader.tagChanges("tags", holder: .device) ?? .none
         language = reader.string("language", maxLength: limit)

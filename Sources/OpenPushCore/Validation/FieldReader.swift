@@ -56,6 +56,12 @@ public struct FieldReader {
         return text
     }
 
+    /// One of `allowed`, an enum's cases; the error lists their raw values in that order.
+    public mutating func choice<Choice: RawRepresentable<String>>(_ key: String, among allowed: [Choice],
+                                                                  required: Bool = false) -> Choice? {
+        choice(key, allowed.map(\.rawValue), required: required).flatMap(Choice.init(rawValue:))
+    }
+
     public mutating func bool(_ key: String, required: Bool = false) -> Bool? {
         switch value(key) {
         case nil, .null?:

@@ -1,4 +1,5 @@
 import Crypto
+package import OpenPushCore
 
 /// The `apns-id` of one push, derived from what it is (message, device, token kind) rather than
 /// stored: a job run again after a crash sends the same `apns-id`, and support can compute it.
@@ -8,8 +9,9 @@ package enum APNSIdentifier {
 
     /// A UUID (version 8, "custom") made of the first 16 bytes of a SHA-256. The digest stays
     /// on the stack: this runs once per recipient of every job.
-    package static func derive(messageID: String, subscriptionID: String, tokenKind: String) -> String {
-        var input = messageID + "\n" + subscriptionID + "\n" + tokenKind
+    package static func derive(messageID: String, subscriptionID: String, tokenKind: TokenKind) -> String {
+        // The raw value, as `openpush_apns_id` hashes the stored `token_kind`.
+        var input = messageID + "\n" + subscriptionID + "\n" + tokenKind.rawValue
         return withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { digest in
             input.withUTF8 { SHA256.hash(UnsafeRawBufferPointer($0), into: digest) }
             digest[6] = (digest[6] & 0x0F) | 0x80

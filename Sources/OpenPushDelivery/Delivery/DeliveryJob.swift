@@ -37,7 +37,7 @@ public struct DeliveryJob: Sendable, Equatable {
     var deliveries: [ClaimedDelivery] {
         recipients.enumerated().map { index, recipient in
             ClaimedDelivery(id: Int64(index), apnsID: APNSIdentifier.derive(messageID: messageID, subscriptionID: recipient.subscriptionID,
-                                                                             tokenKind: tokenKind.rawValue),
+                                                                             tokenKind: tokenKind),
                             messageID: messageID, appID: appID, subscriptionID: recipient.subscriptionID,
                             liveActivityID: recipient.liveActivityID, tokenKind: tokenKind, token: recipient.token ?? "",
                             badge: recipient.badge, attempts: attempt, createdAt: createdAt)

@@ -26,7 +26,7 @@ public struct DeliveryRecord: Sendable, Equatable {
     init(job: DeliveryJob, recipient: DeliveryJob.Recipient, state: State, reason: String? = nil, apnsStatus: Int? = nil,
          attempts: Int? = nil, apnsID: String? = nil, carriedBy: String? = nil) {
         self.apnsID = apnsID ?? APNSIdentifier.derive(messageID: job.messageID, subscriptionID: recipient.subscriptionID,
-                                                      tokenKind: job.tokenKind.rawValue)
+                                                      tokenKind: job.tokenKind)
         subscriptionID = recipient.subscriptionID
         liveActivityID = recipient.liveActivityID
         self.state = state

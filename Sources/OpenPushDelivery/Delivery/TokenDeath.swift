@@ -25,7 +25,7 @@ enum TokenDeath {
             if let row = delivery.liveActivityID,
                let ended = try LiveActivityStore.endedForDeadToken(rowID: row, registeredBefore: invalidSince, now: now, in: connection) {
                 try EventOutbox.append([OutboundEvent(type: .tokenInvalidated, appID: ended.appID, data: EventData.tokenInvalidated(
-                    subscriptionID: ended.subscriptionID, tokenKind: TokenKind.update.rawValue, reason: reason,
+                    subscriptionID: ended.subscriptionID, tokenKind: .update, reason: reason,
                     activityID: ended.activityID))], in: connection)
             }
         case .channel:

@@ -7,7 +7,7 @@ public struct SubscriptionRecord: Sendable, Equatable {
     public var appID: String
     public var token: String
     public var platform: String
-    public var environment: String
+    public var environment: DeviceEnvironment
     public var externalID: String?
     public var tags: [String: String]
     public var language: String?
@@ -49,7 +49,12 @@ public struct SubscriptionRecord: Sendable, Equatable {
         appID = try row.decode("app_id")
         token = try row.decode("token")
         platform = try row.decode("platform")
-        environment = try row.decode("environment")
+        let environment: String = try row.decode("environment")
+        // A value this build does not know is a broken row: never read as production.
+        guard let known = DeviceEnvironment(rawValue: environment) else {
+            throw InvariantViolation("subscription environment '\(environment)' is neither production nor sandbox")
+        }
+        self.environment = known
         externalID = try row.decode("external_id")
         tags = TagChanges.decode(json: try row.decode("tags"))
         language = try row.decode("language")

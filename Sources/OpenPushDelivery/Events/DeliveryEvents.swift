@@ -8,8 +8,8 @@ import Postgres
 /// records emit nothing.
 enum DeliveryEvents {
     static func append(_ records: [DeliveryRecord], of job: DeliveryJob, in connection: PostgresConnection) throws {
-        var acceptedBatch = DeliveryEventBatch(notificationID: job.messageID, tokenKind: job.tokenKind.rawValue)
-        var failedBatch = DeliveryEventBatch(notificationID: job.messageID, tokenKind: job.tokenKind.rawValue, failures: ([], []))
+        var acceptedBatch = DeliveryEventBatch(notificationID: job.messageID, tokenKind: job.tokenKind)
+        var failedBatch = DeliveryEventBatch(notificationID: job.messageID, tokenKind: job.tokenKind, failures: ([], []))
         // By index: a `for record in` copied (retained and released) every field of each record.
         for index in records.indices {
             switch records[index].state {

@@ -20,7 +20,7 @@ package enum LiveActivityEvents {
         try EventOutbox.append(try rows.map { row in
             let activityID: String? = row.columnNames.contains("activity_id") ? try row.decode("activity_id") : nil
             return OutboundEvent(type: .tokenInvalidated, appID: try row.decode("app_id"), data: EventData.tokenInvalidated(
-                subscriptionID: try row.decode("subscription_id"), tokenKind: tokenKind.rawValue, reason: reason,
+                subscriptionID: try row.decode("subscription_id"), tokenKind: tokenKind, reason: reason,
                 activityID: activityID))
         }, in: connection)
     }

@@ -33,9 +33,12 @@ public final class Metrics: Sendable {
     }
 
     fileprivate struct PushKey: Hashable {
-        var kind: String
-        var state: String
+        var kind: TokenKind
+        var state: PushState
         var reason: String
+
+        /// Series are rendered in the order of their label texts.
+        var sortKey: (String, String, String) { (kind.rawValue, state.label, reason) }
     }
 
     private struct State {
@@ -113,12 +116,12 @@ public final class Metrics: Sendable {
     /// One push attempt's result: by token kind (`update`, `push_to_start`, …), the state it left
     /// the row in, and the APNs reason if any.
     public func recordPush(kind: TokenKind, state: PushState, reason: String?) {
-        self.state.withLock { $0.pushes[PushKey(kind: kind.rawValue, state: state.label, reason: reason ?? ""), default: 0] += 1 }
+        self.state.withLock { $0.pushes[PushKey(kind: kind, state: state, reason: reason ?? ""), default: 0] += 1 }
     }
 
     /// The state a push attempt is counted in: how its row ended, or `queued` when it waits
     /// for another attempt.
-    public enum PushState: Sendable, Equatable {
+    public enum PushState: Sendable, Hashable {
         case finished(DeliveryState)
         case queued
 
@@ -141,7 +144,7 @@ public final class Metrics: Sendable {
 
         /// As `recordPush`.
         public mutating func add(kind: TokenKind, state: PushState, reason: String?) {
-            pushes[PushKey(kind: kind.rawValue, state: state.label, reason: reason ?? ""), default: 0] += 1
+            pushes[PushKey(kind: kind, state: state, reason: reason ?? ""), default: 0] += 1
         }
 
         /// As `recordDeliveryLatency`.
@@ -198,8 +201,8 @@ public final class Metrics: Sendable {
         }
         lines.append("# HELP openpush_pushes_total Push attempts, by token kind, resulting state and APNs reason.")
         lines.append("# TYPE openpush_pushes_total counter")
-        for key in snapshot.pushes.keys.sorted(by: { ($0.kind, $0.state, $0.reason) < ($1.kind, $1.state, $1.reason) }) {
-            let labels = "kind=\"\(escape(key.kind))\",state=\"\(escape(key.state))\",reason=\"\(escape(key.reason))\""
+        for key in snapshot.pushes.keys.sorted(by: { $0.sortKey < $1.sortKey }) {
+            let labels = "kind=\"\(key.kind.rawValue)\",state=\"\(key.state.label)\",reason=\"\(escape(key.reason))\""
             lines.append("openpush_pushes_total{\(labels)} \(snapshot.pushes[key]!)")
         }
         lines.append("# HELP openpush_messages_failed_total Messages that failed as a whole, by the stage that failed.")

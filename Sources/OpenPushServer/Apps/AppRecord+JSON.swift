@@ -8,7 +8,7 @@ extension AppRecord {
         [
             "id": .string(id),
             "name": .string(name),
-            "apns_env": .string(apnsEnv),
+            "apns_env": .string(apnsEnv.rawValue),
             "apns_key_id": .optional(apnsKeyID),
             "apns_team_id": .optional(apnsTeamID),
             "apns_bundle_id": .optional(apnsBundleID),

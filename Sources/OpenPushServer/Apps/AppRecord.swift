@@ -1,4 +1,4 @@
-import OpenPushCore
+public import OpenPushCore
 import OpenPushDelivery
 public import Postgres
 
@@ -6,7 +6,7 @@ public import Postgres
 public struct AppRecord: Sendable, Equatable {
     public var id: String
     public var name: String
-    public var apnsEnv: String
+    public var apnsEnv: DeviceEnvironment
     public var hasAPNSKey: Bool
     public var apnsKeyID: String?
     public var apnsTeamID: String?
@@ -47,7 +47,12 @@ public struct AppRecord: Sendable, Equatable {
     public init(row: PostgresRow) throws {
         id = try row.decode("id")
         name = try row.decode("name")
-        apnsEnv = try row.decode("apns_env")
+        let environment: String = try row.decode("apns_env")
+        // A value this build does not know is a broken row: never read as production.
+        guard let known = DeviceEnvironment(rawValue: environment) else {
+            throw InvariantViolation("app apns_env '\(environment)' is neither production nor sandbox")
+        }
+        apnsEnv = known
         hasAPNSKey = try row.decode("has_apns_key")
         apnsKeyID = try row.decode("apns_key_id")
         apnsTeamID = try row.decode("apns_team_id")

@@ -14,7 +14,7 @@ public struct CreatedApp: Sendable {
 /// default on creation).
 public struct AppSettings: Sendable, Equatable {
     public var name: String?
-    public var apnsEnv: String?
+    public var apnsEnv: DeviceEnvironment?
     public var apnsP8: String?
     public var apnsKeyID: String?
     public var apnsTeamID: String?
@@ -31,7 +31,7 @@ public struct AppSettings: Sendable, Equatable {
     public var liveActivityUpdateIntervalSeconds: Int?
     public var widgetPushIntervalSeconds: Int?
 
-    public init(name: String? = nil, apnsEnv: String? = nil, apnsP8: String? = nil, apnsKeyID: String? = nil,
+    public init(name: String? = nil, apnsEnv: DeviceEnvironment? = nil, apnsP8: String? = nil, apnsKeyID: String? = nil,
                 apnsTeamID: String? = nil, apnsBundleID: String? = nil, apnsWatchBundleID: String? = nil,
                 sharedDemo: Bool? = nil, liveActivityAutoEndMinutes: Int? = nil, onesignalAlias: Bool? = nil,
                 liveActivityUpdateIntervalSeconds: Int? = nil, widgetPushIntervalSeconds: Int? = nil) {
@@ -65,7 +65,7 @@ extension AppStore {
                 INSERT INTO apps (id, name, apns_env, apns_p8, apns_key_id, apns_team_id, apns_bundle_id,
                                   apns_watch_bundle_id, shared_demo, live_activity_auto_end_minutes, onesignal_alias,
                                   sdk_key_digest, created_at, updated_at)
-                VALUES (\(id), \(settings.name ?? "Untitled app"), \(settings.apnsEnv ?? "production"), \(settings.apnsP8.map(keyring.seal)),
+                VALUES (\(id), \(settings.name ?? "Untitled app"), \((settings.apnsEnv ?? .production).rawValue), \(settings.apnsP8.map(keyring.seal)),
                         \(settings.apnsKeyID), \(settings.apnsTeamID), \(settings.apnsBundleID), \(settings.apnsWatchBundleID),
                         \(settings.sharedDemo ?? false), \(settings.liveActivityAutoEndMinutes), \(settings.onesignalAlias ?? false),
                         \(sdkKey.digest), to_timestamp(\(now)), to_timestamp(\(now)))

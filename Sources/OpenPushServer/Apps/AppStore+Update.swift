@@ -16,7 +16,7 @@ extension AppStore {
             if !change.isKeep { assignments.append("\(identifier: column) = \(change.newValue)") }
         }
         set("name", fields.name)
-        set("apns_env", fields.apnsEnv)
+        set("apns_env", fields.apnsEnv?.rawValue)
         set("shared_demo", fields.sharedDemo)
         set("onesignal_alias", fields.onesignalAlias)
         if !fields.apnsP8.isKeep { assignments.append("apns_p8 = \(fields.apnsP8.newValue.map(keyring.seal))") }

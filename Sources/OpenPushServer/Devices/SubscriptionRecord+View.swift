@@ -25,7 +25,7 @@ extension SubscriptionRecord {
             "tags": TagChanges.object(tags),
             "external_id": Self.text(externalID),
             "platform": .string(platform),
-            "environment": .string(environment),
+            "environment": .string(environment.rawValue),
             "first_session_at": Self.seconds(firstSessionAt),
             "last_session_at": Self.seconds(lastSessionAt),
             "retired_at": retiredAt.map(Self.seconds) ?? .null,

@@ -57,13 +57,13 @@ extension SubscriptionStore {
                                        timezone, app_version, device_model, device_os, enabled, widget_push_token,
                                        session_count, first_session_at, last_session_at, created_at, updated_at)
             VALUES (\(id), \(appID), \(r.token), COALESCE(\(r.platform)::text, 'ios'),
-                    COALESCE(\(r.environment)::text, 'production'), NULLIF(\(r.externalID)::text, ''),
+                    COALESCE(\(r.environment?.rawValue)::text, 'production'), NULLIF(\(r.externalID)::text, ''),
                     \(r.tags.setJSON)::jsonb, \(r.language), \(r.country), \(r.timezone), \(r.appVersion), \(r.deviceModel),
                     \(r.deviceOS), COALESCE(\(r.enabled)::boolean, true), \(r.widgetPushToken), 1,
                     to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)))
             ON CONFLICT (app_id, token) DO UPDATE SET
                 platform = COALESCE(\(r.platform)::text, subscriptions.platform),
-                environment = COALESCE(\(r.environment)::text, subscriptions.environment),
+                environment = COALESCE(\(r.environment?.rawValue)::text, subscriptions.environment),
                 external_id = CASE WHEN \(r.externalID)::text IS NULL THEN subscriptions.external_id
                                    ELSE NULLIF(\(r.externalID)::text, '') END,
                 tags = (subscriptions.tags || \(r.tags.setJSON)::jsonb) - \(r.tags.removed)::text[],

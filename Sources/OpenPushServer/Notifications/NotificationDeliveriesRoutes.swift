@@ -28,11 +28,11 @@ extension NotificationDeliveriesStore.Record {
     var json: JSONValue {
         [
             "subscription_id": .string(subscriptionID),
-            "token_kind": .string(tokenKind),
-            "state": .string(state),
+            "token_kind": .string(tokenKind.rawValue),
+            "state": .string(state.rawValue),
             // The policy's reason of a `suppressed` record is its own field, not an error.
-            "error_reason": state == DeliveryState.suppressed.rawValue ? .null : errorReason.map(JSONValue.string) ?? .null,
-            "suppressed_reason": state == DeliveryState.suppressed.rawValue ? errorReason.map(JSONValue.string) ?? .null : .null,
+            "error_reason": state == .suppressed ? .null : errorReason.map(JSONValue.string) ?? .null,
+            "suppressed_reason": state == .suppressed ? errorReason.map(JSONValue.string) ?? .null : .null,
             "carried_by": carriedBy.map(JSONValue.string) ?? .null,
             "apns_id": .string(apnsID),
             "apns_status": apnsStatus.map { .int(Int64($0)) } ?? .null,

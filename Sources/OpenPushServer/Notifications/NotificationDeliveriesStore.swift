@@ -14,8 +14,8 @@ enum NotificationDeliveriesStore {
     struct Record: Sendable, Equatable {
         var id: Int64
         var subscriptionID: String
-        var tokenKind: String
-        var state: String
+        var tokenKind: TokenKind
+        var state: DeliveryState
         var errorReason: String?
         var carriedBy: String?
         var apnsID: String
@@ -152,14 +152,19 @@ extension NotificationDeliveriesStore.Record {
     init(row: PostgresRow) throws {
         id = try row.decode("id")
         subscriptionID = try row.decode("subscription_id")
-        tokenKind = try row.decode("token_kind")
-        state = try row.decode("state")
+        // A stored value this build does not know is a broken row, not something to guess at.
+        let kind: String = try row.decode("token_kind")
+        guard let tokenKind = TokenKind(rawValue: kind) else { throw InvariantViolation("a delivery record holds token kind '\(kind)'") }
+        self.tokenKind = tokenKind
+        let stored: String = try row.decode("state")
+        guard let state = DeliveryState(rawValue: stored) else { throw InvariantViolation("a delivery record holds state '\(stored)'") }
+        self.state = state
         errorReason = try row.decode("error_reason")
         carriedBy = try row.decode("carried_by")
         // Derived here, as the worker derived the one the push carried; only rows written
         // before migration 0039 store theirs.
-        let stored: String? = try row.decode("stored_apns_id")
-        apnsID = try stored ?? APNSIdentifier.derive(messageID: row.decode("message_id"), subscriptionID: subscriptionID,
+        let storedID: String? = try row.decode("stored_apns_id")
+        apnsID = try storedID ?? APNSIdentifier.derive(messageID: row.decode("message_id"), subscriptionID: subscriptionID,
                                                      tokenKind: tokenKind)
         apnsStatus = try row.decode("apns_status")
         attempts = try row.decode("attempts")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OpenPushCore
 import OpenPushDelivery
 @testable import OpenPushServer
 import OpenPushTestSupport
@@ -10,17 +11,17 @@ import Postgres
 /// the two must agree on every input, or support would look for a push under an id it never had.
 @Suite struct APNSIdentifierTests {
     /// Ids as the product makes them, and the edges of the encoding: empty parts, non-ASCII
-    /// (UTF-8 on both sides), separators inside a part, long parts.
-    static let inputs: [(message: String, subscription: String, tokenKind: String)] = {
-        let kinds = ["device", "update", "push_to_start", "widget", "channel"]
-        var inputs: [(String, String, String)] = (0..<200).map { n in
+    /// (UTF-8 on both sides), separators inside a part, long parts; every token kind.
+    static let inputs: [(message: String, subscription: String, tokenKind: TokenKind)] = {
+        let kinds = TokenKind.allCases
+        var inputs: [(String, String, TokenKind)] = (0..<200).map { n in
             ("msg_" + String(UInt64.random(in: 0...UInt64.max), radix: 16),
              "sub_" + UUID().uuidString.lowercased(), kinds[n % kinds.count])
         }
         inputs += [
-            ("", "", ""), ("msg_1", "sub_2", "device"), ("a\nb", "c", "device"), ("a", "b\nc", "device"),
-            ("msg_é", "sub_日本", "widget"), ("😀", "👍🏽", "update"), (String(repeating: "m", count: 5_000), "s", "device"),
-            ("tab\there", "quote'\"", "push_to_start"), ("back\\slash", "%_", "channel"),
+            ("", "", .device), ("msg_1", "sub_2", .device), ("a\nb", "c", .device), ("a", "b\nc", .device),
+            ("msg_é", "sub_日本", .widget), ("😀", "👍🏽", .update), (String(repeating: "m", count: 5_000), "s", .device),
+            ("tab\there", "quote'\"", .pushToStart), ("back\\slash", "%_", .channel),
         ]
         return inputs
     }()
@@ -30,7 +31,7 @@ import Postgres
         let inputs = Self.inputs
         let fromSQL = try await pool.query("""
             SELECT openpush_apns_id(m, s, k)::text AS id
-            FROM unnest(\(inputs.map(\.message))::text[], \(inputs.map(\.subscription))::text[], \(inputs.map(\.tokenKind))::text[])
+            FROM unnest(\(inputs.map(\.message))::text[], \(inputs.map(\.subscription))::text[], \(inputs.map(\.tokenKind.rawValue))::text[])
                  WITH ORDINALITY AS i(m, s, k, n)
             ORDER BY n
             """).map { try $0.decode("id", as: String.self) }

@@ -158,7 +158,7 @@ import Postgres
         #expect(try records.map { try $0.decode("id", as: Int64.self) } == [job.id << 20, job.id << 20 | 1])
         #expect(try records.allSatisfy { try $0.decode("derived", as: Bool.self) })
         #expect(try records[0].decode("apns_id", as: String.self)
-                == APNSIdentifier.derive(messageID: message, subscriptionID: job.recipients[0].subscriptionID, tokenKind: "device"))
+                == APNSIdentifier.derive(messageID: message, subscriptionID: job.recipients[0].subscriptionID, tokenKind: .device))
         // A retry carries no snapshot of its recipients: a push-to-start retry checks every token.
         let retry = try await app.services.database.query("""
             SELECT attempt, subscription_ids, due_at > now() + interval '50 seconds' AS later,
@@ -243,7 +243,7 @@ import Postgres
         let fromSQL: String = try await app.services.database.query("""
             SELECT openpush_apns_id('msg_1', 'sub_2', 'device')::text AS id
             """).firstRow().decode("id")
-        #expect(fromSQL == APNSIdentifier.derive(messageID: "msg_1", subscriptionID: "sub_2", tokenKind: "device"))
+        #expect(fromSQL == APNSIdentifier.derive(messageID: "msg_1", subscriptionID: "sub_2", tokenKind: .device))
         #expect(UUID(uuidString: fromSQL) != nil)
     }
 

@@ -28,6 +28,27 @@ import OpenPushTestSupport
         #expect(bare.json?.objectValue?["tags"] == ["a": "1", "c": "3"])
     }
 
+    /// A stored environment this build does not know is a broken row, never read as production;
+    /// another app's device reads as before.
+    @Test func anUnknownStoredEnvironmentIsAnErrorNotProduction() async throws {
+        let app = try await TestApp.make()
+        let first = try await app.createApp()
+        let second = try await app.createApp()
+        let broken = try await app.deviceID(first, ["token": .string(Registry.token(40)), "environment": "sandbox"])
+        let other = try await app.deviceID(second, ["token": .string(Registry.token(41)), "environment": "sandbox"])
+        // Only a row written around the CHECK constraint can hold one.
+        let database = app.services.database
+        _ = try await database.query("ALTER TABLE subscriptions DROP CONSTRAINT subscriptions_environment_check")
+        _ = try await database.query("UPDATE subscriptions SET environment = 'staging' WHERE id = \(broken)")
+        await #expect(throws: InvariantViolation.self) {
+            try await database.transaction { connection in
+                _ = try SubscriptionStore.find(id: broken, appID: first.app.id, in: connection)
+            }
+        }
+        let view = try #require(await app.subscription(second, other).json?.objectValue)
+        #expect(view["environment"] == "sandbox")
+    }
+
     @Test func patchBodyErrors() async throws {
         let app = try await TestApp.make()
         let created = try await app.createApp()

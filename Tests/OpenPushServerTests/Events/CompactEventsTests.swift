@@ -16,17 +16,17 @@ import Testing
     /// Subscription `sub_n`'s apns-id for msg_1's device push, as the engine derives it (and the
     /// readers, from a row that does not store it).
     static func apnsID(_ n: Int, notification: String = "msg_1") -> String {
-        APNSIdentifier.derive(messageID: notification, subscriptionID: "sub_\(n)", tokenKind: "device")
+        APNSIdentifier.derive(messageID: notification, subscriptionID: "sub_\(n)", tokenKind: .device)
     }
 
     static func accepted(_ appID: String, _ subscriptions: Range<Int>, notification: String = "msg_1") -> OutboundEvent {
-        var batch = DeliveryEventBatch(notificationID: notification, tokenKind: "device")
+        var batch = DeliveryEventBatch(notificationID: notification, tokenKind: .device)
         for n in subscriptions { batch.append(subscriptionID: "sub_\(n)", apnsID: apnsID(n, notification: notification)) }
         return OutboundEvent(type: .deliveryAccepted, appID: appID, batch: batch)!
     }
 
     static func failed(_ appID: String, _ subscriptions: Range<Int>) -> OutboundEvent {
-        var batch = DeliveryEventBatch(notificationID: "msg_1", tokenKind: "device", failures: ([], []))
+        var batch = DeliveryEventBatch(notificationID: "msg_1", tokenKind: .device, failures: ([], []))
         for n in subscriptions { batch.append(subscriptionID: "sub_\(n)", apnsID: apnsID(n), failure: ("BadDeviceToken", 400)) }
         return OutboundEvent(type: .deliveryFailed, appID: appID, batch: batch)!
     }
@@ -56,8 +56,8 @@ import Testing
         #expect(Set(all[1].keys) == ["id", "type", "created_at", "app_id", "data"])
         #expect(all[1]["app_id"] == .string(appID))
         #expect(all[3]["data"] == .object(EventData.delivery(notificationID: "msg_1", subscriptionID: "sub_2",
-                                                             tokenKind: "device", apnsID: Self.apnsID(2))))
-        #expect(all[8]["data"] == .object(EventData.delivery(notificationID: "msg_1", subscriptionID: "sub_6", tokenKind: "device",
+                                                             tokenKind: .device, apnsID: Self.apnsID(2))))
+        #expect(all[8]["data"] == .object(EventData.delivery(notificationID: "msg_1", subscriptionID: "sub_6", tokenKind: .device,
                                                              apnsID: Self.apnsID(6), failure: ("BadDeviceToken", 400))))
 
         // Pages of 2 stop inside the row; their cursors carry the index, the row's last member's does not.
@@ -113,7 +113,7 @@ import Testing
         for post in receiver.received { try WebhookDispatcherTests.verify(post, secrets: ["whsec_test_secret"]) }
         let first = try #require(try JSONValue.parse(receiver.received[0].body).objectValue?["events"]?.arrayValue?[7].objectValue)
         #expect(first["data"] == .object(EventData.delivery(notificationID: "msg_1", subscriptionID: "sub_7",
-                                                            tokenKind: "device", apnsID: Self.apnsID(7))))
+                                                            tokenKind: .device, apnsID: Self.apnsID(7))))
         let done = try await setup.app.services.database.query("""
             SELECT cursor_index FROM webhooks WHERE id = \(id)
             """).firstRow().decode("cursor_index", as: Int64.self)
@@ -273,7 +273,7 @@ import Testing
             """).map { (try $0.decode("subscription_id", as: String.self), try $0.decode("id", as: String.self)) }
         for (subscription, apnsID) in apnsIDs {
             #expect(feed.contains { $0["data"]?.objectValue == EventData.delivery(notificationID: messageID, subscriptionID: subscription,
-                                                                                     tokenKind: "device", apnsID: apnsID) })
+                                                                                     tokenKind: .device, apnsID: apnsID) })
         }
     }
 

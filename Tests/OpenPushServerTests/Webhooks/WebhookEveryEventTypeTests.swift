@@ -212,11 +212,11 @@ import Testing
 
         // delivery.accepted: the notification's good device, and the Live Activity pushes to its update tokens.
         let acceptedExpected: [JSONObject] = [
-            EventData.delivery(notificationID: messageID, subscriptionID: device, tokenKind: "device",
+            EventData.delivery(notificationID: messageID, subscriptionID: device, tokenKind: .device,
                                apnsID: try await Self.apnsID(harness, messageID, device)),
-            EventData.delivery(notificationID: update1, subscriptionID: device, tokenKind: "update",
+            EventData.delivery(notificationID: update1, subscriptionID: device, tokenKind: .update,
                                apnsID: try await Self.apnsID(harness, update1, device)),
-            EventData.delivery(notificationID: endMessage, subscriptionID: device, tokenKind: "update",
+            EventData.delivery(notificationID: endMessage, subscriptionID: device, tokenKind: .update,
                                apnsID: try await Self.apnsID(harness, endMessage, device)),
         ]
         #expect(data("delivery.accepted") == acceptedExpected)
