@@ -13,9 +13,7 @@ import Synchronization
 /// of the client, never Swift's cooperative pool, however many credentials there are. A
 /// key's connections are spread over the loops, as its pushes are. Call `shutdown()` before
 /// dropping the client: the threads keep it alive until then.
-///
-/// Public only because OpenPushServer's public API names it; its members are `package`.
-public final class APNSClient: Sendable {
+package final class APNSClient: Sendable {
     package let configuration: APNSClientConfiguration
     let endpoints: [APNSRoute: APNSEndpoint]
     private let counters = APNSClientCounters()

@@ -2,9 +2,7 @@ import Foundation
 import OpenPushCore
 
 /// How an `APNSClient` reaches APNs. Durations in seconds.
-///
-/// Public only because OpenPushServer's public API names it; its members are `package`.
-public struct APNSClientConfiguration: Sendable {
+package struct APNSClientConfiguration: Sendable {
     package static let defaultProductionURL = "https://api.push.apple.com"
     package static let defaultSandboxURL = "https://api.sandbox.push.apple.com"
     /// Apple's channel management hosts ("Sending channel management requests to APNs"):

@@ -21,9 +21,7 @@ import Glibc
 ///
 /// Runs on its own threads (one accepting, one per connection), never on Swift's
 /// cooperative pool. The process must ignore SIGPIPE when TLS is used.
-///
-/// Public only because OpenPushTestSupport's public `DeliveryHarness` names it; its members are `package`.
-public final class APNSSimulator: Sendable {
+package final class APNSSimulator: Sendable {
     package let configuration: Configuration
     /// The certificate clients must trust, as PEM; `nil` over cleartext.
     package let certificatePEM: String?

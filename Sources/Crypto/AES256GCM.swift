@@ -4,27 +4,27 @@ import COpenSSL
 /// rest. `seal` draws a fresh random 96-bit nonce each time (the size GCM is built for); `open`
 /// refuses anything whose 128-bit tag does not match, so a changed byte of the nonce, the
 /// ciphertext, the tag or the additional data is an error, never wrong plaintext.
-public enum AES256GCM {
-    public static let keySize = 32
-    public static let nonceSize = 12
-    public static let tagSize = 16
+package enum AES256GCM {
+    package static let keySize = 32
+    package static let nonceSize = 12
+    package static let tagSize = 16
 
     /// One sealed message: `nonce ‖ ciphertext ‖ tag` as `combined`.
-    public struct Box: Sendable, Equatable {
-        public var nonce: [UInt8]
-        public var ciphertext: [UInt8]
-        public var tag: [UInt8]
+    package struct Box: Sendable, Equatable {
+        package var nonce: [UInt8]
+        package var ciphertext: [UInt8]
+        package var tag: [UInt8]
 
-        public init(nonce: [UInt8], ciphertext: [UInt8], tag: [UInt8]) {
+        package init(nonce: [UInt8], ciphertext: [UInt8], tag: [UInt8]) {
             self.nonce = nonce
             self.ciphertext = ciphertext
             self.tag = tag
         }
 
-        public var combined: [UInt8] { nonce + ciphertext + tag }
+        package var combined: [UInt8] { nonce + ciphertext + tag }
 
         /// Splits `nonce ‖ ciphertext ‖ tag`; nil when too short to hold a nonce and a tag.
-        public init?(combined: [UInt8]) {
+        package init?(combined: [UInt8]) {
             guard combined.count >= AES256GCM.nonceSize + AES256GCM.tagSize else { return nil }
             nonce = Array(combined.prefix(AES256GCM.nonceSize))
             ciphertext = Array(combined.dropFirst(AES256GCM.nonceSize).dropLast(AES256GCM.tagSize))
@@ -34,7 +34,7 @@ public enum AES256GCM {
 
     /// Encrypts `plaintext` under `key` (32 bytes), authenticating `additionalData` too.
     /// `nonce` is for tests only: reusing a nonce with one key breaks GCM.
-    public static func seal(_ plaintext: [UInt8], key: [UInt8], additionalData: [UInt8] = [],
+    package static func seal(_ plaintext: [UInt8], key: [UInt8], additionalData: [UInt8] = [],
                             nonce: [UInt8] = SecureRandom.bytes(nonceSize)) throws(CryptoError) -> Box {
         try checkSizes(key: key, nonce: nonce)
         let context = try Context(encrypting: true, key: key, nonce: nonce)
@@ -50,7 +50,7 @@ public enum AES256GCM {
 
     /// Decrypts `box` under `key`; throws when the tag does not match (a wrong key, wrong
     /// additional data, or any byte changed).
-    public static func open(_ box: Box, key: [UInt8], additionalData: [UInt8] = []) throws(CryptoError) -> [UInt8] {
+    package static func open(_ box: Box, key: [UInt8], additionalData: [UInt8] = []) throws(CryptoError) -> [UInt8] {
         try checkSizes(key: key, nonce: box.nonce)
         guard box.tag.count == tagSize else { throw CryptoError(message: "AES-256-GCM: the tag must be \(tagSize) bytes") }
         let context = try Context(encrypting: false, key: key, nonce: box.nonce)

@@ -3,7 +3,7 @@ import Foundation
 extension Base64URL {
     /// Decodes base64url with or without padding; `nil` for any character outside the
     /// url-safe alphabet (so standard base64's `+` and `/` are refused, as JOSE requires).
-    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
+    package static func decode(_ text: some StringProtocol) -> [UInt8]? {
         var standard = ""
         standard.reserveCapacity(text.utf8.count + 3)
         var sawPadding = false

@@ -2,7 +2,7 @@ import COpenSSL
 
 /// Compares two byte strings in time that depends only on their length, for secrets such as
 /// API keys and MACs. A length mismatch returns `false` at once: lengths are not secret here.
-public func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+package func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     guard a.count == b.count else { return false }
     guard !a.isEmpty else { return true }
     return a.withUnsafeBytes { a in

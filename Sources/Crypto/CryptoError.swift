@@ -1,14 +1,14 @@
 import COpenSSL
 
 /// A libcrypto/libssl failure, with OpenSSL's own reason text.
-public struct CryptoError: Error, Sendable, CustomStringConvertible {
-    public var message: String
+package struct CryptoError: Error, Sendable, CustomStringConvertible {
+    package var message: String
 
-    public init(message: String) {
+    package init(message: String) {
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// Builds an error from `context` plus every entry on this thread's OpenSSL error queue,
     /// and empties the queue so a stale entry cannot leak into the next failure.

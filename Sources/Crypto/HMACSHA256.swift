@@ -1,8 +1,8 @@
 import COpenSSL
 
 /// HMAC-SHA256 through libcrypto's one-shot `HMAC` (webhook signatures).
-public enum HMACSHA256 {
-    public static func authenticationCode<K: Collection, M: Collection>(key: K, message: M) -> [UInt8]
+package enum HMACSHA256 {
+    package static func authenticationCode<K: Collection, M: Collection>(key: K, message: M) -> [UInt8]
     where K.Element == UInt8, M.Element == UInt8 {
         let key = Array(key)
         let message = Array(message)

@@ -2,7 +2,7 @@ private let hexDigits = Array("0123456789abcdef".utf8)
 
 extension Collection<UInt8> {
     /// Lower-case hexadecimal, two digits per byte.
-    public var hexString: String {
+    package var hexString: String {
         var utf8: [UInt8] = []
         utf8.reserveCapacity(count * 2)
         for byte in self {
@@ -15,7 +15,7 @@ extension Collection<UInt8> {
 
 extension Array where Element == UInt8 {
     /// Parses hexadecimal in either case; `nil` for an odd length or any other character.
-    public init?(hex: String) {
+    package init?(hex: String) {
         let utf8 = Array(hex.utf8)
         guard utf8.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []

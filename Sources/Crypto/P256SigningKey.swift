@@ -4,11 +4,11 @@ import COpenSSL
 ///
 /// `@unchecked Sendable`: the EVP_PKEY is never mutated after `init`, and OpenSSL 3 allows
 /// concurrent signing with one key because each signature gets its own EVP_MD_CTX.
-public final class P256SigningKey: @unchecked Sendable {
+package final class P256SigningKey: @unchecked Sendable {
     private let key: OpaquePointer
-    public let publicKeyDER: [UInt8]
+    package let publicKeyDER: [UInt8]
 
-    public init(pem: String) throws(CryptoError) {
+    package init(pem: String) throws(CryptoError) {
         ERR_clear_error()
         let bytes = Array(pem.utf8)
         guard let bio = bytes.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {
@@ -43,7 +43,7 @@ public final class P256SigningKey: @unchecked Sendable {
     }
 
     /// ES256 (RFC 7518 §3.4): ECDSA P-256 over SHA-256, returned as the raw 64-byte `r‖s`.
-    public func signES256(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
+    package func signES256(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw CryptoError.openSSL("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else {

@@ -5,12 +5,12 @@ import COpenSSL
 ///
 /// `@unchecked Sendable`: the EVP_PKEY is never mutated after `init`, and each verification
 /// gets its own EVP_MD_CTX.
-public final class P256VerifyingKey: @unchecked Sendable {
+package final class P256VerifyingKey: @unchecked Sendable {
     private let key: OpaquePointer
-    public let publicKeyDER: [UInt8]
+    package let publicKeyDER: [UInt8]
 
     /// - Parameter publicKeyDER: a DER SubjectPublicKeyInfo, e.g. `P256SigningKey.publicKeyDER`.
-    public init(publicKeyDER: [UInt8]) throws(CryptoError) {
+    package init(publicKeyDER: [UInt8]) throws(CryptoError) {
         ERR_clear_error()
         let parsed = publicKeyDER.withUnsafeBufferPointer { buffer -> OpaquePointer? in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
@@ -37,7 +37,7 @@ public final class P256VerifyingKey: @unchecked Sendable {
     }
 
     /// Checks a raw 64-byte `r‖s` ES256 signature (RFC 7518 §3.4) over `message`.
-    public func isValidES256Signature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
+    package func isValidES256Signature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
         defer { ERR_clear_error() }
         guard signature.count == 64, let der = try? ECDSASignature.der(fromRaw: signature) else { return false }
         guard let context = EVP_MD_CTX_new() else { return false }

@@ -5,8 +5,8 @@ import COpenSSL
 nonisolated(unsafe) private let fetchedSHA256: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
 
 /// SHA-256 through libcrypto's EVP interface.
-public enum SHA256 {
-    public static func hash<D: Collection>(_ data: D) -> [UInt8] where D.Element == UInt8 {
+package enum SHA256 {
+    package static func hash<D: Collection>(_ data: D) -> [UInt8] where D.Element == UInt8 {
         if let contiguous = data.withContiguousStorageIfAvailable({ digest(of: $0) }) {
             return contiguous
         }
@@ -15,7 +15,7 @@ public enum SHA256 {
 
     /// The 32-byte digest of `bytes`, written to `output` (at least 32 bytes): no allocation,
     /// for a hash per push.
-    public static func hash(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+    package static func hash(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
         precondition(output.count >= 32, "a SHA-256 digest is 32 bytes")
         var length: UInt32 = 0
         guard EVP_Digest(bytes.baseAddress, bytes.count, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,

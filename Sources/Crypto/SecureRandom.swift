@@ -1,9 +1,9 @@
 import COpenSSL
 
 /// Bytes from OpenSSL's CSPRNG.
-public enum SecureRandom {
+package enum SecureRandom {
     /// Traps if the CSPRNG fails: handing out predictable bytes would be worse than stopping.
-    public static func bytes(_ count: Int) -> [UInt8] {
+    package static func bytes(_ count: Int) -> [UInt8] {
         precondition(count >= 0 && count <= Int(Int32.max), "SecureRandom.bytes: bad count \(count)")
         guard count > 0 else { return [] }
         var output = [UInt8](repeating: 0, count: count)

@@ -2,16 +2,16 @@ import COpenSSL
 
 /// A fresh P-256 key and a self-signed certificate for it, as PEM: what a local test server
 /// (the APNs simulator) presents, and what its clients add to their trust store.
-public struct SelfSignedCertificate: Sendable {
-    public var certificatePEM: String
-    public var privateKeyPEM: String
+package struct SelfSignedCertificate: Sendable {
+    package var certificatePEM: String
+    package var privateKeyPEM: String
 
     /// - Parameters:
     ///   - commonName: the subject (and issuer) CN.
     ///   - dnsNames, ipAddresses: subjectAltName entries; hostname checks use these, and an IP
     ///     literal such as `127.0.0.1` matches only an IP entry.
     ///   - validFor: seconds from now; the start is backdated a minute for clock skew.
-    public static func generate(
+    package static func generate(
         commonName: String = "localhost",
         dnsNames: [String] = ["localhost"],
         ipAddresses: [String] = ["127.0.0.1", "::1"],

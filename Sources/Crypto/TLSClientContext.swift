@@ -5,13 +5,13 @@ import COpenSSL
 ///
 /// `@unchecked Sendable`: the SSL_CTX is configured once in `init` and only read afterwards,
 /// which OpenSSL allows from any thread (`SSL_new` takes its own reference).
-public final class TLSClientContext: @unchecked Sendable {
+package final class TLSClientContext: @unchecked Sendable {
     let context: OpaquePointer
 
     /// - Parameters:
     ///   - caFile: extra PEM CA certificates to trust, e.g. a test or sandbox root.
     ///   - alpn: protocols to offer, most preferred first; APNs needs `["h2"]`.
-    public init(caFile: String? = nil, alpn: [String] = ["h2"]) throws(CryptoError) {
+    package init(caFile: String? = nil, alpn: [String] = ["h2"]) throws(CryptoError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw CryptoError.openSSL("SSL_CTX_new") }
         // Owned from here on, so every later failure frees it through deinit.

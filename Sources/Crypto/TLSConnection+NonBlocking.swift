@@ -10,7 +10,7 @@ import Glibc
 /// a write must then be retried with at least the bytes it was offered (the context allows
 /// the buffer to move or grow).
 extension TLSConnection {
-    public enum NonBlockingResult: Sendable, Hashable {
+    package enum NonBlockingResult: Sendable, Hashable {
         case transferred(Int)
         case wantRead
         case wantWrite
@@ -18,7 +18,7 @@ extension TLSConnection {
         case closed
     }
 
-    public func readNonBlocking(into buffer: UnsafeMutableRawBufferPointer) throws(CryptoError) -> NonBlockingResult {
+    package func readNonBlocking(into buffer: UnsafeMutableRawBufferPointer) throws(CryptoError) -> NonBlockingResult {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return .transferred(0) }
         // SSL_get_error reads the thread's error queue, so it must start empty.
         ERR_clear_error()
@@ -27,7 +27,7 @@ extension TLSConnection {
         return try nonBlockingOutcome(result, "SSL_read")
     }
 
-    public func writeNonBlocking(_ bytes: UnsafeRawBufferPointer) throws(CryptoError) -> NonBlockingResult {
+    package func writeNonBlocking(_ bytes: UnsafeRawBufferPointer) throws(CryptoError) -> NonBlockingResult {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return .transferred(0) }
         ERR_clear_error()
         let result = SSL_write(ssl, base, Int32(clamping: bytes.count))

@@ -12,11 +12,11 @@ import Glibc
 /// ignore SIGPIPE (`signal(SIGPIPE, SIG_IGN)` at startup) for that to surface as an error.
 ///
 /// Not thread-safe: one owner reads and writes.
-public final class TLSConnection {
+package final class TLSConnection {
     private let context: TLSClientContext
     let ssl: OpaquePointer
 
-    public init(context: TLSClientContext, socket: Int32, hostname: String) throws(CryptoError) {
+    package init(context: TLSClientContext, socket: Int32, hostname: String) throws(CryptoError) {
         ERR_clear_error()
         guard let ssl = SSL_new(context.context) else { throw CryptoError.openSSL("SSL_new") }
         self.context = context
@@ -34,7 +34,7 @@ public final class TLSConnection {
     }
 
     /// Runs the handshake, including certificate and hostname verification.
-    public func handshake() throws(CryptoError) {
+    package func handshake() throws(CryptoError) {
         let result = SSL_connect(ssl)
         guard result == 1 else {
             let verify = SSL_get_verify_result(ssl)
@@ -49,7 +49,7 @@ public final class TLSConnection {
 
     /// Reads up to `buffer.count` bytes into the front of `buffer`; 0 means the peer closed
     /// the TLS session cleanly.
-    public func read(into buffer: inout [UInt8]) throws(CryptoError) -> Int {
+    package func read(into buffer: inout [UInt8]) throws(CryptoError) -> Int {
         guard !buffer.isEmpty else { return 0 }
         let capacity = Int32(clamping: buffer.count)
         let result = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, capacity) }
@@ -59,7 +59,7 @@ public final class TLSConnection {
     }
 
     /// Writes all of `bytes` (a blocking socket lets SSL_write finish the whole record set).
-    public func write(_ bytes: [UInt8]) throws(CryptoError) {
+    package func write(_ bytes: [UInt8]) throws(CryptoError) {
         var offset = 0
         while offset < bytes.count {
             let chunk = Int32(clamping: bytes.count - offset)
@@ -70,7 +70,7 @@ public final class TLSConnection {
     }
 
     /// The protocol the server chose by ALPN, e.g. `"h2"`; `nil` if none was agreed.
-    public var negotiatedALPN: String? {
+    package var negotiatedALPN: String? {
         var data: UnsafePointer<UInt8>?
         var length: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &data, &length)
@@ -79,7 +79,7 @@ public final class TLSConnection {
     }
 
     /// Sends close_notify. Does not wait for the peer's, and does not close the socket.
-    public func shutdown() {
+    package func shutdown() {
         _ = SSL_shutdown(ssl)
         ERR_clear_error()
     }

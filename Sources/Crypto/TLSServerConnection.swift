@@ -11,9 +11,9 @@ import Glibc
 /// The process must ignore SIGPIPE (OpenSSL writes with write(2)).
 ///
 /// Not thread-safe: one owner reads and writes.
-public final class TLSServerConnection {
+package final class TLSServerConnection {
     /// What a read or write did.
-    public enum IOResult: Equatable, Sendable {
+    package enum IOResult: Equatable, Sendable {
         /// Bytes read or written (always > 0).
         case transferred(Int)
         /// Nothing now: wait until the socket is readable (or writable), then call again.
@@ -26,7 +26,7 @@ public final class TLSServerConnection {
     private let context: TLSServerContext
     private let ssl: OpaquePointer
 
-    public init(context: TLSServerContext, socket: Int32) throws(CryptoError) {
+    package init(context: TLSServerContext, socket: Int32) throws(CryptoError) {
         ERR_clear_error()
         guard let ssl = SSL_new(context.context) else { throw CryptoError.openSSL("SSL_new") }
         self.context = context
@@ -39,13 +39,13 @@ public final class TLSServerConnection {
     }
 
     /// Runs the server side of the handshake; on a blocking socket it returns when done.
-    public func handshake() throws(CryptoError) {
+    package func handshake() throws(CryptoError) {
         let result = SSL_accept(ssl)
         guard result == 1 else { throw failure(result, "TLS handshake") }
     }
 
     /// Reads up to `buffer.count` bytes into the front of `buffer`.
-    public func read(into buffer: inout [UInt8]) throws(CryptoError) -> IOResult {
+    package func read(into buffer: inout [UInt8]) throws(CryptoError) -> IOResult {
         guard !buffer.isEmpty else { return .transferred(0) }
         let capacity = Int32(clamping: buffer.count)
         let result = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, capacity) }
@@ -55,7 +55,7 @@ public final class TLSServerConnection {
 
     /// Writes a prefix of `bytes`. After `wantWrite`, call again with the same bytes at the
     /// front (more may follow): partial writes and a moving buffer are enabled on the context.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(CryptoError) -> IOResult {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(CryptoError) -> IOResult {
         guard !bytes.isEmpty else { return .transferred(0) }
         let result = SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
         if result > 0 { return .transferred(Int(result)) }
@@ -63,10 +63,10 @@ public final class TLSServerConnection {
     }
 
     /// Decrypted bytes OpenSSL holds that a socket poll would not announce.
-    public var hasBufferedInput: Bool { SSL_pending(ssl) > 0 }
+    package var hasBufferedInput: Bool { SSL_pending(ssl) > 0 }
 
     /// The protocol chosen by ALPN, e.g. `"h2"`; `nil` if none was agreed.
-    public var negotiatedALPN: String? {
+    package var negotiatedALPN: String? {
         var data: UnsafePointer<UInt8>?
         var length: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &data, &length)
@@ -75,7 +75,7 @@ public final class TLSServerConnection {
     }
 
     /// Sends close_notify without waiting for the peer's; does not close the socket.
-    public func shutdown() {
+    package func shutdown() {
         _ = SSL_shutdown(ssl)
         ERR_clear_error()
     }

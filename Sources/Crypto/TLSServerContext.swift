@@ -4,7 +4,7 @@ import COpenSSL
 /// and ALPN selection from the protocols given (server preference order).
 ///
 /// `@unchecked Sendable`: the SSL_CTX is configured once in `init` and only read afterwards.
-public final class TLSServerContext: @unchecked Sendable {
+package final class TLSServerContext: @unchecked Sendable {
     let context: OpaquePointer
     /// Protocols in preference order, as bytes, read by the ALPN callback.
     let protocols: [[UInt8]]
@@ -13,7 +13,7 @@ public final class TLSServerContext: @unchecked Sendable {
     ///   - certificatePEM: the leaf certificate, optionally followed by its chain.
     ///   - alpn: protocols the server speaks, most preferred first; a client offering none of
     ///     them gets no ALPN answer.
-    public init(certificatePEM: String, privateKeyPEM: String, alpn: [String] = ["h2"]) throws(CryptoError) {
+    package init(certificatePEM: String, privateKeyPEM: String, alpn: [String] = ["h2"]) throws(CryptoError) {
         ERR_clear_error()
         protocols = alpn.map { Array($0.utf8) }
         guard protocols.allSatisfy({ (1...255).contains($0.count) }) else {

@@ -5,7 +5,7 @@ import CNghttp2
 /// so no send callback is needed (`nghttp2_session_send` crashes without one).
 ///
 /// Not thread-safe: the owner serialises all calls, e.g. on one connection task.
-public final class HTTP2ClientSession {
+package final class HTTP2ClientSession {
     private var session: OpaquePointer!
     var streams: [Int32: HTTP2StreamState] = [:]
     /// Events produced by callbacks during one `receive`; handed out and reset at its end.
@@ -13,7 +13,7 @@ public final class HTTP2ClientSession {
 
     /// Defaults for an APNs-style client: no server push, and large windows so responses
     /// never stall on flow control.
-    public static let defaultSettings: [HTTP2Setting] = [
+    package static let defaultSettings: [HTTP2Setting] = [
         .enablePush(false),
         .initialWindowSize(1 << 24),
     ]
@@ -21,7 +21,7 @@ public final class HTTP2ClientSession {
 
     /// Creates the session and queues the client SETTINGS frame; `settings` override the
     /// defaults with the same identifier.
-    public init(settings: [HTTP2Setting] = []) throws {
+    package init(settings: [HTTP2Setting] = []) throws {
         var callbacks: OpaquePointer?
         try Self.check(nghttp2_session_callbacks_new(&callbacks), "nghttp2_session_callbacks_new")
         // The session copies the callbacks, so the table can go at once.
@@ -61,7 +61,7 @@ public final class HTTP2ClientSession {
     /// request until a stream closes.
     /// `unindexed`: header names whose values are never added to HPACK's dynamic tables, for
     /// values that differ on every request.
-    public func submitRequest(headers: [(name: String, value: String)], body: [UInt8], unindexed: [String] = []) throws -> Int32 {
+    package func submitRequest(headers: [(name: String, value: String)], body: [UInt8], unindexed: [String] = []) throws -> Int32 {
         let state = HTTP2StreamState(requestBody: body)
         let streamID = HTTP2NameValues.with(headers, unindexed: unindexed) { nameValues in
             var provider = nghttp2_data_provider(
@@ -78,16 +78,16 @@ public final class HTTP2ClientSession {
     }
 
     /// Bytes in the HPACK dynamic table of the headers this session sends (RFC 7541 sizes).
-    public var sentHeaderTableSize: Int { Int(nghttp2_session_get_hd_deflate_dynamic_table_size(session)) }
+    package var sentHeaderTableSize: Int { Int(nghttp2_session_get_hd_deflate_dynamic_table_size(session)) }
 
     /// Everything nghttp2 wants to write now; empty when there is nothing.
-    public func pendingOutput() throws -> [UInt8] {
+    package func pendingOutput() throws -> [UInt8] {
         try drainOutput(of: session)
     }
 
     /// Processes bytes read from the socket and returns what they meant. Afterwards call
     /// `pendingOutput()`: receiving can queue SETTINGS/PING acks and WINDOW_UPDATEs.
-    public func receive(_ bytes: [UInt8]) throws -> [HTTP2Event] {
+    package func receive(_ bytes: [UInt8]) throws -> [HTTP2Event] {
         let consumed = bytes.withUnsafeBufferPointer { buffer in
             nghttp2_session_mem_recv(session, buffer.baseAddress, buffer.count)
         }
@@ -97,20 +97,20 @@ public final class HTTP2ClientSession {
         return produced
     }
 
-    public func submitPing() throws {
+    package func submitPing() throws {
         try Self.check(nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil), "nghttp2_submit_ping")
     }
 
     /// Queues RST_STREAM(CANCEL) for a request the caller gave up on (a timeout); the stream
     /// then closes, reported as `streamReset` once the frame is sent.
-    public func resetStream(_ streamID: Int32) throws {
+    package func resetStream(_ streamID: Int32) throws {
         try Self.check(
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue),
             "nghttp2_submit_rst_stream")
     }
 
     /// Queues a GOAWAY(NO_ERROR) for a graceful shutdown; open streams may still finish.
-    public func submitGoAway() throws {
+    package func submitGoAway() throws {
         let lastStreamID = nghttp2_session_get_last_proc_stream_id(session)
         try Self.check(
             nghttp2_submit_goaway(
@@ -119,16 +119,16 @@ public final class HTTP2ClientSession {
     }
 
     /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS (nghttp2 assumes 100 until the peer says).
-    public var remoteMaxConcurrentStreams: UInt32 {
+    package var remoteMaxConcurrentStreams: UInt32 {
         nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
     }
 
     /// False once the session is finished (e.g. after GOAWAY both ways with no open streams).
-    public var wantsRead: Bool { nghttp2_session_want_read(session) != 0 }
-    public var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
+    package var wantsRead: Bool { nghttp2_session_want_read(session) != 0 }
+    package var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
 
     /// Requests submitted and not yet closed.
-    public var openStreamCount: Int { streams.count }
+    package var openStreamCount: Int { streams.count }
 
     private static func check(_ result: Int32, _ context: String) throws {
         if result != 0 { throw HTTP2Error.nghttp2(Int(result), context) }

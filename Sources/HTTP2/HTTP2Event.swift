@@ -1,5 +1,5 @@
 /// What a batch of received bytes meant to the client session.
-public enum HTTP2Event: Sendable, Equatable {
+package enum HTTP2Event: Sendable, Equatable {
     /// A stream closed after its complete response (final status, headers, body to END_STREAM).
     case response(streamID: Int32, status: Int, headers: [HTTP2Header], body: [UInt8])
     /// A stream closed without a complete response: RST_STREAM from the peer, or refused

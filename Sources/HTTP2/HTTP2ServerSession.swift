@@ -5,7 +5,7 @@ import CNghttp2
 /// the complete requests it returns with `respond(…)`, and writes `pendingOutput()`.
 ///
 /// Not thread-safe: the owner serialises all calls, e.g. on one connection thread.
-public final class HTTP2ServerSession {
+package final class HTTP2ServerSession {
     private var session: OpaquePointer!
     /// Requests whose headers have begun and whose END_STREAM has not arrived.
     var partial: [Int32: Request] = [:]
@@ -18,10 +18,10 @@ public final class HTTP2ServerSession {
 
     /// What a server announces unless told otherwise: APNs' stream limit once a provider
     /// token is accepted.
-    public static let defaultSettings: [HTTP2Setting] = [.maxConcurrentStreams(1000)]
+    package static let defaultSettings: [HTTP2Setting] = [.maxConcurrentStreams(1000)]
 
     /// Creates the session and queues the server's SETTINGS frame (the server preface).
-    public init(settings: [HTTP2Setting] = HTTP2ServerSession.defaultSettings) throws {
+    package init(settings: [HTTP2Setting] = HTTP2ServerSession.defaultSettings) throws {
         var callbacks: OpaquePointer?
         try Self.check(nghttp2_session_callbacks_new(&callbacks), "nghttp2_session_callbacks_new")
         // The session copies the callbacks, so the table can go at once.
@@ -43,7 +43,7 @@ public final class HTTP2ServerSession {
     /// Processes bytes read from the socket and returns the requests they completed, in order.
     /// Throws on a connection error (e.g. a client that does not speak HTTP/2); the owner then
     /// writes `pendingOutput()` (often a GOAWAY) and closes.
-    public func receive(_ bytes: [UInt8]) throws -> [Request] {
+    package func receive(_ bytes: [UInt8]) throws -> [Request] {
         let consumed = bytes.withUnsafeBufferPointer { buffer in
             nghttp2_session_mem_recv(session, buffer.baseAddress, buffer.count)
         }
@@ -54,14 +54,14 @@ public final class HTTP2ServerSession {
     }
 
     /// Everything nghttp2 wants to write now; empty when there is nothing.
-    public func pendingOutput() throws -> [UInt8] {
+    package func pendingOutput() throws -> [UInt8] {
         try drainOutput(of: session)
     }
 
     /// Queues the response to a request. Returns false, and does nothing, when the stream is
     /// already gone (the client reset it, or a GOAWAY refused it).
     @discardableResult
-    public func respond(streamID: Int32, status: Int, headers: [HTTP2Header] = [], body: [UInt8] = []) throws -> Bool {
+    package func respond(streamID: Int32, status: Int, headers: [HTTP2Header] = [], body: [UInt8] = []) throws -> Bool {
         guard openStreams.contains(streamID) else { return false }
         var fields: [(name: String, value: String)] = [(":status", String(status))]
         fields.reserveCapacity(headers.count + 1)
@@ -81,7 +81,7 @@ public final class HTTP2ServerSession {
         return true
     }
 
-    public func submitSettings(_ settings: [HTTP2Setting]) throws {
+    package func submitSettings(_ settings: [HTTP2Setting]) throws {
         let entries = settings.map { nghttp2_settings_entry(settings_id: Int32($0.identifier), value: $0.value) }
         try Self.check(
             nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), entries, entries.count),
@@ -90,26 +90,26 @@ public final class HTTP2ServerSession {
 
     /// Queues a GOAWAY: streams up to `lastStreamID` (default: the last one received) may
     /// still be answered; the client must retry the others elsewhere. Error code 0 is NO_ERROR.
-    public func submitGoAway(lastStreamID: Int32? = nil, errorCode: UInt32 = 0) throws {
+    package func submitGoAway(lastStreamID: Int32? = nil, errorCode: UInt32 = 0) throws {
         try Self.check(
             nghttp2_submit_goaway(
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID ?? lastProcessedStreamID, errorCode, nil, 0),
             "nghttp2_submit_goaway")
     }
 
-    public func submitReset(streamID: Int32, errorCode: UInt32) throws {
+    package func submitReset(streamID: Int32, errorCode: UInt32) throws {
         try Self.check(
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode),
             "nghttp2_submit_rst_stream")
     }
 
     /// The highest stream id the client opened so far.
-    public var lastProcessedStreamID: Int32 { nghttp2_session_get_last_proc_stream_id(session) }
+    package var lastProcessedStreamID: Int32 { nghttp2_session_get_last_proc_stream_id(session) }
 
     /// False once the session is finished (after a GOAWAY with no stream left open, or a
     /// connection error): the owner flushes `pendingOutput()` and closes.
-    public var wantsRead: Bool { nghttp2_session_want_read(session) != 0 }
-    public var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
+    package var wantsRead: Bool { nghttp2_session_want_read(session) != 0 }
+    package var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
 
     private static func check(_ result: Int32, _ context: String) throws {
         if result != 0 { throw HTTP2Error.nghttp2(Int(result), context) }

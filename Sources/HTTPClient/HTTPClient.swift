@@ -5,7 +5,7 @@ import Synchronization
 /// Outbound HTTP/1.1 and HTTP/2 over libcurl's multi interface: one thread drives every
 /// transfer (`curl_multi_poll`/`curl_multi_perform`), so many requests run at once without a
 /// thread each, and each `send` awaits a continuation the thread completes.
-public final class HTTPClient: Sendable {
+package final class HTTPClient: Sendable {
     private struct Queue {
         var added: [Transfer] = []
         var stopping = false
@@ -28,7 +28,7 @@ public final class HTTPClient: Sendable {
     private let userAgent: String
 
     /// Starts the driving thread; call `shutdown()` to end it.
-    public init(userAgent: String = "OpenPush") throws {
+    package init(userAgent: String = "OpenPush") throws {
         shared = Shared(multi: try CurlMulti())
         self.userAgent = userAgent
         let thread = Thread { [shared] in HTTPClient.drive(shared) }
@@ -37,7 +37,7 @@ public final class HTTPClient: Sendable {
     }
 
     /// Sends `request` and returns its answer (any status); throws only when no answer came.
-    public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
+    package func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
         let transfer = try Transfer(request, userAgent: userAgent)
         let result: Result<HTTPClientResponse, HTTPClientError> = await withCheckedContinuation { continuation in
             transfer.continuation = continuation
@@ -57,7 +57,7 @@ public final class HTTPClient: Sendable {
     }
 
     /// Takes no new request; those in flight finish (each within its timeout), then the thread ends.
-    public func shutdown() async {
+    package func shutdown() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = shared.queue.withLock { queue -> Bool in
                 queue.stopping = true

@@ -1,26 +1,26 @@
 /// One outbound request: where, what, and how long it may take in all.
-public struct HTTPClientRequest: Sendable {
-    public var url: String
-    public var method: String
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
+package struct HTTPClientRequest: Sendable {
+    package var url: String
+    package var method: String
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
     /// The whole exchange (resolve, connect, TLS, send, answer) must end within this.
-    public var timeout: Duration
+    package var timeout: Duration
     /// Addresses the request's host must connect to, as `CURLOPT_RESOLVE` entries
     /// (`host:port:address[,address]`; an IPv6 address in brackets): libcurl then never resolves
     /// the host itself, so a checked address cannot be swapped by a second DNS answer.
-    public var pinnedAddresses: [String]
+    package var pinnedAddresses: [String]
     /// The most of the answer's body kept; the rest is read and dropped.
-    public var maxResponseBytes: Int
+    package var maxResponseBytes: Int
     /// Asked about every address libcurl is about to connect to (4 or 16 bytes), just before it
     /// opens the socket: nil lets it connect, a reason refuses it (the request then fails with
     /// `HTTPClientError.refusedAddress`, unless another address of the host is let through).
     /// Whatever resolved the host, this sees the peer itself. Runs on the client's thread: keep it quick.
-    public var peerFilter: PeerFilter?
+    package var peerFilter: PeerFilter?
 
-    public typealias PeerFilter = @Sendable (_ address: [UInt8]) -> String?
+    package typealias PeerFilter = @Sendable (_ address: [UInt8]) -> String?
 
-    public init(url: String, method: String = "POST", headers: [(name: String, value: String)] = [], body: [UInt8] = [],
+    package init(url: String, method: String = "POST", headers: [(name: String, value: String)] = [], body: [UInt8] = [],
                 timeout: Duration = .seconds(10), pinnedAddresses: [String] = [], maxResponseBytes: Int = 64 << 10,
                 peerFilter: PeerFilter? = nil) {
         self.url = url
@@ -35,18 +35,18 @@ public struct HTTPClientRequest: Sendable {
 }
 
 /// The answer: its status and (the start of) its body.
-public struct HTTPClientResponse: Sendable, Equatable {
-    public var status: Int
-    public var body: [UInt8]
+package struct HTTPClientResponse: Sendable, Equatable {
+    package var status: Int
+    package var body: [UInt8]
 
-    public init(status: Int, body: [UInt8]) {
+    package init(status: Int, body: [UInt8]) {
         self.status = status
         self.body = body
     }
 }
 
 /// No answer came: the request timed out, could not connect, or failed on the way.
-public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOut
     /// libcurl's code and message.
     case transport(code: Int, message: String)
@@ -56,7 +56,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     case refusedAddress(String)
     case shutDown
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .timedOut: "timed out"
         case .transport(let code, let message): "transport error \(code): \(message)"

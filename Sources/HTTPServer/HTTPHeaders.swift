@@ -1,43 +1,43 @@
 /// Ordered header fields; names keep their spelling, lookups ignore ASCII case.
-public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
-    public typealias Element = (name: String, value: String)
+package struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    package typealias Element = (name: String, value: String)
 
     private var fields: [Element]
 
-    public init() {
+    package init() {
         fields = []
     }
 
-    public init(_ fields: [(String, String)]) {
+    package init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
-    public init(dictionaryLiteral elements: (String, String)...) {
+    package init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
     }
 
     /// The first value for `name`.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         fields.first { Self.sameName($0.name, name) }?.value
     }
 
     /// Every value for `name`, in order.
-    public func values(for name: String) -> [String] {
+    package func values(for name: String) -> [String] {
         fields.filter { Self.sameName($0.name, name) }.map(\.value)
     }
 
-    public func contains(name: String) -> Bool {
+    package func contains(name: String) -> Bool {
         fields.contains { Self.sameName($0.name, name) }
     }
 
-    public var count: Int { fields.count }
+    package var count: Int { fields.count }
 
-    public mutating func add(name: String, value: String) {
+    package mutating func add(name: String, value: String) {
         fields.append((name: name, value: value))
     }
 
     /// Replaces the first field named `name` and drops the others, or appends one.
-    public mutating func replaceOrAdd(name: String, value: String) {
+    package mutating func replaceOrAdd(name: String, value: String) {
         guard let index = fields.firstIndex(where: { Self.sameName($0.name, name) }) else {
             fields.append((name: name, value: value))
             return
@@ -53,11 +53,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         }
     }
 
-    public mutating func remove(name: String) {
+    package mutating func remove(name: String) {
         fields.removeAll { Self.sameName($0.name, name) }
     }
 
-    public func makeIterator() -> IndexingIterator<[Element]> {
+    package func makeIterator() -> IndexingIterator<[Element]> {
         fields.makeIterator()
     }
 

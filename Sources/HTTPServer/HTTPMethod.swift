@@ -1,18 +1,18 @@
 /// An HTTP request method. An open set: any token the client sends is representable.
-public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
+package struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: String
 
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         self.rawValue = rawValue
     }
 
-    public static let get = HTTPMethod(rawValue: "GET")
-    public static let post = HTTPMethod(rawValue: "POST")
-    public static let put = HTTPMethod(rawValue: "PUT")
-    public static let delete = HTTPMethod(rawValue: "DELETE")
-    public static let patch = HTTPMethod(rawValue: "PATCH")
-    public static let head = HTTPMethod(rawValue: "HEAD")
-    public static let options = HTTPMethod(rawValue: "OPTIONS")
+    package static let get = HTTPMethod(rawValue: "GET")
+    package static let post = HTTPMethod(rawValue: "POST")
+    package static let put = HTTPMethod(rawValue: "PUT")
+    package static let delete = HTTPMethod(rawValue: "DELETE")
+    package static let patch = HTTPMethod(rawValue: "PATCH")
+    package static let head = HTTPMethod(rawValue: "HEAD")
+    package static let options = HTTPMethod(rawValue: "OPTIONS")
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// An HTTP/1.1 server over libmicrohttpd. Requests are read on MHD's threads, answered by the
 /// responder on a Swift task while the connection is suspended, then written by MHD.
-public final class HTTPServer: Sendable {
+package final class HTTPServer: Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
 
@@ -32,7 +32,7 @@ public final class HTTPServer: Sendable {
     let state = Locked(State())
     private let inFlight = Locked(0)
 
-    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
+    package init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
     }
@@ -45,17 +45,17 @@ public final class HTTPServer: Sendable {
     }
 
     /// The bound port; valid after `start()`.
-    public var port: UInt16 {
+    package var port: UInt16 {
         state.withLock { $0.port }
     }
 
     /// Requests read but not yet fully answered.
-    public var inFlightRequests: Int {
+    package var inFlightRequests: Int {
         inFlight.withLock { $0 }
     }
 
     /// Binds and starts serving. Call once; a stopped server cannot be restarted.
-    public func start() throws {
+    package func start() throws {
         try state.withLock { state in
             guard state.phase == .idle else { throw HTTPServerError("an HTTPServer can be started only once") }
         }
@@ -113,7 +113,7 @@ public final class HTTPServer: Sendable {
 
     /// Stops accepting connections, waits up to `shutdownGrace` for in-flight requests, then stops
     /// the daemon. Idempotent; concurrent callers return once it is stopped.
-    public func shutdown() async {
+    package func shutdown() async {
         let daemon: OpaquePointer? = state.withLock { state in
             switch state.phase {
             case .idle:

@@ -1,16 +1,16 @@
-public struct HTTPServerConfiguration: Sendable {
+package struct HTTPServerConfiguration: Sendable {
     /// A numeric address or a host name; the first resolved address is bound.
-    public var host: String = "127.0.0.1"
+    package var host: String = "127.0.0.1"
     /// 0 binds an ephemeral port; read it back from `HTTPServer.port`.
-    public var port: UInt16 = 8080
-    public var threadPoolSize: Int = 4
-    public var maxBodySize: Int = 1 << 20
+    package var port: UInt16 = 8080
+    package var threadPoolSize: Int = 4
+    package var maxBodySize: Int = 1 << 20
     /// Idle seconds before a connection is closed.
-    public var connectionTimeout: Int = 60
+    package var connectionTimeout: Int = 60
     /// How long `shutdown()` waits for in-flight requests.
-    public var shutdownGrace: Duration = .seconds(10)
+    package var shutdownGrace: Duration = .seconds(10)
 
-    public init(
+    package init(
         host: String = "127.0.0.1",
         port: UInt16 = 8080,
         threadPoolSize: Int = 4,

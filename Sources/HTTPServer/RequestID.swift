@@ -1,7 +1,7 @@
 /// Request identifiers: generated per request, or taken from a well-formed `X-Request-Id`.
-public enum RequestID {
+package enum RequestID {
     /// 16 random lowercase hex characters.
-    public static func generate() -> String {
+    package static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
         let value = generator.next() as UInt64
         let hex = String(value, radix: 16)
@@ -9,7 +9,7 @@ public enum RequestID {
     }
 
     /// Accepts `[A-Za-z0-9._-]{1,64}` so a client id is safe to log and echo.
-    public static func isValid(_ candidate: String) -> Bool {
+    package static func isValid(_ candidate: String) -> Bool {
         let bytes = candidate.utf8
         guard (1...64).contains(bytes.count) else { return false }
         return bytes.allSatisfy { byte in

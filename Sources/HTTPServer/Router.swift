@@ -3,7 +3,7 @@
 /// A segment trie: literal children are tried before the parameter child at the same
 /// position, with backtracking, so `/x/push-to-start/remove` wins over `/x/{id}/remove`
 /// while `/x/push-to-start/end` can still reach `/x/{id}/end`.
-public struct Router<Handler: Sendable>: Sendable {
+package struct Router<Handler: Sendable>: Sendable {
     private struct Endpoint: Sendable {
         var handler: Handler
         var template: String
@@ -27,12 +27,12 @@ public struct Router<Handler: Sendable>: Sendable {
     }
 
     private var root = Node()
-    public private(set) var routes: [(method: HTTPMethod, template: String)] = []
+    package private(set) var routes: [(method: HTTPMethod, template: String)] = []
 
-    public init() {}
+    package init() {}
 
     /// Registers `handler`; registering the same method and template again replaces it.
-    public mutating func add(_ method: HTTPMethod, _ template: String, _ handler: Handler) {
+    package mutating func add(_ method: HTTPMethod, _ template: String, _ handler: Handler) {
         if !isKnownUniquelyReferenced(&root) {
             root = root.copy()
         }
@@ -58,7 +58,7 @@ public struct Router<Handler: Sendable>: Sendable {
         }
     }
 
-    public func match(method: HTTPMethod, path: String) -> RouteMatch<Handler> {
+    package func match(method: HTTPMethod, path: String) -> RouteMatch<Handler> {
         guard path.utf8.first == UInt8(ascii: "/") else { return .notFound }
         let segments = Self.segments(of: path).map { Substring(PercentDecoding.decode($0)) }
         var values: [Substring] = []

@@ -1,5 +1,5 @@
 import Foundation
-public import OpenPushCore
+package import OpenPushCore
 import HTTPClient
 import Subprocess
 
@@ -14,14 +14,14 @@ import Subprocess
 ///     try await browser.screenshot("desktop")
 /// }
 /// ```
-public final class Browser: Sendable {
-    public static let chromiumPath = "/usr/bin/chromium"
-    public static let chromedriverPath = "/usr/bin/chromedriver"
+package final class Browser: Sendable {
+    package static let chromiumPath = "/usr/bin/chromium"
+    package static let chromedriverPath = "/usr/bin/chromedriver"
     /// Screenshots land here: under the build directory, never committed.
-    public static let artifactsDirectory = TestApp.repositoryRoot + "/.build/browser-artifacts"
+    package static let artifactsDirectory = TestApp.repositoryRoot + "/.build/browser-artifacts"
 
     /// Names this test's screenshots: `<test>-<page>.png`.
-    public let test: String
+    package let test: String
     private let driver: Subprocess
     private let client: HTTPClient
     private let driverURL: String
@@ -29,7 +29,7 @@ public final class Browser: Sendable {
 
     /// Starts chromedriver and a browser session, runs `body`, then quits both, whether `body`
     /// returned or threw.
-    public static func with<T: Sendable>(test: String, width: Int = 1280, height: Int = 900,
+    package static func with<T: Sendable>(test: String, width: Int = 1280, height: Int = 900,
                                          _ body: (Browser) async throws -> T) async throws -> T {
         let browser = try await Browser.start(test: test, width: width, height: height)
         let result: T
@@ -44,7 +44,7 @@ public final class Browser: Sendable {
     }
 
     /// Fails (never skips) when Chromium or its driver is missing, naming what installs them.
-    public static func start(test: String, width: Int = 1280, height: Int = 900,
+    package static func start(test: String, width: Int = 1280, height: Int = 900,
                              chromium chromiumPath: String = chromiumPath,
                              chromedriver chromedriverPath: String = chromedriverPath) async throws -> Browser {
         for path in [chromiumPath, chromedriverPath] where !FileManager.default.isExecutableFile(atPath: path) {
@@ -110,7 +110,7 @@ public final class Browser: Sendable {
     }
 
     /// Ends the session (which closes Chromium) and stops the driver.
-    public func quit() async {
+    package func quit() async {
         _ = try? await Self.call(client, "DELETE", sessionURL, nil)
         await client.shutdown()
         driver.signal(SIGTERM)
@@ -125,27 +125,27 @@ public final class Browser: Sendable {
     // MARK: Pages
 
     /// Loads `url` and waits for the document's load event.
-    public func navigate(to url: String) async throws {
+    package func navigate(to url: String) async throws {
         _ = try await command("POST", "url", ["url": .string(url)])
     }
 
-    public func currentURL() async throws -> String {
+    package func currentURL() async throws -> String {
         try await command("GET", "url").stringValue ?? ""
     }
 
-    public func reload() async throws {
+    package func reload() async throws {
         _ = try await command("POST", "refresh", [:])
     }
 
     /// The window's outer size; a phone is about 390 × 844.
-    public func resize(width: Int, height: Int) async throws {
+    package func resize(width: Int, height: Int) async throws {
         _ = try await command("POST", "window/rect", ["width": .int(Int64(width)), "height": .int(Int64(height))])
     }
 
     /// Emulates a phone's screen: its viewport width, pixel ratio and touch, so the page's
     /// `<meta name="viewport">` and media queries act as on the device (a narrow desktop
     /// window alone would not apply the viewport rules).
-    public func emulatePhone(width: Int = 390, height: Int = 844, scale: Double = 3) async throws {
+    package func emulatePhone(width: Int = 390, height: Int = 844, scale: Double = 3) async throws {
         _ = try await devTools("Emulation.setDeviceMetricsOverride", [
             "width": .int(Int64(width)), "height": .int(Int64(height)), "deviceScaleFactor": .double(scale), "mobile": true,
         ])
@@ -153,18 +153,18 @@ public final class Browser: Sendable {
     }
 
     /// A Chrome DevTools Protocol command through chromedriver.
-    public func devTools(_ method: String, _ parameters: JSONObject = [:]) async throws -> JSONValue {
+    package func devTools(_ method: String, _ parameters: JSONObject = [:]) async throws -> JSONValue {
         try await command("POST", "goog/cdp/execute", ["cmd": .string(method), "params": .object(parameters)])
     }
 
     // MARK: Elements
 
     /// The first element matching a CSS selector, or `nil`.
-    public func find(_ selector: String) async throws -> BrowserElement? {
+    package func find(_ selector: String) async throws -> BrowserElement? {
         try await findAll(selector).first
     }
 
-    public func findAll(_ selector: String) async throws -> [BrowserElement] {
+    package func findAll(_ selector: String) async throws -> [BrowserElement] {
         let found = try await command("POST", "elements", ["using": "css selector", "value": .string(selector)])
         return (found.arrayValue ?? []).compactMap(element(from:))
     }
@@ -172,7 +172,7 @@ public final class Browser: Sendable {
     /// Polls until an element matches `selector` (and, with `text`, until its rendered text
     /// contains `text`); throws naming what was missing when `timeout` passes.
     @discardableResult
-    public func waitFor(_ selector: String, text: String? = nil, timeout: Duration = .seconds(10)) async throws
+    package func waitFor(_ selector: String, text: String? = nil, timeout: Duration = .seconds(10)) async throws
         -> BrowserElement
     {
         let deadline = ContinuousClock.now + timeout
@@ -199,7 +199,7 @@ public final class Browser: Sendable {
     }
 
     /// Polls until `script` (a function body) returns `true`.
-    public func waitUntil(_ script: String, _ arguments: [JSONValue] = [], timeout: Duration = .seconds(10),
+    package func waitUntil(_ script: String, _ arguments: [JSONValue] = [], timeout: Duration = .seconds(10),
                           describing what: String) async throws {
         let deadline = ContinuousClock.now + timeout
         while try await execute(script, arguments) != .bool(true) {
@@ -211,7 +211,7 @@ public final class Browser: Sendable {
     /// Runs `script` as the body of a function in the page (`arguments[0]`, … are
     /// `arguments`) and returns what it returns, as JSON; elements come back as references.
     @discardableResult
-    public func execute(_ script: String, _ arguments: [JSONValue] = []) async throws -> JSONValue {
+    package func execute(_ script: String, _ arguments: [JSONValue] = []) async throws -> JSONValue {
         try await command("POST", "execute/sync", ["script": .string(script), "args": .array(arguments)])
     }
 
@@ -219,7 +219,7 @@ public final class Browser: Sendable {
 
     /// What the page wrote to the console since the last call (chromedriver hands each entry
     /// out once), with script errors, failed loads and CSP refusals as `SEVERE`.
-    public func consoleLog() async throws -> [BrowserLogEntry] {
+    package func consoleLog() async throws -> [BrowserLogEntry] {
         let entries: JSONValue
         do {
             entries = try await command("POST", "se/log", ["type": "browser"])
@@ -233,13 +233,13 @@ public final class Browser: Sendable {
     }
 
     /// The console entries at `SEVERE`: JavaScript errors, failed requests, CSP violations.
-    public func consoleErrors() async throws -> [BrowserLogEntry] {
+    package func consoleErrors() async throws -> [BrowserLogEntry] {
         try await consoleLog().filter { $0.level == "SEVERE" }
     }
 
     /// Saves the viewport as `.build/browser-artifacts/<test>-<page>.png` and returns its path.
     @discardableResult
-    public func screenshot(_ page: String) async throws -> String {
+    package func screenshot(_ page: String) async throws -> String {
         let encoded = try await command("GET", "screenshot").stringValue ?? ""
         guard let data = Data(base64Encoded: encoded) else { throw BrowserError("the screenshot is not base64") }
         try FileManager.default.createDirectory(atPath: Self.artifactsDirectory, withIntermediateDirectories: true)
@@ -283,9 +283,9 @@ public final class Browser: Sendable {
 }
 
 /// One line of the page's console.
-public struct BrowserLogEntry: Sendable, CustomStringConvertible {
+package struct BrowserLogEntry: Sendable, CustomStringConvertible {
     /// `SEVERE`, `WARNING`, `INFO`, `DEBUG`.
-    public var level: String
-    public var message: String
-    public var description: String { "\(level): \(message)" }
+    package var level: String
+    package var message: String
+    package var description: String { "\(level): \(message)" }
 }

@@ -1,50 +1,50 @@
-public import OpenPushCore
+package import OpenPushCore
 
 /// An element of the page a `Browser` found, by its WebDriver reference. Stale once the page
 /// replaces it: find it again after a navigation or a re-render.
-public struct BrowserElement: Sendable {
+package struct BrowserElement: Sendable {
     /// The W3C WebDriver key of an element reference in JSON.
     static let key = "element-6066-11e4-a52e-4f735466cecf"
 
-    public let id: String
+    package let id: String
     let browser: Browser
 
     /// The rendered text (what a reader sees; hidden text is empty).
-    public func text() async throws -> String {
+    package func text() async throws -> String {
         try await browser.command("GET", "element/\(id)/text").stringValue ?? ""
     }
 
     /// The HTML attribute, or `nil` when the element has none.
-    public func attribute(_ name: String) async throws -> String? {
+    package func attribute(_ name: String) async throws -> String? {
         try await browser.command("GET", "element/\(id)/attribute/\(name)").stringValue
     }
 
     /// A DOM property (`value` of an input, `checked`, …).
-    public func property(_ name: String) async throws -> JSONValue {
+    package func property(_ name: String) async throws -> JSONValue {
         try await browser.command("GET", "element/\(id)/property/\(name)")
     }
 
-    public func isDisplayed() async throws -> Bool {
+    package func isDisplayed() async throws -> Bool {
         try await browser.command("GET", "element/\(id)/displayed").boolValue ?? false
     }
 
-    public func click() async throws {
+    package func click() async throws {
         _ = try await browser.command("POST", "element/\(id)/click", [:])
     }
 
     /// Types `text` as key presses; `clearing` empties the field first.
-    public func type(_ text: String, clearing: Bool = true) async throws {
+    package func type(_ text: String, clearing: Bool = true) async throws {
         if clearing { _ = try await browser.command("POST", "element/\(id)/clear", [:]) }
         _ = try await browser.command("POST", "element/\(id)/value", ["text": .string(text)])
     }
 
     /// Elements under this one matching a CSS selector.
-    public func findAll(_ selector: String) async throws -> [BrowserElement] {
+    package func findAll(_ selector: String) async throws -> [BrowserElement] {
         let found = try await browser.command("POST", "element/\(id)/elements",
                                               ["using": "css selector", "value": .string(selector)])
         return (found.arrayValue ?? []).compactMap(browser.element(from:))
     }
 
     /// As a script argument: `execute("return arguments[0].id", [element.json])`.
-    public var json: JSONValue { .object([Self.key: .string(id)]) }
+    package var json: JSONValue { .object([Self.key: .string(id)]) }
 }

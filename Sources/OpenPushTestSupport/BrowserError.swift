@@ -1,8 +1,8 @@
 /// Why a browser step failed, worded for the test's failure message.
-public struct BrowserError: Error, CustomStringConvertible, Sendable {
-    public var description: String
+package struct BrowserError: Error, CustomStringConvertible, Sendable {
+    package var description: String
 
-    public init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 

@@ -2,18 +2,18 @@ import Foundation
 import Subprocess
 
 /// Calls a running server with the `curl` command, for tests that need real sockets.
-public enum Curl {
-    public struct Result: Sendable {
-        public var status: Int
+package enum Curl {
+    package struct Result: Sendable {
+        package var status: Int
         /// Header lines of the last response, names lower-cased.
-        public var headers: [String: String]
-        public var body: [UInt8]
-        public var text: String { String(decoding: body, as: UTF8.self) }
+        package var headers: [String: String]
+        package var body: [UInt8]
+        package var text: String { String(decoding: body, as: UTF8.self) }
     }
 
     /// The status of each request one curl process makes, in order: `urls` one after another on
     /// kept-alive connections, each with the same `arguments` and its body thrown away.
-    public static func statuses(_ arguments: [String], urls: [String]) async throws -> [Int] {
+    package static func statuses(_ arguments: [String], urls: [String]) async throws -> [Int] {
         let output = try await Subprocess.run("curl", ["-s", "-S", "--max-time", "60", "-w", "%{http_code}\\n"] + arguments
                                                   + urls.flatMap { ["-o", "/dev/null", $0] })
         guard output.status == 0 else { throw Subprocess.Failure("curl failed: \(output.text)") }
@@ -21,7 +21,7 @@ public enum Curl {
     }
 
     /// One request; curl gives up after `maxTime` seconds.
-    public static func run(_ arguments: [String], maxTime: Int = 30) async throws -> Result {
+    package static func run(_ arguments: [String], maxTime: Int = 30) async throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

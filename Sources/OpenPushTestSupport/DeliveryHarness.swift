@@ -1,28 +1,28 @@
-public import APNs
-public import APNsSimulator
+package import APNs
+package import APNsSimulator
 import Crypto
 import Foundation
 import OpenPushCore
-public import OpenPushDelivery
-public import OpenPushServer
+package import OpenPushDelivery
+package import OpenPushServer
 
 /// An application, the local APNs simulator, an APNs client pointed at it and a delivery engine:
 /// everything a delivery test needs, in process.
-public struct DeliveryHarness: Sendable {
-    public let app: TestApp
-    public let simulator: APNSSimulator
-    public let client: APNSClient
-    public let engine: DeliveryEngine
+package struct DeliveryHarness: Sendable {
+    package let app: TestApp
+    package let simulator: APNSSimulator
+    package let client: APNSClient
+    package let engine: DeliveryEngine
     /// An app whose `.p8` the simulator knows, so its pushes pass the JWT check.
-    public let created: CreatedApp
+    package let created: CreatedApp
     /// That app's `.p8`, to put back after a test swaps it.
-    public let p8: String
-    public static let bundleID = "com.example.delivery"
+    package let p8: String
+    package static let bundleID = "com.example.delivery"
 
     /// `configure` adjusts the application's configuration after it is pointed at the simulator
     /// (for example to open the `/apps` routes with an organization key); `now` is the
     /// application's clock, which the delivery engine plans by (`ManualClock.source` to move it).
-    public static func make(settings: DeliveryEngine.Settings = quickSettings(), conninfo: String? = nil,
+    package static func make(settings: DeliveryEngine.Settings = quickSettings(), conninfo: String? = nil,
                             configure: @escaping (inout Configuration) -> Void = { _ in },
                             now: @escaping @Sendable () -> Double = WallClock.now) async throws -> DeliveryHarness {
         let pem = try P256SigningKey.generatePEM()
@@ -54,7 +54,7 @@ public struct DeliveryHarness: Sendable {
     }
 
     /// Short leases and retries so that tests of expiry and backoff take seconds.
-    public static func quickSettings() -> DeliveryEngine.Settings {
+    package static func quickSettings() -> DeliveryEngine.Settings {
         var settings = DeliveryEngine.Settings()
         settings.jobSize = 500
         settings.loops = 1
@@ -65,7 +65,7 @@ public struct DeliveryHarness: Sendable {
 
     /// Runs batches until nothing is claimable right now.
     @discardableResult
-    public func drain() async throws -> Int {
+    package func drain() async throws -> Int {
         var total = 0
         while true {
             let handled = try await engine.runOnce()
@@ -74,7 +74,7 @@ public struct DeliveryHarness: Sendable {
         }
     }
 
-    public func shutdown() async {
+    package func shutdown() async {
         await engine.stop()
         await client.shutdown()
         await app.services.apns.shutdown()

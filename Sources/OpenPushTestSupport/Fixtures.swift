@@ -2,13 +2,13 @@ import Foundation
 import OpenPushCore
 import OpenPushDelivery
 import OpenPushServer
-public import Postgres
+package import Postgres
 
 /// Rows inserted straight into the database, for tests of routes that read them.
 extension TestApp {
     /// A device of `appID` with `token` (hex). Returns the subscription id.
     @discardableResult
-    public func insertSubscription(appID: String, token: String, externalID: String? = nil,
+    package func insertSubscription(appID: String, token: String, externalID: String? = nil,
                                    deviceKey: String? = nil) async throws -> String {
         let id = Identifier.make(prefix: "sub", now: services.now(), random: KeyMaterial.identifierEntropy())
         let now = services.now()
@@ -22,7 +22,7 @@ extension TestApp {
 
     /// A sent Live Activity message with one delivery to `subscriptionID`. Returns the message id.
     @discardableResult
-    public func insertLiveActivityPush(appID: String, subscriptionID: String, activityID: String,
+    package func insertLiveActivityPush(appID: String, subscriptionID: String, activityID: String,
                                        activityType: String? = nil, event: String = "update",
                                        at time: Double? = nil) async throws -> String {
         let now = time ?? services.now()
@@ -47,13 +47,13 @@ extension TestApp {
     /// Sets the counts `GET /notifications/{id}` reads (`counted_*` on `messages`) from the
     /// messages' records, and the stats rollup of their apps (`delivery_stats`) from the apps'
     /// records, for tests that write records in SQL rather than through the engine.
-    public func recountDeliveries(_ messageIDs: [String]) async throws {
+    package func recountDeliveries(_ messageIDs: [String]) async throws {
         try await services.database.query("SELECT openpush_recount_deliveries(\(messageIDs)::text[])")
         try await recountDeliveryStats(appsOf: messageIDs)
     }
 
     /// Sets the stats rollup (`delivery_stats`) of the apps in `appIDs` from their records.
-    public func recountDeliveryStats(_ appIDs: [String]) async throws {
+    package func recountDeliveryStats(_ appIDs: [String]) async throws {
         try await services.database.query("SELECT openpush_recount_delivery_stats(\(appIDs)::text[])")
     }
 
@@ -68,7 +68,7 @@ extension TestApp {
 extension TestApp {
     /// Every recipient waiting in a delivery job, one row each: `message_id`, `subscription_id`,
     /// `token_kind`, `token`, `live_activity_id`, `apns_id`. Use as `FROM \(TestApp.queuedRecipients)`.
-    public static let queuedRecipients: PostgresQuery = """
+    package static let queuedRecipients: PostgresQuery = """
         (SELECT j.message_id, r.subscription_id, j.token_kind, r.token, r.live_activity_id,
                 openpush_apns_id(j.message_id, r.subscription_id, j.token_kind) AS apns_id
          FROM delivery_jobs j, unnest(j.subscription_ids, j.tokens, j.live_activity_ids)

@@ -1,10 +1,10 @@
 import Foundation
-public import Subprocess
+package import Subprocess
 
 /// The built `openpush` executable, run as a child process the way an operator runs it.
-public final class OpenPushProcess: Sendable {
+package final class OpenPushProcess: Sendable {
     /// Next to the test bundle in the build directory (`swift build --build-tests` builds both).
-    public static var executablePath: String {
+    package static var executablePath: String {
         let testBinary = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
         let candidates = [testBinary.appendingPathComponent("openpush").path,
                           TestApp.repositoryRoot + "/.build/debug/openpush"]
@@ -12,7 +12,7 @@ public final class OpenPushProcess: Sendable {
     }
 
     /// A minimal environment that finds the repository's resources, plus `extra`.
-    public static func environment(_ extra: [String: String]) -> [String: String] {
+    package static func environment(_ extra: [String: String]) -> [String: String] {
         var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
                     "OPENPUSH_RESOURCES_DIR": TestApp.repositoryRoot]
         base.merge(extra) { $1 }
@@ -20,7 +20,7 @@ public final class OpenPushProcess: Sendable {
     }
 
     /// Runs `openpush <arguments>` to completion.
-    public static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Subprocess.Output {
+    package static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Subprocess.Output {
         try await Subprocess.run(executablePath, arguments, environment: Self.environment(environment))
     }
 
@@ -28,16 +28,16 @@ public final class OpenPushProcess: Sendable {
 
     /// Starts `openpush <arguments>` in the background (in `workingDirectory` when given: `dev`
     /// keeps its state under `./.openpush`).
-    public init(_ arguments: [String], environment: [String: String], workingDirectory: String? = nil) throws {
+    package init(_ arguments: [String], environment: [String: String], workingDirectory: String? = nil) throws {
         child = try Subprocess(Self.executablePath, arguments, environment: Self.environment(environment),
                                workingDirectory: workingDirectory)
     }
 
     /// Everything the process wrote to stdout and stderr so far.
-    public var log: String { child.output }
+    package var log: String { child.output }
 
     /// Waits for a line containing `marker` and returns the rest of that line.
-    public func waitForLog(_ marker: String, timeout: Duration = .seconds(30)) async throws -> String {
+    package func waitForLog(_ marker: String, timeout: Duration = .seconds(30)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let line = log.split(separator: "\n").first(where: { $0.contains(marker) }) {
@@ -51,7 +51,7 @@ public final class OpenPushProcess: Sendable {
 
     /// The port from the `listening` line (`http.address=host:port`). `timeout` as for
     /// `waitForLog`: a start that first migrates an empty database needs more on a loaded machine.
-    public func waitForPort(timeout: Duration = .seconds(30)) async throws -> Int {
+    package func waitForPort(timeout: Duration = .seconds(30)) async throws -> Int {
         let rest = try await waitForLog("http.address=", timeout: timeout)
         let address = rest.split(separator: " ").first ?? ""
         guard let port = Int(address.split(separator: ":").last ?? "") else {
@@ -61,12 +61,12 @@ public final class OpenPushProcess: Sendable {
     }
 
     /// The child's pid (a delivery worker's id in `leased_by` names it).
-    public var processIdentifier: Int32 { child.processIdentifier }
+    package var processIdentifier: Int32 { child.processIdentifier }
 
-    public func signal(_ number: Int32) { child.signal(number) }
+    package func signal(_ number: Int32) { child.signal(number) }
 
     /// Waits for exit and returns the status; kills the process if it outlives `timeout`.
-    public func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {
+    package func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
         while child.isRunning, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))

@@ -10,16 +10,16 @@ import Glibc
 /// on a free port of 127.0.0.1, with its configuration in a temporary directory. Few server
 /// connections (`poolSize`), so that consecutive transactions of one client really do run on
 /// different server connections. `stop()` and `start()` again keep the port.
-public final class PgBouncer: Sendable {
-    public static let executable = "/usr/sbin/pgbouncer"
+package final class PgBouncer: Sendable {
+    package static let executable = "/usr/sbin/pgbouncer"
 
-    public let port: Int
-    public let directory: String
+    package let port: Int
+    package let directory: String
     private let child: Mutex<Subprocess?>
 
     /// `upstream`: the server's conninfo (a Unix socket or TCP, trust authentication, as the
     /// test clusters are).
-    public init(upstream: String, poolSize: Int = 4) throws {
+    package init(upstream: String, poolSize: Int = 4) throws {
         let values = Dictionary(try PostgresConnection.conninfoValues(upstream).map { ($0.key, $0.value) }) { $1 }
         guard let host = values["host"], let serverPort = values["port"] else {
             throw Subprocess.Failure("pgbouncer needs the upstream host and port, got \(upstream)")
@@ -71,13 +71,13 @@ public final class PgBouncer: Sendable {
     private var configurationPath: String { directory + "/pgbouncer.ini" }
 
     /// `host=127.0.0.1 port=<port> user=<user> dbname=<database>` of `conninfo`, through this pgbouncer.
-    public func conninfo(through conninfo: String) throws -> String {
+    package func conninfo(through conninfo: String) throws -> String {
         try PostgresConnection.conninfo(conninfo, replacing: ["host": "127.0.0.1", "port": String(port)])
     }
 
     /// Starts pgbouncer (as the `postgres` user when this process is root: it refuses root) and
     /// waits until it accepts connections.
-    public func start(timeout: Duration = .seconds(20)) async throws {
+    package func start(timeout: Duration = .seconds(20)) async throws {
         let arguments = (getuid() == 0 ? ["-u", "postgres"] : []) + [configurationPath]
         let process = try Subprocess(Self.executable, arguments, environment: [:])
         child.withLock { $0 = process }
@@ -91,12 +91,12 @@ public final class PgBouncer: Sendable {
     }
 
     /// Kills pgbouncer (`SIGKILL`: it goes away, as a crashed host would) and reaps it.
-    public func stop() {
+    package func stop() {
         guard let process = child.withLock({ state -> Subprocess? in defer { state = nil }; return state }) else { return }
         process.signal(SIGKILL)
         _ = try? process.waitForExit()
     }
 
     /// What pgbouncer logged so far (for a failing test's message).
-    public var log: String { child.withLock { $0 }?.output ?? "" }
+    package var log: String { child.withLock { $0 }?.output ?? "" }
 }

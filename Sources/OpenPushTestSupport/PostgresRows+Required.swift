@@ -1,13 +1,13 @@
-public import Postgres
+package import Postgres
 
-public struct MissingRow: Error, CustomStringConvertible {
-    public var description: String { "the query returned no row" }
+package struct MissingRow: Error, CustomStringConvertible {
+    package var description: String { "the query returned no row" }
 }
 
 extension PostgresRows {
     /// The first row, or a thrown error: `[0]` on an empty result traps and takes the whole
     /// test process down with it, where a throw fails only the test that asked.
-    public func firstRow() throws -> PostgresRow {
+    package func firstRow() throws -> PostgresRow {
         guard let row = first else { throw MissingRow() }
         return row
     }

@@ -1,13 +1,13 @@
 import Foundation
-public import Postgres
+package import Postgres
 
 /// A PostgreSQL cluster of one test's own, migrated, for tests that stop and start the
 /// database (the shared test cluster must stay up for everyone else).
-public final class PrivateCluster: Sendable {
-    public let cluster: PostgresCluster
-    public var conninfo: String { cluster.conninfo }
+package final class PrivateCluster: Sendable {
+    package let cluster: PostgresCluster
+    package var conninfo: String { cluster.conninfo }
 
-    public init(prefix: String) async throws {
+    package init(prefix: String) async throws {
         let directory = try TemporaryDirectory.make(prefix: prefix)
         var cluster = PostgresCluster(directory: directory)
         cluster.settings = Self.settings
@@ -25,7 +25,7 @@ public final class PrivateCluster: Sendable {
     /// there): these tests stop the server and start it again on the same port, and while it is
     /// down another test may be given that port on 127.0.0.1. A later `-c listen_addresses`
     /// overrides the one `PostgresCluster.start()` passes first.
-    public static let settings = ["listen_addresses": ""]
+    package static let settings = ["listen_addresses": ""]
 
     deinit {
         try? cluster.stop(mode: .immediate)

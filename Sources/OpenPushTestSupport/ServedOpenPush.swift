@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import OpenPushDelivery
-public import OpenPushServer
+package import OpenPushServer
 import Postgres
 
 /// OpenPush as an operator runs it, for clients in other processes: `openpush apns-sim` (h2c, the
@@ -9,22 +9,22 @@ import Postgres
 /// to it, both children on ephemeral ports of 127.0.0.1, over a fresh test database holding one
 /// app. Children, not in-process servers: a busy test process cannot starve their HTTP and
 /// delivery of threads.
-public struct ServedOpenPush: Sendable {
-    public let created: CreatedApp
+package struct ServedOpenPush: Sendable {
+    package let created: CreatedApp
     /// `http://127.0.0.1:<port>`, what a OneSignal client takes as its host.
-    public let baseURL: String
+    package let baseURL: String
     /// The simulator's control API (`GET /pushes`, …).
-    public let controlURL: String
+    package let controlURL: String
     private let server: OpenPushProcess
     private let simulator: OpenPushProcess
     private let directory: String
 
-    public static let keyID = "KEYID00001"
-    public static let bundleID = "com.example.compat"
+    package static let keyID = "KEYID00001"
+    package static let bundleID = "com.example.compat"
 
     /// `environment` adds to (or overrides) what `openpush serve` is given, e.g. an
     /// `OPENPUSH_ORG_API_KEY` for the organization routes.
-    public static func start(environment: [String: String] = [:]) async throws -> ServedOpenPush {
+    package static func start(environment: [String: String] = [:]) async throws -> ServedOpenPush {
         let database = try await TestDatabase.create()
         let pem = try P256SigningKey.generatePEM()
         let pool = database.makePool(size: 1)
@@ -56,9 +56,9 @@ public struct ServedOpenPush: Sendable {
     }
 
     /// What `openpush serve` logged, for a failing test's message.
-    public var serverLog: String { server.log }
+    package var serverLog: String { server.log }
 
-    public func shutdown() async {
+    package func shutdown() async {
         for child in [server, simulator] {
             child.signal(SIGTERM)
             _ = try? await child.waitForExit()

@@ -9,9 +9,9 @@ import Glibc
 /// frozen host looks to a client. Its kernel still acknowledges TCP, so keepalives and
 /// `tcp_user_timeout` do not notice: only the client's own deadlines can. `resume()` forwards
 /// again, on the same sockets.
-public final class StallingTCPProxy: @unchecked Sendable {
+package final class StallingTCPProxy: @unchecked Sendable {
     /// The port on 127.0.0.1 clients connect to.
-    public let port: Int
+    package let port: Int
     private let upstreamHost: String
     private let upstreamPort: Int
     private let listener: Int32
@@ -20,7 +20,7 @@ public final class StallingTCPProxy: @unchecked Sendable {
     private var closed = false
     private var wakePipes: [Int32] = []
 
-    public init(upstreamHost: String, upstreamPort: Int) throws {
+    package init(upstreamHost: String, upstreamPort: Int) throws {
         self.upstreamHost = upstreamHost
         self.upstreamPort = upstreamPort
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -46,7 +46,7 @@ public final class StallingTCPProxy: @unchecked Sendable {
 
     /// A proxy in front of the server `conninfo` names, and `conninfo` rewritten to go through
     /// it. A Unix-socket conninfo (the test clusters) is reached over the 127.0.0.1 it also listens on.
-    public static func inFront(of conninfo: String) throws -> (proxy: StallingTCPProxy, conninfo: String) {
+    package static func inFront(of conninfo: String) throws -> (proxy: StallingTCPProxy, conninfo: String) {
         let values = Dictionary(try PostgresConnection.conninfoValues(conninfo).map { ($0.key, $0.value) },
                                 uniquingKeysWith: { $1 })
         // The proxy dials IPv4 addresses only; the test clusters also listen on 127.0.0.1.
@@ -61,17 +61,17 @@ public final class StallingTCPProxy: @unchecked Sendable {
     }
 
     /// Stops forwarding in both directions; sockets stay open.
-    public func stall() {
+    package func stall() {
         setStalled(true)
     }
 
     /// Forwards again whatever waited in the sockets, and everything after.
-    public func resume() {
+    package func resume() {
         setStalled(false)
     }
 
     /// Closes the listener and every forwarded connection. Call it: the proxy's threads keep it alive.
-    public func close() {
+    package func close() {
         let first = lock.withLock {
             defer { closed = true }
             wakeAll()
@@ -187,7 +187,7 @@ public final class StallingTCPProxy: @unchecked Sendable {
     }
 }
 
-public struct ProxyError: Error, CustomStringConvertible {
-    public var description: String
+package struct ProxyError: Error, CustomStringConvertible {
+    package var description: String
     init(_ description: String) { self.description = description }
 }

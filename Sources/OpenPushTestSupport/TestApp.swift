@@ -1,26 +1,26 @@
 import Foundation
-public import HTTPServer
-public import OpenPushCore
-public import OpenPushDelivery
-public import OpenPushServer
-public import Postgres
+package import HTTPServer
+package import OpenPushCore
+package import OpenPushDelivery
+package import OpenPushServer
+package import Postgres
 
 /// An OpenPush application over a fresh migrated database, called in-process without sockets.
-public struct TestApp: Sendable {
+package struct TestApp: Sendable {
     /// The database this app runs on.
-    public let conninfo: String
-    public let services: Services
-    public let application: OpenPushApplication
-    public let logs: CapturingLogHandler
+    package let conninfo: String
+    package let services: Services
+    package let application: OpenPushApplication
+    package let logs: CapturingLogHandler
 
     /// The repository checkout this test binary was built from (holds `migrations/`, `openapi/`).
-    public static let repositoryRoot: String = {
+    package static let repositoryRoot: String = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
         return url.path
     }()
 
-    public static func make(
+    package static func make(
         configure: (inout Configuration) -> Void = { _ in },
         now: @escaping @Sendable () -> Double = WallClock.now,
         routes: @Sendable (inout Router<RouteHandler>) -> Void = { _ in }
@@ -30,7 +30,7 @@ public struct TestApp: Sendable {
     }
 
     /// An application over a given database (for example a private cluster a test stops and starts).
-    public static func make(
+    package static func make(
         conninfo: String,
         configure: (inout Configuration) -> Void = { _ in },
         now: @escaping @Sendable () -> Double = WallClock.now,
@@ -52,43 +52,43 @@ public struct TestApp: Sendable {
     }
 
     /// Sends a request through the application exactly as the HTTP server would.
-    public func request(_ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
+    package func request(_ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
                         query: [String: String] = [:]) async -> TestResponse {
         let request = HTTPRequest(method: method, path: path, query: query, headers: headers, body: body)
         return TestResponse(await application.respond(to: request))
     }
 
-    public func request(_ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], json: JSONValue) async -> TestResponse {
+    package func request(_ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], json: JSONValue) async -> TestResponse {
         var headers = headers
         headers.add(name: "Content-Type", value: "application/json")
         return await request(method, path, headers: headers, body: json.serializedBytes)
     }
 
     /// Starts a real HTTP server on an ephemeral port for tests that need sockets.
-    public func startHTTP() throws -> HTTPServer {
+    package func startHTTP() throws -> HTTPServer {
         try ServerBootstrap.startHTTP(application: application)
     }
 }
 
 /// A response with its body decoded when it is JSON.
-public struct TestResponse: Sendable {
-    public var status: Int
-    public var headers: HTTPHeaders
-    public var body: [UInt8]
+package struct TestResponse: Sendable {
+    package var status: Int
+    package var headers: HTTPHeaders
+    package var body: [UInt8]
 
-    public init(_ response: HTTPResponse) {
+    package init(_ response: HTTPResponse) {
         status = response.status
         headers = response.headers
         body = response.body
     }
 
-    public var json: JSONValue? { try? JSONValue.parse(body) }
-    public var text: String { String(decoding: body, as: UTF8.self) }
+    package var json: JSONValue? { try? JSONValue.parse(body) }
+    package var text: String { String(decoding: body, as: UTF8.self) }
 }
 
 extension TestApp {
     /// Creates an app straight through the store (no org key needed) and returns its keys.
-    public func createApp(_ settings: AppSettings = AppSettings(name: "Test app", apnsBundleID: "com.example.app"))
+    package func createApp(_ settings: AppSettings = AppSettings(name: "Test app", apnsBundleID: "com.example.app"))
         async throws -> CreatedApp
     {
         try await AppStore.create(settings, now: services.now(), sealing: services.configuration.secretKeyring,
@@ -98,7 +98,7 @@ extension TestApp {
     /// Writes fixtures in one transaction, on a connection of their own without the request
     /// connections' timeouts (10 s a statement, and the connection closed 2 s after): tens of
     /// thousands of rows on a loaded machine (the heavy suites run side by side) can take longer.
-    public func seed(_ body: @escaping @Sendable (PostgresConnection) throws -> Void) async throws {
+    package func seed(_ body: @escaping @Sendable (PostgresConnection) throws -> Void) async throws {
         let fixtures = PostgresPool(conninfo: conninfo, size: 1)
         do {
             try await fixtures.transaction(body)
@@ -109,13 +109,13 @@ extension TestApp {
         await fixtures.close()
     }
 
-    public func seed(_ query: PostgresQuery) async throws {
+    package func seed(_ query: PostgresQuery) async throws {
         try await seed { try $0.query(query) }
     }
 }
 
 extension HTTPHeaders {
     /// `Authorization: Key <key>`, the spelling the contract recommends.
-    public static func restKey(_ key: String) -> HTTPHeaders { ["Authorization": "Key \(key)"] }
-    public static func sdkKey(_ key: String) -> HTTPHeaders { ["X-OP-SDK-Key": key] }
+    package static func restKey(_ key: String) -> HTTPHeaders { ["Authorization": "Key \(key)"] }
+    package static func sdkKey(_ key: String) -> HTTPHeaders { ["X-OP-SDK-Key": key] }
 }

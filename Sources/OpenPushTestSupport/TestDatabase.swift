@@ -1,4 +1,4 @@
-public import Postgres
+package import Postgres
 import Foundation
 
 /// A fresh, empty, fully migrated database for one test.
@@ -7,10 +7,10 @@ import Foundation
 /// exit). Otherwise one temporary cluster per test process is started under a unique temporary
 /// directory and removed at exit. Either way, one template database is migrated once per
 /// process and each `create()` copies it, which takes milliseconds.
-public struct TestDatabase: Sendable {
-    public var conninfo: String
+package struct TestDatabase: Sendable {
+    package var conninfo: String
 
-    public static func create() async throws -> TestDatabase {
+    package static func create() async throws -> TestDatabase {
         let server = try await TestDatabaseServer.shared.prepared()
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         TestDatabaseCleanup.shared.track(database: name)
@@ -24,21 +24,21 @@ public struct TestDatabase: Sendable {
 
     /// `conninfo` without the options the harness adds for a loaded test machine (a longer
     /// `connect_timeout`), for tests of the product's own bounds.
-    public var productConninfo: String {
+    package var productConninfo: String {
         get throws { try Self.withoutHarnessOptions(conninfo) }
     }
 
-    public static func withoutHarnessOptions(_ conninfo: String) throws -> String {
+    package static func withoutHarnessOptions(_ conninfo: String) throws -> String {
         try PostgresConnection.conninfo(conninfo, replacing: [:], removing: ["connect_timeout"])
     }
 
-    public func makePool(size: Int = 4) -> PostgresPool {
+    package func makePool(size: Int = 4) -> PostgresPool {
         PostgresPool(conninfo: conninfo, size: size)
     }
 
     /// The repository's `migrations/` directory (with its `functions/`), found from this source
     /// file's location.
-    public static var migrationsDirectory: String {
+    package static var migrationsDirectory: String {
         URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()  // OpenPushTestSupport
             .deletingLastPathComponent()  // Sources

@@ -10,25 +10,25 @@ import Glibc
 /// inherits, so a daemon such as the server `pg_ctl start` leaves behind keeps that "child"
 /// alive forever; and children spawned at the same moment inherit each other's pipes. Here a
 /// child gets only stdin (/dev/null), stdout and stderr; every other descriptor is closed.
-public final class Subprocess: Sendable {
-    public struct Failure: Error, CustomStringConvertible, Sendable {
-        public var description: String
-        public init(_ description: String) { self.description = description }
+package final class Subprocess: Sendable {
+    package struct Failure: Error, CustomStringConvertible, Sendable {
+        package var description: String
+        package init(_ description: String) { self.description = description }
     }
 
-    public struct Output: Sendable {
-        public var status: Int32
+    package struct Output: Sendable {
+        package var status: Int32
         /// Standard output and standard error, interleaved as written.
-        public var text: String
+        package var text: String
     }
 
-    public let processIdentifier: Int32
-    public let outputPath: String
+    package let processIdentifier: Int32
+    package let outputPath: String
     private let reaped = Reaped()
 
     /// Starts `executable` (a path, or a name looked up in PATH) with `arguments`.
     /// `environment` replaces this process's environment when given.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    package init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                 workingDirectory: String? = nil) throws {
         outputPath = NSTemporaryDirectory() + "openpush-child-\(UUID().uuidString).out"
         var actions = posix_spawn_file_actions_t()
@@ -81,7 +81,7 @@ public final class Subprocess: Sendable {
     }
 
     /// Runs a program to completion and returns its exit status and output.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    package static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                            workingDirectory: String? = nil) throws -> Output {
         let child = try Subprocess(executable, arguments, environment: environment, workingDirectory: workingDirectory)
         let status = try child.waitForExit()
@@ -90,7 +90,7 @@ public final class Subprocess: Sendable {
 
     /// The same, waiting without holding a thread: callers on Swift's cooperative pool (which
     /// has as many threads as cores) must not block it, or in-process servers stall.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    package static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                            workingDirectory: String? = nil) async throws -> Output {
         let child = try Subprocess(executable, arguments, environment: environment, workingDirectory: workingDirectory)
         let status = try await child.exited()
@@ -98,7 +98,7 @@ public final class Subprocess: Sendable {
     }
 
     /// Waits for the child to exit by polling, without blocking a thread.
-    public func exited(pollEvery interval: Duration = .milliseconds(10)) async throws -> Int32 {
+    package func exited(pollEvery interval: Duration = .milliseconds(10)) async throws -> Int32 {
         while isRunning {
             try await Task.sleep(for: interval)
         }
@@ -106,12 +106,12 @@ public final class Subprocess: Sendable {
     }
 
     /// What the child has written so far.
-    public var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    package var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
-    public func signal(_ number: Int32) { kill(processIdentifier, number) }
+    package func signal(_ number: Int32) { kill(processIdentifier, number) }
 
     /// Whether the child has exited (reaping it if so), without blocking.
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         guard reaped.status == nil else { return false }
         var status: Int32 = 0
         guard waitpid(processIdentifier, &status, WNOHANG) == processIdentifier else { return true }
@@ -121,7 +121,7 @@ public final class Subprocess: Sendable {
 
     /// Blocks until the child exits; returns its exit code (128 + signal when killed).
     @discardableResult
-    public func waitForExit() throws -> Int32 {
+    package func waitForExit() throws -> Int32 {
         if let status = reaped.status { return status }
         var status: Int32 = 0
         while waitpid(processIdentifier, &status, 0) == -1 {

@@ -1,15 +1,15 @@
 /// The `apns-*` request headers of one push, in the order they go on the wire.
-public struct APNSHeaders: Sendable, Hashable {
-    public var pushType: APNSPushType
-    public var topic: String
-    public var priority: Int
+package struct APNSHeaders: Sendable, Hashable {
+    package var pushType: APNSPushType
+    package var topic: String
+    package var priority: Int
     /// Unix seconds after which APNs stops trying to deliver.
-    public var expiration: Int
+    package var expiration: Int
     /// Canonical UUID text, fixed per delivery row so a retry carries the same id.
-    public var apnsID: String
-    public var collapseID: String?
+    package var apnsID: String
+    package var collapseID: String?
 
-    public init(pushType: APNSPushType, topic: String, priority: Int, expiration: Int, apnsID: String, collapseID: String? = nil) {
+    package init(pushType: APNSPushType, topic: String, priority: Int, expiration: Int, apnsID: String, collapseID: String? = nil) {
         self.pushType = pushType
         self.topic = topic
         self.priority = priority
@@ -19,7 +19,7 @@ public struct APNSHeaders: Sendable, Hashable {
     }
 
     /// Name–value pairs for the HTTP/2 request; `apns-collapse-id` only when there is one.
-    public var fields: [(name: String, value: String)] {
+    package var fields: [(name: String, value: String)] {
         var fields: [(name: String, value: String)] = [
             ("apns-push-type", pushType.rawValue),
             ("apns-topic", topic),

@@ -3,8 +3,8 @@
 /// dead token the way a `410` is).
 /// The status decides where Apple is unambiguous (`200`, `410`, `429`, `5xx`, `403`), so a
 /// reason Apple adds later still lands in the right place; the reason decides within `400`.
-public enum APNSResponseClassifier {
-    public static func classify(status: Int, reason rawReason: String?) -> DeliveryVerdict {
+package enum APNSResponseClassifier {
+    package static func classify(status: Int, reason rawReason: String?) -> DeliveryVerdict {
         if status == 200 { return .accepted }
         let reason = rawReason.flatMap { $0.isEmpty ? nil : APNSReason($0) } ?? fallbackReason(status: status)
         if reason.isExpiredProviderToken { return .refreshTokenAndRetry }
@@ -16,7 +16,7 @@ public enum APNSResponseClassifier {
 
     /// A reason for an answer that carried none: Apple's usual one for the status, else the
     /// status itself (`HTTP 418`), so the delivery row always says something.
-    public static func fallbackReason(status: Int) -> APNSReason {
+    package static func fallbackReason(status: Int) -> APNSReason {
         switch status {
         case 403: .forbidden
         case 404: .badPath

@@ -2,14 +2,14 @@
 /// for the streams that come free, urgent ones first (`APNSRequestQueue`). So when APNs is the
 /// slow side, another sender's push waits behind at most the requests already on the wire,
 /// not behind everything one busy sender has queued.
-public struct APNSSender: Hashable, Sendable {
+package struct APNSSender: Hashable, Sendable {
     /// Usually the app; senders with the same tenant and urgency share one queue.
-    public var tenant: String
+    package var tenant: String
     /// Served before every non-urgent sender of the pool (Live Activity updates, time-sensitive
     /// alerts): a bulk fan-out of the same app does not hold them back either.
-    public var isUrgent: Bool
+    package var isUrgent: Bool
 
-    public init(tenant: String, isUrgent: Bool = false) {
+    package init(tenant: String, isUrgent: Bool = false) {
         self.tenant = tenant
         self.isUrgent = isUrgent
     }

@@ -1,36 +1,36 @@
 /// A request that got no answer from APNs. Worth retrying later (the same `apns-id` keeps a
 /// retry recognisable), but for a request that could never be sent as it is (`isPermanent`);
 /// a rejection is never one of these but an `APNSResponse`.
-public struct APNSTransportError: Error, Sendable, Hashable, CustomStringConvertible {
-    public struct Kind: RawRepresentable, Sendable, Hashable {
-        public var rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+package struct APNSTransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct Kind: RawRepresentable, Sendable, Hashable {
+        package var rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
 
         /// DNS, TCP or TLS failed before HTTP/2 was up.
-        public static let connectFailed = Kind(rawValue: "connect_failed")
+        package static let connectFailed = Kind(rawValue: "connect_failed")
         /// The connection broke, or the stream was reset, while the request was out.
-        public static let connectionLost = Kind(rawValue: "connection_lost")
+        package static let connectionLost = Kind(rawValue: "connection_lost")
         /// No answer within the configured request timeout.
-        public static let timeout = Kind(rawValue: "timeout")
+        package static let timeout = Kind(rawValue: "timeout")
         /// The client was shut down.
-        public static let shutdown = Kind(rawValue: "shutdown")
+        package static let shutdown = Kind(rawValue: "shutdown")
         /// The request could not be signed or encoded (e.g. the JWT).
-        public static let requestFailed = Kind(rawValue: "request_failed")
+        package static let requestFailed = Kind(rawValue: "request_failed")
         /// A header value HTTP/2 cannot carry (a control or non-ASCII character): the request
         /// was refused before it reached a connection, which it could otherwise have reset.
-        public static let invalidHeader = Kind(rawValue: "invalid_header")
+        package static let invalidHeader = Kind(rawValue: "invalid_header")
     }
 
-    public var kind: Kind
-    public var message: String
+    package var kind: Kind
+    package var message: String
 
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
     /// The same request would fail the same way on every try.
-    public var isPermanent: Bool { kind == .invalidHeader }
+    package var isPermanent: Bool { kind == .invalidHeader }
 
-    public var description: String { "\(kind.rawValue): \(message)" }
+    package var description: String { "\(kind.rawValue): \(message)" }
 }

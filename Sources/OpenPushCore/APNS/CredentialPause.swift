@@ -1,9 +1,9 @@
 /// When an app's deliveries are paused because APNs (or the planner) refused its credentials,
 /// which settings can fix it. A `PUT /apps/{id}` that changes one of them lifts the pause; one
 /// that changes only unrelated settings (the name, say) does not. Pure.
-public enum CredentialPause {
+package enum CredentialPause {
     /// The app settings a pause can depend on.
-    public enum Field: Sendable, Hashable, CaseIterable {
+    package enum Field: Sendable, Hashable, CaseIterable {
         case p8, keyID, teamID, environment, bundleID, watchBundleID
     }
 
@@ -12,7 +12,7 @@ public enum CredentialPause {
 
     /// The settings whose change can fix a pause for `reason` (an APNs reason, or the planner's
     /// `MissingTopic`). An unknown reason — a `403` Apple may add — depends on every setting.
-    public static func fields(fixing reason: String?) -> Set<Field> {
+    package static func fields(fixing reason: String?) -> Set<Field> {
         switch reason.map({ APNSReason(rawValue: $0) }) {
         case APNSReason.missingTopic?:
             return topic
@@ -27,14 +27,14 @@ public enum CredentialPause {
     }
 
     /// Whether changing `changed` lifts a pause whose last reason was `reason`.
-    public static func isLifted(reason: String?, changed: Set<Field>) -> Bool {
+    package static func isLifted(reason: String?, changed: Set<Field>) -> Bool {
         !fields(fixing: reason).isDisjoint(with: changed)
     }
 }
 
 extension AppFields {
     /// The pause-relevant settings this update touches (sets or clears).
-    public var changedCredentialFields: Set<CredentialPause.Field> {
+    package var changedCredentialFields: Set<CredentialPause.Field> {
         var changed: Set<CredentialPause.Field> = []
         if !apnsP8.isKeep { changed.insert(.p8) }
         if !apnsKeyID.isKeep { changed.insert(.keyID) }

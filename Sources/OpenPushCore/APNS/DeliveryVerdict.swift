@@ -1,5 +1,5 @@
 /// What the worker does with one APNs answer. A rejection is a value, never an exception.
-public enum DeliveryVerdict: Sendable, Hashable {
+package enum DeliveryVerdict: Sendable, Hashable {
     /// `200`: APNs took the push.
     case accepted
     /// Transient (`429`, `5xx`, `IdleTimeout`): send the same request again after a backoff.
@@ -14,7 +14,7 @@ public enum DeliveryVerdict: Sendable, Hashable {
     case permanent(APNSReason)
 
     /// The reason recorded on the delivery row, if the push was not accepted.
-    public var reason: APNSReason? {
+    package var reason: APNSReason? {
         switch self {
         case .accepted: nil
         case .refreshTokenAndRetry: .expiredProviderToken

@@ -1,13 +1,13 @@
 /// Builds the APNs request for one Live Activity push. Pure: the clock and the `aps.timestamp`
 /// come in with the input. The rules are the reference's "APNs behaviour" and "Lifecycle",
 /// with `shared/DESIGN.md`'s choices where the reference contradicts itself.
-public enum LiveActivityPayload {
+package enum LiveActivityPayload {
     /// `apns-expiration` is this far after the push.
-    public static let expirationSeconds = 24 * 3600
+    package static let expirationSeconds = 24 * 3600
     /// A start with no `stale_date` goes stale when the activity's active window ends.
-    public static let defaultStartStaleSeconds = LiveActivityWindow.activeSeconds
+    package static let defaultStartStaleSeconds = LiveActivityWindow.activeSeconds
 
-    public static func build(_ input: LiveActivityPushInput) -> Result<APNSRequest, PayloadProblem> {
+    package static func build(_ input: LiveActivityPushInput) -> Result<APNSRequest, PayloadProblem> {
         let headers = APNSHeaders(
             pushType: .liveActivity,
             topic: APNSPushType.liveActivity.topic(
@@ -24,14 +24,14 @@ public enum LiveActivityPayload {
 
     /// Start and end alert the person; an update goes at 5 so that frequent ticks do not
     /// drain the battery (DESIGN.md: "APNs behaviour" wins over the body table's 10).
-    public static func defaultPriority(_ event: LiveActivityEvent) -> Int {
+    package static func defaultPriority(_ event: LiveActivityEvent) -> Int {
         event == .update ? 5 : 10
     }
 
     /// ActivityKit discards a push whose timestamp is not above the last one it applied, so
     /// each push of an activity takes the clock's second or one past the previous, whichever
     /// is later.
-    public static func nextTimestamp(now: Double, previous: Int?) -> Int {
+    package static func nextTimestamp(now: Double, previous: Int?) -> Int {
         let clock = wholeSeconds(now)
         guard let previous else { return clock }
         return max(clock, previous + 1)

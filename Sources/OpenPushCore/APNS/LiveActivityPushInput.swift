@@ -1,44 +1,44 @@
 /// What one Live Activity push to one device is built from: the message (already validated,
 /// title and body already rendered for this recipient), the recipient's row, the app's
 /// settings and the clock. Dates are unix seconds.
-public struct LiveActivityPushInput: Sendable {
-    public var event: LiveActivityEvent
+package struct LiveActivityPushInput: Sendable {
+    package var event: LiveActivityEvent
     /// The message id (`msg_…`), stamped into the payload as `notification_id`.
-    public var messageID: String
-    public var activityID: String
+    package var messageID: String
+    package var activityID: String
     /// The ActivityKit attributes type (start: the path's type, verbatim).
-    public var activityType: String
+    package var activityType: String
     /// ActivityKit `attributes`: a start only.
-    public var attributes: JSONObject?
-    public var contentState: JSONObject
-    public var title: String?
-    public var body: String?
-    public var sound: String?
-    public var relevanceScore: Double?
+    package var attributes: JSONObject?
+    package var contentState: JSONObject
+    package var title: String?
+    package var body: String?
+    package var sound: String?
+    package var relevanceScore: Double?
     /// The body's `priority`; `nil` means the event's default.
-    public var explicitPriority: Int?
+    package var explicitPriority: Int?
     /// The body's `stale_date`.
-    public var requestedStaleDate: Double?
+    package var requestedStaleDate: Double?
     /// The activity row's `stale_at` (update and end).
-    public var registeredStaleDate: Double?
+    package var registeredStaleDate: Double?
     /// The body's `dismissal_date` (end only).
-    public var requestedDismissalDate: Double?
+    package var requestedDismissalDate: Double?
     /// The app's `live_activity_auto_end_minutes` (1–120), if set.
-    public var autoEndMinutes: Int?
-    public var bundleID: String
-    public var watchBundleID: String?
+    package var autoEndMinutes: Int?
+    package var bundleID: String
+    package var watchBundleID: String?
     /// The subscription's platform: `ios`, `watchos` or `macos`.
-    public var platform: String
+    package var platform: String
     /// The delivery row's fixed UUID.
-    public var apnsID: String
+    package var apnsID: String
     /// The app's `onesignal_alias` setting.
-    public var onesignalAlias: Bool
+    package var onesignalAlias: Bool
     /// The push time.
-    public var now: Double
+    package var now: Double
     /// `aps.timestamp`, chosen by the caller (see `LiveActivityPayload.nextTimestamp`).
-    public var timestamp: Int
+    package var timestamp: Int
 
-    public init(
+    package init(
         event: LiveActivityEvent, messageID: String, activityID: String, activityType: String,
         attributes: JSONObject? = nil, contentState: JSONObject,
         title: String? = nil, body: String? = nil, sound: String? = nil, relevanceScore: Double? = nil,

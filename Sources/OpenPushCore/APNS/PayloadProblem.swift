@@ -1,9 +1,9 @@
 /// Why a push cannot be built. The delivery ends `error` with `reason` and is never sent.
-public enum PayloadProblem: Error, Sendable, Hashable {
+package enum PayloadProblem: Error, Sendable, Hashable {
     /// The serialized payload is over `APNSRequest.maxPayloadBytes`.
     case tooLarge(bytes: Int)
 
-    public var reason: APNSReason {
+    package var reason: APNSReason {
         switch self {
         case .tooLarge: .payloadTooLarge
         }

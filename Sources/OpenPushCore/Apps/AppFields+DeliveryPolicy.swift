@@ -1,8 +1,8 @@
 /// The app's delivery policy settings: integers with a default, never cleared (`null` is a
 /// problem on an update, and means the default on creation).
 extension AppFields {
-    public static let liveActivityUpdateInterval = "live_activity_update_interval_seconds"
-    public static let widgetPushInterval = "widget_push_interval_seconds"
+    package static let liveActivityUpdateInterval = "live_activity_update_interval_seconds"
+    package static let widgetPushInterval = "widget_push_interval_seconds"
 
     mutating func readDeliveryPolicy(_ reader: inout FieldReader, for purpose: Purpose) {
         liveActivityUpdateIntervalSeconds = Self.interval(&reader, Self.liveActivityUpdateInterval,

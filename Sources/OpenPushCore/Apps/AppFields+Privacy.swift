@@ -2,7 +2,7 @@
 /// alert details is shown when a message has no `privacy_text` (plain text, 1–255 characters,
 /// default `"New notification"`). It cannot be cleared: `null` and blank text are refused.
 extension AppFields {
-    public static let defaultPrivacyTextField = "default_privacy_text"
+    package static let defaultPrivacyTextField = "default_privacy_text"
 
     static func readDefaultPrivacyText(_ reader: inout FieldReader) -> String? {
         let key = defaultPrivacyTextField

@@ -2,42 +2,42 @@
 /// read and checked. Fields that cannot be empty are optionals: `nil` leaves them as they are
 /// (or at their default on creation). Fields that can be empty are `FieldChange`s, so `null`
 /// in an update clears them.
-public struct AppFields: Sendable, Equatable {
-    public enum Purpose: Sendable {
+package struct AppFields: Sendable, Equatable {
+    package enum Purpose: Sendable {
         case create
         case update
     }
 
-    public static let nameMaxLength = 128
-    public static let textMaxLength = 255
+    package static let nameMaxLength = 128
+    package static let textMaxLength = 255
     /// In the order `apns_env`'s error text lists them.
-    public static let environments: [DeviceEnvironment] = [.sandbox, .production]
-    public static let autoEndMinutes: ClosedRange<Int64> = 1...120
-    public static let badAPNSKey = "apns_p8 must be the PEM text of an EC P-256 private key (the .p8 file from Apple)"
+    package static let environments: [DeviceEnvironment] = [.sandbox, .production]
+    package static let autoEndMinutes: ClosedRange<Int64> = 1...120
+    package static let badAPNSKey = "apns_p8 must be the PEM text of an EC P-256 private key (the .p8 file from Apple)"
 
-    public var name: String?
-    public var apnsEnv: DeviceEnvironment?
-    public var sharedDemo: Bool?
-    public var onesignalAlias: Bool?
-    public var apnsP8: FieldChange<String> = .keep
-    public var apnsKeyID: FieldChange<String> = .keep
-    public var apnsTeamID: FieldChange<String> = .keep
-    public var apnsBundleID: FieldChange<String> = .keep
-    public var apnsWatchBundleID: FieldChange<String> = .keep
-    public var liveActivityAutoEndMinutes: FieldChange<Int> = .keep
+    package var name: String?
+    package var apnsEnv: DeviceEnvironment?
+    package var sharedDemo: Bool?
+    package var onesignalAlias: Bool?
+    package var apnsP8: FieldChange<String> = .keep
+    package var apnsKeyID: FieldChange<String> = .keep
+    package var apnsTeamID: FieldChange<String> = .keep
+    package var apnsBundleID: FieldChange<String> = .keep
+    package var apnsWatchBundleID: FieldChange<String> = .keep
+    package var liveActivityAutoEndMinutes: FieldChange<Int> = .keep
     /// `dedupe_window_days` and `stale_alert_seconds`.
-    public var alertGates = AppAlertGateFields()
+    package var alertGates = AppAlertGateFields()
     /// `nil` leaves it as it is (`AppFields+Privacy`).
-    public var defaultPrivacyText: String?
+    package var defaultPrivacyText: String?
     /// Delivery policy intervals (`AppFields+DeliveryPolicy.swift`); nil leaves them (or the default).
-    public var liveActivityUpdateIntervalSeconds: Int?
-    public var widgetPushIntervalSeconds: Int?
+    package var liveActivityUpdateIntervalSeconds: Int?
+    package var widgetPushIntervalSeconds: Int?
 
-    public init() {}
+    package init() {}
 
     /// Reads every field, reporting every problem in one `InvalidInput`. Parsing the key is the caller's
     /// (`isP256PrivateKey`), which keeps this free of cryptography.
-    public static func read(_ object: JSONObject, for purpose: Purpose,
+    package static func read(_ object: JSONObject, for purpose: Purpose,
                             isP256PrivateKey: (String) -> Bool) throws(InvalidInput) -> AppFields {
         var reader = FieldReader(object)
         var fields = AppFields()

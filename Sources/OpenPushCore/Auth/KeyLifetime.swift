@@ -1,7 +1,7 @@
 /// How long a REST key may be minted for (`expires_in_seconds` of `POST /apps/{app_id}/auth/tokens`).
 /// A key with no lifetime never expires; the console (`web/console/api.js`) mints its own for 12
 /// hours, so a key left behind by a closed tab stops working the same day.
-public enum KeyLifetime {
+package enum KeyLifetime {
     /// One minute to 90 days.
-    public static let allowedSeconds: ClosedRange<Int64> = 60...(90 * 86_400)
+    package static let allowedSeconds: ClosedRange<Int64> = 60...(90 * 86_400)
 }

@@ -1,6 +1,6 @@
 /// A channel broadcast's state on its row (`live_activity_broadcasts.state`), which the
 /// notification view shows: waiting for (another) attempt, or how it ended.
-public enum BroadcastState: String, Sendable, Hashable, CaseIterable {
+package enum BroadcastState: String, Sendable, Hashable, CaseIterable {
     case queued
     case accepted
     case error
@@ -9,7 +9,7 @@ public enum BroadcastState: String, Sendable, Hashable, CaseIterable {
 
     /// The row's state for a broadcast whose delivery ended `state`; nil for the states a
     /// broadcast never ends in (nothing suppresses or supersedes it).
-    public init?(finished state: DeliveryState) {
+    package init?(finished state: DeliveryState) {
         switch state {
         case .accepted: self = .accepted
         case .error: self = .error

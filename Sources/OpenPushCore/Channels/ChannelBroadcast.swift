@@ -4,9 +4,9 @@
 /// `priority`, `sound`, `ios_relevance_score`); the payload follows the per-device Live
 /// Activity rules (`LiveActivityPayload`). There is no recipient, so nothing is rendered:
 /// a Liquid tag in `headings` or `contents` is refused.
-public enum ChannelBroadcast {
+package enum ChannelBroadcast {
     /// The `activity_id` of the payload's id block is the channel's `chn_…` id.
-    public static func parse(_ body: JSONObject, channelID: String) -> Result<LiveActivitySend, InvalidInput> {
+    package static func parse(_ body: JSONObject, channelID: String) -> Result<LiveActivitySend, InvalidInput> {
         let parsed = LiveActivitySendParser.parseUpdateOrEnd(body, activityID: channelID)
         var problems: [String] = []
         if case .failure(let error) = parsed { problems = error.messages }
@@ -23,28 +23,28 @@ public enum ChannelBroadcast {
         return .success(send)
     }
 
-    public static func liquidRefused(_ field: String) -> String {
+    package static func liquidRefused(_ field: String) -> String {
         "\(field): Liquid is not rendered on a channel broadcast (it has no recipient); send plain text"
     }
 
     /// What one broadcast is built from. Dates are unix seconds.
-    public struct Input: Sendable {
-        public var send: LiveActivitySend
-        public var messageID: String
+    package struct Input: Sendable {
+        package var send: LiveActivitySend
+        package var messageID: String
         /// APNs' base64 channel id (`apns-channel-id`).
-        public var apnsChannelID: String
-        public var bundleID: String
+        package var apnsChannelID: String
+        package var bundleID: String
         /// The app's `live_activity_auto_end_minutes`, for an end without `dismissal_date`.
-        public var autoEndMinutes: Int?
-        public var onesignalAlias: Bool
+        package var autoEndMinutes: Int?
+        package var onesignalAlias: Bool
         /// `apns-request-id`, fixed per message.
-        public var requestID: String
+        package var requestID: String
         /// `aps.timestamp`, strictly increasing per channel (chosen at enqueue).
-        public var timestamp: Int
+        package var timestamp: Int
         /// The push time.
-        public var now: Double
+        package var now: Double
 
-        public init(send: LiveActivitySend, messageID: String, apnsChannelID: String, bundleID: String,
+        package init(send: LiveActivitySend, messageID: String, apnsChannelID: String, bundleID: String,
                     autoEndMinutes: Int? = nil, onesignalAlias: Bool = false, requestID: String, timestamp: Int, now: Double) {
             self.send = send
             self.messageID = messageID
@@ -61,7 +61,7 @@ public enum ChannelBroadcast {
     /// The broadcast request: the per-device payload rules (priority default by event, a day's
     /// expiration, stale and dismissal dates, relevance, alert), the English texts as
     /// written, and Apple's broadcast size limit.
-    public static func build(_ input: Input) -> Result<APNSBroadcastRequest, PayloadProblem> {
+    package static func build(_ input: Input) -> Result<APNSBroadcastRequest, PayloadProblem> {
         let send = input.send
         let pushInput = LiveActivityPushInput(
             event: send.event, messageID: input.messageID, activityID: send.activityID, activityType: "",

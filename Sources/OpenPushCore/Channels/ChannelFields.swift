@@ -1,19 +1,19 @@
 /// A validated `POST /apps/{app_id}/live_activities/channels` body.
-public struct ChannelFields: Sendable, Equatable {
-    public var name: String
-    public var storagePolicy: ChannelStoragePolicy
-    public var environment: DeviceEnvironment
+package struct ChannelFields: Sendable, Equatable {
+    package var name: String
+    package var storagePolicy: ChannelStoragePolicy
+    package var environment: DeviceEnvironment
 
-    public init(name: String, storagePolicy: ChannelStoragePolicy, environment: DeviceEnvironment) {
+    package init(name: String, storagePolicy: ChannelStoragePolicy, environment: DeviceEnvironment) {
         self.name = name
         self.storagePolicy = storagePolicy
         self.environment = environment
     }
 
-    public static let maxNameLength = 128
+    package static let maxNameLength = 128
 
     /// Every problem, in field order, then unknown fields.
-    public static func parse(_ body: JSONObject) -> Result<ChannelFields, InvalidInput> {
+    package static func parse(_ body: JSONObject) -> Result<ChannelFields, InvalidInput> {
         var reader = FieldReader(body)
         var name: String?
         switch reader.value("name") {

@@ -1,22 +1,22 @@
 /// One recipient of a claimed job, as the planner and outcome decisions see it.
-public struct ClaimedDelivery: Sendable, Equatable {
+package struct ClaimedDelivery: Sendable, Equatable {
     /// Its index in the job: unique within a batch.
-    public var id: Int64
-    public var apnsID: String
-    public var messageID: String
-    public var appID: String
-    public var subscriptionID: String
-    public var liveActivityID: String?
-    public var tokenKind: TokenKind
-    public var token: String
+    package var id: Int64
+    package var apnsID: String
+    package var messageID: String
+    package var appID: String
+    package var subscriptionID: String
+    package var liveActivityID: String?
+    package var tokenKind: TokenKind
+    package var token: String
     /// The absolute badge an alert shows (notifications with a badge only).
-    public var badge: Int?
+    package var badge: Int?
     /// Including this attempt.
-    public var attempts: Int
+    package var attempts: Int
     /// When it was first queued (unix seconds): retries keep it.
-    public var createdAt: Double
+    package var createdAt: Double
 
-    public init(id: Int64, apnsID: String, messageID: String, appID: String, subscriptionID: String, liveActivityID: String?,
+    package init(id: Int64, apnsID: String, messageID: String, appID: String, subscriptionID: String, liveActivityID: String?,
                 tokenKind: TokenKind, token: String, badge: Int?, attempts: Int, createdAt: Double) {
         self.id = id
         self.apnsID = apnsID
@@ -33,7 +33,7 @@ public struct ClaimedDelivery: Sendable, Equatable {
 }
 
 /// What a device's record for a message says in the end.
-public enum DeliveryState: String, Sendable, Hashable, CaseIterable {
+package enum DeliveryState: String, Sendable, Hashable, CaseIterable {
     case accepted, error
     /// Never sent: the message was cancelled first.
     case cancelled

@@ -5,22 +5,22 @@
 /// Every map is keyed by app as well as by id, and the lookups take the delivery: a recipient
 /// can only ever see its own app's messages, devices, users and counters, even if two apps
 /// share an `external_id` or a batch ever held several apps' jobs.
-public struct DeliveryContext: Sendable {
+package struct DeliveryContext: Sendable {
     /// An id within one app: the key of every per-batch map.
-    public struct Key: Hashable, Sendable {
-        public var appID: String
-        public var id: String
+    package struct Key: Hashable, Sendable {
+        package var appID: String
+        package var id: String
 
-        public init(appID: String, id: String) {
+        package init(appID: String, id: String) {
             self.appID = appID
             self.id = id
         }
 
         // Hashes the id alone (ids are unique, or nearly, across apps): half the hashing of a
         // lookup, a few per recipient. Equality still takes the app.
-        public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+        package func hash(into hasher: inout Hasher) { hasher.combine(id) }
 
-        public static func == (left: Key, right: Key) -> Bool { left.id == right.id && left.appID == right.appID }
+        package static func == (left: Key, right: Key) -> Bool { left.id == right.id && left.appID == right.appID }
     }
 
     /// A push-to-start token a subscription holds, within its app.
@@ -35,28 +35,28 @@ public struct DeliveryContext: Sendable {
 
     /// A class, immutable: every recipient of a job reads the same message, and a lookup then
     /// hands out one reference instead of copying (retaining) each of its many fields.
-    public final class Message: Sendable {
-        public let id: String
-        public let appID: String
-        public let send: LiveActivitySend?
+    package final class Message: Sendable {
+        package let id: String
+        package let appID: String
+        package let send: LiveActivitySend?
         /// A notification's validated request (kind `notification`).
-        public let notification: NotificationSend?
-        public let activityType: String?
+        package let notification: NotificationSend?
+        package let activityType: String?
         /// Parsed once per job, rendered per recipient.
-        public let headings: LocalizedTemplates
-        public let contents: LocalizedTemplates
-        public let subtitle: LocalizedTemplates
+        package let headings: LocalizedTemplates
+        package let contents: LocalizedTemplates
+        package let subtitle: LocalizedTemplates
         /// A notification's `privacy_text` (`AlertPrivacy`).
-        public let privacyText: LocalizedTemplates
+        package let privacyText: LocalizedTemplates
         /// When the message became due: its `send_after`, else its creation.
-        public let sendTime: Double
+        package let sendTime: Double
         /// A Live Activity push's `aps.timestamp`, fixed when it was enqueued (nil for messages
         /// queued before it was: then it is computed at send time).
-        public let pushTimestamp: Int?
-        public let cancelled: Bool
+        package let pushTimestamp: Int?
+        package let cancelled: Bool
 
         /// Whether any of its texts needs the recipient's Liquid context.
-        public var rendersLiquid: Bool {
+        package var rendersLiquid: Bool {
             headings.usesLiquid || contents.usesLiquid || subtitle.usesLiquid || privacyText.usesLiquid
         }
 
@@ -64,12 +64,12 @@ public struct DeliveryContext: Sendable {
         /// plain texts): then a recipient's texts depend only on these tags' values, its language
         /// and its privacy choice, and recipients alike share one rendering. Nil when the texts
         /// read `subscription`, `user` or `message`, or a name they compute.
-        public let liquidTagNames: [String]?
+        package let liquidTagNames: [String]?
 
         /// The names of the recipient's context that are not its tags (`LocalizedText.context`).
         static let recipientContextNames: Set<String> = ["subscription", "user", "message"]
 
-        public init(id: String, appID: String, send: LiveActivitySend? = nil, notification: NotificationSend? = nil,
+        package init(id: String, appID: String, send: LiveActivitySend? = nil, notification: NotificationSend? = nil,
                     activityType: String? = nil, sendTime: Double = 0, pushTimestamp: Int? = nil, cancelled: Bool = false) {
             self.id = id
             self.appID = appID
@@ -88,25 +88,25 @@ public struct DeliveryContext: Sendable {
         }
     }
 
-    public struct App: Sendable {
-        public var id: String
-        public var bundleID: String?
-        public var watchBundleID: String?
-        public var autoEndMinutes: Int?
-        public var onesignalAlias: Bool
+    package struct App: Sendable {
+        package var id: String
+        package var bundleID: String?
+        package var watchBundleID: String?
+        package var autoEndMinutes: Int?
+        package var onesignalAlias: Bool
         /// The credential's parts, for the server's credential cache (never rendered).
-        public var p8: String?
-        public var keyID: String?
-        public var teamID: String?
+        package var p8: String?
+        package var keyID: String?
+        package var teamID: String?
         /// When the app last changed: the cache's key for its parsed credential.
-        public var updatedAt: Double
+        package var updatedAt: Double
         /// `dedupe_window_days` and `stale_alert_seconds` (0 = off): see `AlertDedupe`, `StalenessGate`.
-        public var dedupeWindowDays = AlertDedupe.defaultWindowDays
-        public var staleAlertSeconds = 0
+        package var dedupeWindowDays = AlertDedupe.defaultWindowDays
+        package var staleAlertSeconds = 0
         /// What a device that hides details is shown when the message has no `privacy_text`.
-        public var defaultPrivacyText: String = AlertPrivacy.defaultPrivacyText
+        package var defaultPrivacyText: String = AlertPrivacy.defaultPrivacyText
 
-        public init(id: String, bundleID: String?, watchBundleID: String? = nil, autoEndMinutes: Int? = nil,
+        package init(id: String, bundleID: String?, watchBundleID: String? = nil, autoEndMinutes: Int? = nil,
                     onesignalAlias: Bool = false, p8: String? = nil, keyID: String? = nil, teamID: String? = nil,
                     updatedAt: Double = 0) {
             self.id = id
@@ -123,28 +123,28 @@ public struct DeliveryContext: Sendable {
 
     /// A class, immutable, like `Message`: the planner looks a recipient's subscription up a few
     /// times, and each copy of a struct retained and released every one of its fields.
-    public final class Subscription: Sendable {
-        public let id: String
-        public let appID: String
-        public let platform: String
-        public let environment: DeviceEnvironment
-        public let language: String?
-        public let country: String?
-        public let appVersion: String?
-        public let tags: [String: String]
-        public let externalID: String?
+    package final class Subscription: Sendable {
+        package let id: String
+        package let appID: String
+        package let platform: String
+        package let environment: DeviceEnvironment
+        package let language: String?
+        package let country: String?
+        package let appVersion: String?
+        package let tags: [String: String]
+        package let externalID: String?
         /// Whether it may still be sent to at all (enabled, not retired).
-        public let reachable: Bool
+        package let reachable: Bool
         /// The device token now, and whether APNs called it dead.
-        public let token: String
-        public let tokenInvalid: Bool
-        public let widgetToken: String?
+        package let token: String
+        package let tokenInvalid: Bool
+        package let widgetToken: String?
         /// The device hides alert details (`AlertPrivacy`).
-        public let hideDetails: Bool
+        package let hideDetails: Bool
         /// Whether it set quiet hours or muted threads: only those devices' `DeviceAttention` is loaded.
-        public let setsAttention: Bool
+        package let setsAttention: Bool
 
-        public init(id: String, appID: String, platform: String = "ios", environment: DeviceEnvironment = .production,
+        package init(id: String, appID: String, platform: String = "ios", environment: DeviceEnvironment = .production,
                     language: String? = nil, country: String? = nil, appVersion: String? = nil, tags: [String: String] = [:],
                     externalID: String? = nil, reachable: Bool = true, token: String, tokenInvalid: Bool = false,
                     widgetToken: String? = nil, hideDetails: Bool = false, setsAttention: Bool = false) {
@@ -166,15 +166,15 @@ public struct DeliveryContext: Sendable {
         }
     }
 
-    public struct Activity: Sendable {
-        public var id: String
-        public var appID: String
-        public var staleAt: Double
+    package struct Activity: Sendable {
+        package var id: String
+        package var appID: String
+        package var staleAt: Double
         /// The newest `aps.timestamp` APNs accepted for it.
-        public var lastPushTimestamp: Int?
-        public var endedReason: String?
+        package var lastPushTimestamp: Int?
+        package var endedReason: String?
 
-        public init(id: String, appID: String, staleAt: Double, lastPushTimestamp: Int? = nil, endedReason: String? = nil) {
+        package init(id: String, appID: String, staleAt: Double, lastPushTimestamp: Int? = nil, endedReason: String? = nil) {
             self.id = id
             self.appID = appID
             self.staleAt = staleAt
@@ -196,44 +196,44 @@ public struct DeliveryContext: Sendable {
     /// (app, subscription id) → its quiet hours, muted threads and local time (`DeviceAttention`).
     var attention: [Key: DeviceAttention] = [:]
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ message: Message) { messages[Key(appID: message.appID, id: message.id)] = message }
-    public mutating func add(_ app: App) { apps[app.id] = app }
-    public mutating func add(_ subscription: Subscription) {
+    package mutating func add(_ message: Message) { messages[Key(appID: message.appID, id: message.id)] = message }
+    package mutating func add(_ app: App) { apps[app.id] = app }
+    package mutating func add(_ subscription: Subscription) {
         subscriptions[Key(appID: subscription.appID, id: subscription.id)] = subscription
     }
-    public mutating func add(_ activity: Activity) { activities[Key(appID: activity.appID, id: activity.id)] = activity }
+    package mutating func add(_ activity: Activity) { activities[Key(appID: activity.appID, id: activity.id)] = activity }
     /// Records a check of every push-to-start recipient of `appID` in this context against the
     /// tokens its subscriptions hold now: each still holds its token except those `gone`. The
     /// check answers with the few gone, not with every token held (thousands a job).
-    public mutating func checkedPushToStartTokens(appID: String, gone: [(subscriptionID: String, token: String)]) {
+    package mutating func checkedPushToStartTokens(appID: String, gone: [(subscriptionID: String, token: String)]) {
         pushToStartCheckedApps.insert(appID)
         for entry in gone { goneTokens.insert(PushToStartKey(appID: appID, subscriptionID: entry.subscriptionID, token: entry.token)) }
     }
     /// Room for `count` more subscriptions: a job's thousand recipients inserted without
     /// rehashing as the map grows.
-    public mutating func reserveCapacity(subscriptions count: Int) {
+    package mutating func reserveCapacity(subscriptions count: Int) {
         subscriptions.reserveCapacity(subscriptions.count + count)
     }
-    public mutating func addAlias(label: String, value: String, appID: String, externalID: String) {
+    package mutating func addAlias(label: String, value: String, appID: String, externalID: String) {
         aliases[Key(appID: appID, id: externalID), default: [:]][label] = value
     }
 
-    public func message(for delivery: ClaimedDelivery) -> Message? {
+    package func message(for delivery: ClaimedDelivery) -> Message? {
         message(forID: delivery.messageID, appID: delivery.appID)
     }
 
-    public func message(forID id: String, appID: String) -> Message? {
+    package func message(forID id: String, appID: String) -> Message? {
         messages[Key(appID: appID, id: id)]
     }
 
-    public func app(for delivery: ClaimedDelivery) -> App? { apps[delivery.appID] }
+    package func app(for delivery: ClaimedDelivery) -> App? { apps[delivery.appID] }
 
     /// Whether any message loaded is an alert notification.
-    public var holdsAlert: Bool { messages.values.contains { $0.notification?.kind == .alert } }
+    package var holdsAlert: Bool { messages.values.contains { $0.notification?.kind == .alert } }
 
-    public func subscription(for delivery: ClaimedDelivery) -> Subscription? {
+    package func subscription(for delivery: ClaimedDelivery) -> Subscription? {
         subscriptions[Key(appID: delivery.appID, id: delivery.subscriptionID)]
     }
 
@@ -242,7 +242,7 @@ public struct DeliveryContext: Sendable {
     /// kills. A recipient whose subscription is not loaded keeps what it had, and the planner
     /// refuses it for want of context. A widget recipient whose subscription dropped its widget
     /// token gets none, and the planner stops it.
-    public func withCurrentTokens(_ deliveries: [ClaimedDelivery]) -> [ClaimedDelivery] {
+    package func withCurrentTokens(_ deliveries: [ClaimedDelivery]) -> [ClaimedDelivery] {
         guard let kind = deliveries.first?.tokenKind, kind.isReadWhenSent else { return deliveries }
         var resolved = deliveries
         for index in resolved.indices where resolved[index].tokenKind.isReadWhenSent {
@@ -252,11 +252,11 @@ public struct DeliveryContext: Sendable {
         return resolved
     }
 
-    public func activity(for delivery: ClaimedDelivery) -> Activity? {
+    package func activity(for delivery: ClaimedDelivery) -> Activity? {
         delivery.liveActivityID.flatMap { activities[Key(appID: delivery.appID, id: $0)] }
     }
 
-    public func holdsPushToStartToken(_ delivery: ClaimedDelivery) -> Bool {
+    package func holdsPushToStartToken(_ delivery: ClaimedDelivery) -> Bool {
         guard pushToStartCheckedApps.contains(delivery.appID) else { return false }
         // An empty set is skipped, not asked: asking hashes the key (a 64-byte token) first.
         return goneTokens.isEmpty
@@ -264,7 +264,7 @@ public struct DeliveryContext: Sendable {
     }
 
     /// The aliases of the user behind `externalID` in `appID` only.
-    public func userAliases(appID: String, externalID: String) -> [String: String] {
+    package func userAliases(appID: String, externalID: String) -> [String: String] {
         aliases[Key(appID: appID, id: externalID)] ?? [:]
     }
 }

@@ -1,14 +1,14 @@
 /// Which queue a message's jobs wait in. Workers take the urgent lane first: a Live Activity
 /// update minutes late is worthless, a newsletter minutes late is not.
-public enum DeliveryLane: Int, Sendable, Comparable, CaseIterable {
+package enum DeliveryLane: Int, Sendable, Comparable, CaseIterable {
     /// Live Activity pushes, and alerts marked `time-sensitive` or `critical`.
     case urgent = 0
     /// Every other notification.
     case bulk = 1
 
-    public static func < (lhs: DeliveryLane, rhs: DeliveryLane) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: DeliveryLane, rhs: DeliveryLane) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    public static func forNotification(interruptionLevel: InterruptionLevel?) -> DeliveryLane {
+    package static func forNotification(interruptionLevel: InterruptionLevel?) -> DeliveryLane {
         switch interruptionLevel {
         case .timeSensitive?, .critical?: .urgent
         default: .bulk

@@ -1,6 +1,6 @@
 /// What an attempt's result means for its recipient, and for the token and app behind it. Pure.
-public enum DeliveryOutcome {
-    public enum SideEffect: Sendable, Equatable {
+package enum DeliveryOutcome {
+    package enum SideEffect: Sendable, Equatable {
         /// APNs says the token is dead: what dies depends on the token's kind (see `TokenDeath`).
         /// `invalidSince` is Apple's 410 `timestamp` (unix seconds), when it gave one.
         case deadToken(ClaimedDelivery, invalidSince: Double?)
@@ -8,7 +8,7 @@ public enum DeliveryOutcome {
         case pauseApp(appID: String, reason: String)
     }
 
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// Final: recorded now, never tried again.
         case finished(DeliveryState, reason: String?)
         /// A passing failure: into the retry job.
@@ -18,7 +18,7 @@ public enum DeliveryOutcome {
     }
 
     /// `retryable` is false for pushes that must not be tried twice (`ttl: 0`).
-    public static func decide(_ delivery: ClaimedDelivery, verdict: DeliveryVerdict, invalidSince: Double? = nil,
+    package static func decide(_ delivery: ClaimedDelivery, verdict: DeliveryVerdict, invalidSince: Double? = nil,
                        policy: RetryPolicy, retryable: Bool = true) -> (Decision, SideEffect?) {
         switch verdict {
         case .accepted:
@@ -38,7 +38,7 @@ public enum DeliveryOutcome {
     }
 
     /// A passing failure (or no answer at all): worth another try, until attempts run out.
-    public static func retry(_ delivery: ClaimedDelivery, reason: String, policy: RetryPolicy, retryable: Bool = true) -> Decision {
+    package static func retry(_ delivery: ClaimedDelivery, reason: String, policy: RetryPolicy, retryable: Bool = true) -> Decision {
         guard retryable, delivery.attempts < policy.maxAttempts else { return .finished(.error, reason: reason) }
         return .retry(reason: reason)
     }

@@ -1,23 +1,23 @@
 /// Turns one claimed delivery and its context into the push to send, or into the reason it
 /// will not be sent. Pure: time and the previous timestamps are passed in.
-public enum DeliveryPlanner {
+package enum DeliveryPlanner {
     /// A Live Activity push not sent within a day is worthless: APNs would drop it too.
-    public static let maximumAge: Double = 24 * 3600
+    package static let maximumAge: Double = 24 * 3600
     /// How long a `ttl: 0` notification ("now or never") may wait in a backlog or behind a
     /// paused app before it is no longer "now".
-    public static let nowOrNeverGrace: Double = 5
+    package static let nowOrNeverGrace: Double = 5
     /// The `error_reason` of a recipient whose texts exhausted their Liquid budget
     /// (`LiquidBudget`): it is not sent to, and not tried again.
-    public static let templateBudgetExceeded = "TemplateBudgetExceeded"
+    package static let templateBudgetExceeded = "TemplateBudgetExceeded"
 
-    public struct Plan: Sendable {
-        public var request: APNSRequest
-        public var environment: DeviceEnvironment
+    package struct Plan: Sendable {
+        package var request: APNSRequest
+        package var environment: DeviceEnvironment
         /// The `aps.timestamp` sent to this activity row, to remember.
-        public var activityTimestamp: (activityID: String, timestamp: Int)?
+        package var activityTimestamp: (activityID: String, timestamp: Int)?
     }
 
-    public enum Refusal: Error, Sendable, Equatable {
+    package enum Refusal: Error, Sendable, Equatable {
         /// Not sent, and never will be: the row ends in `error` with this reason.
         case permanent(String)
         /// The app has no usable APNs credentials: pause it.
@@ -36,7 +36,7 @@ public enum DeliveryPlanner {
     /// Notification payloads already built in this batch: most recipients of a fan-out share
     /// one (same texts, badge and platform), so it is built once and only its `apns-id` differs.
     /// Keyed by app and message too, like every per-batch map.
-    public struct PayloadCache: Sendable {
+    package struct PayloadCache: Sendable {
         struct Key: Hashable {
             var appID: String
             var messageID: String
@@ -99,17 +99,17 @@ public enum DeliveryPlanner {
         var activityTexts: [TextsKey: Result<AlertPrivacy.Texts?, LiquidBudget.Exceeded>] = [:]
         var builtActivities: [ActivityKey: Result<APNSRequest, Refusal>] = [:]
 
-        public init() {}
+        package init() {}
     }
 
     /// `lastTimestamps`: the `aps.timestamp` given to activity rows earlier in the same batch.
-    public static func plan(_ delivery: ClaimedDelivery, context: DeliveryContext, now: Double,
+    package static func plan(_ delivery: ClaimedDelivery, context: DeliveryContext, now: Double,
                             lastTimestamps: [String: Int] = [:]) -> Result<Plan, Refusal> {
         var cache = PayloadCache()
         return plan(delivery, context: context, now: now, lastTimestamps: lastTimestamps, cache: &cache)
     }
 
-    public static func plan(_ delivery: ClaimedDelivery, context: DeliveryContext, now: Double,
+    package static func plan(_ delivery: ClaimedDelivery, context: DeliveryContext, now: Double,
                             lastTimestamps: [String: Int], cache: inout PayloadCache) -> Result<Plan, Refusal> {
         // Each looked up once: a few hashed lookups per recipient add up over a thousand.
         let message = context.message(for: delivery)
@@ -254,7 +254,7 @@ public enum DeliveryPlanner {
 
     /// Why nothing more may go to this recipient, if something stopped it after it was queued:
     /// the device was disabled or retired, or its token died. Stops stick, retries included.
-    public static func stopped(_ delivery: ClaimedDelivery, context: DeliveryContext) -> String? {
+    package static func stopped(_ delivery: ClaimedDelivery, context: DeliveryContext) -> String? {
         stopped(delivery, subscription: context.subscription(for: delivery), context: context)
     }
 

@@ -1,37 +1,37 @@
 /// What a batch of delivery records adds to its message's counts (the `counted_*` columns of
 /// `messages`, which `GET /notifications/{id}` reads): tallied from the records a job appends,
 /// so its completion adds them in one statement instead of the view counting every record.
-public struct DeliveryTally: Sendable, Equatable {
+package struct DeliveryTally: Sendable, Equatable {
     /// Reasons that mean the device can no longer be reached: OneSignal counts these as `failed`
     /// ("unsubscribed"); every other error is `errored`.
-    public static let unreachableReasons = ["Unregistered", "BadDeviceToken", "ExpiredToken", "DeviceTokenNotForTopic",
+    package static let unreachableReasons = ["Unregistered", "BadDeviceToken", "ExpiredToken", "DeviceTokenNotForTopic",
                                             "Unsubscribed", "ActivityEnded"]
 
-    public var successful: Int64 = 0
-    public var failed: Int64 = 0
+    package var successful: Int64 = 0
+    package var failed: Int64 = 0
     /// An `error` with no reason is in neither `failed` nor `errored`, nor in `errorsByReason`,
     /// as the view always counted it.
-    public var errored: Int64 = 0
-    public var cancelled: Int64 = 0
-    public var errorsByReason: [String: Int64] = [:]
+    package var errored: Int64 = 0
+    package var cancelled: Int64 = 0
+    package var errorsByReason: [String: Int64] = [:]
     /// A `suppressed` record's reason (a `SuppressionReason`) → records.
-    public var suppressedByReason: [String: Int64] = [:]
+    package var suppressedByReason: [String: Int64] = [:]
     /// Records of any state, `superseded` among them.
-    public var records: Int64 = 0
+    package var records: Int64 = 0
     /// Every `error` record, with or without a reason, and every `suppressed` one: what the
     /// stats rollup (`delivery_stats`) counts as `failed` and `suppressed`.
-    public var errors: Int64 = 0
-    public var suppressed: Int64 = 0
+    package var errors: Int64 = 0
+    package var suppressed: Int64 = 0
 
-    public init() {}
+    package init() {}
 
-    public init<Records: Sequence>(_ records: Records) where Records.Element == (state: DeliveryState, reason: String?) {
+    package init<Records: Sequence>(_ records: Records) where Records.Element == (state: DeliveryState, reason: String?) {
         for record in records { add(state: record.state, reason: record.reason) }
     }
 
-    public var isEmpty: Bool { records == 0 }
+    package var isEmpty: Bool { records == 0 }
 
-    public mutating func add(state: DeliveryState, reason: String?) {
+    package mutating func add(state: DeliveryState, reason: String?) {
         records += 1
         switch state {
         case .accepted:

@@ -1,6 +1,6 @@
 /// Why a delivery policy chose not to send a push to a device. Recorded on the device's record
 /// (state `suppressed`) and counted by `GET /notifications/{id}` under `suppressed`.
-public enum SuppressionReason: String, Sendable, Hashable, CaseIterable {
+package enum SuppressionReason: String, Sendable, Hashable, CaseIterable {
     /// A Live Activity update folded into a later one that carried the newest state.
     case coalesced
     /// A widget reload folded into the interval's trailing push.

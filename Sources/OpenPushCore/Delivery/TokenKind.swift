@@ -1,7 +1,7 @@
 /// Which of a device's tokens a push goes to. It decides the push's type and what a dead token
 /// kills (the contract's "Lifecycle"): a push-to-start token is deleted, an update token ends
 /// only its activity, a device token stops ordinary pushes, a widget token is dropped.
-public enum TokenKind: String, Sendable, Hashable, CaseIterable {
+package enum TokenKind: String, Sendable, Hashable, CaseIterable {
     case device
     case update
     case pushToStart = "push_to_start"
@@ -13,7 +13,7 @@ public enum TokenKind: String, Sendable, Hashable, CaseIterable {
     /// that registered a new token after the send was queued (a reinstall, a restore, hours
     /// before a send at its local time) gets the push on it. Its job holds no tokens. A Live
     /// Activity's tokens belong to what was read at the send, so its jobs carry them.
-    public var isReadWhenSent: Bool {
+    package var isReadWhenSent: Bool {
         switch self {
         case .device, .widget: true
         case .update, .pushToStart, .channel: false
@@ -22,7 +22,7 @@ public enum TokenKind: String, Sendable, Hashable, CaseIterable {
 }
 
 /// The APNs environment a device registered for: its pushes go to that endpoint only.
-public enum DeviceEnvironment: String, Sendable, Hashable, CaseIterable {
+package enum DeviceEnvironment: String, Sendable, Hashable, CaseIterable {
     case production
     case sandbox
 }

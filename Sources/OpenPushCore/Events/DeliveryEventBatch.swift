@@ -7,15 +7,15 @@
 /// Rows written before this still hold `apns_ids`, and those are read as they are.
 /// The feed and the webhooks expand it: member `i` is the event `EventData.delivery(…)` builds
 /// for the i-th record, with id `eventID(rowID:index:)` and position (xid, seq, i).
-public struct DeliveryEventBatch: Sendable, Equatable {
-    public var notificationID: String
-    public var tokenKind: TokenKind
-    public var subscriptionIDs: [String]
-    public var apnsIDs: [String]
+package struct DeliveryEventBatch: Sendable, Equatable {
+    package var notificationID: String
+    package var tokenKind: TokenKind
+    package var subscriptionIDs: [String]
+    package var apnsIDs: [String]
     /// `delivery.failed` only (nil for `delivery.accepted`): each member's reason and APNs status.
-    public var failures: (reasons: [String?], statuses: [Int?])?
+    package var failures: (reasons: [String?], statuses: [Int?])?
 
-    public init(notificationID: String, tokenKind: TokenKind, subscriptionIDs: [String] = [], apnsIDs: [String] = [],
+    package init(notificationID: String, tokenKind: TokenKind, subscriptionIDs: [String] = [], apnsIDs: [String] = [],
                 failures: (reasons: [String?], statuses: [Int?])? = nil) {
         self.notificationID = notificationID
         self.tokenKind = tokenKind
@@ -24,11 +24,11 @@ public struct DeliveryEventBatch: Sendable, Equatable {
         self.failures = failures
     }
 
-    public var count: Int { subscriptionIDs.count }
-    public var isEmpty: Bool { subscriptionIDs.isEmpty }
+    package var count: Int { subscriptionIDs.count }
+    package var isEmpty: Bool { subscriptionIDs.isEmpty }
 
     /// Adds one delivery's event; `failure` for a `delivery.failed` batch.
-    public mutating func append(subscriptionID: String, apnsID: String, failure: (reason: String?, status: Int?)? = nil) {
+    package mutating func append(subscriptionID: String, apnsID: String, failure: (reason: String?, status: Int?)? = nil) {
         subscriptionIDs.append(subscriptionID)
         apnsIDs.append(apnsID)
         if let failure {
@@ -41,12 +41,12 @@ public struct DeliveryEventBatch: Sendable, Equatable {
 
     /// The id of member `index` of the row whose id is `rowID` (`evt_…`): unique, and the same
     /// in the feed and the webhooks, so receivers dedupe on it.
-    public static func eventID(rowID: String, index: Int) -> String {
+    package static func eventID(rowID: String, index: Int) -> String {
         "\(rowID)_\(index)"
     }
 
     /// The `data` stored in the row.
-    public var data: JSONObject {
+    package var data: JSONObject {
         var data: JSONObject = [
             "notification_id": .string(notificationID), "token_kind": .string(tokenKind.rawValue),
             "subscription_ids": .array(subscriptionIDs.map(JSONValue.string)),
@@ -59,12 +59,12 @@ public struct DeliveryEventBatch: Sendable, Equatable {
     }
 
     /// How a member's `apns-id` follows from (notification id, subscription id, token kind).
-    public typealias APNSIDDerivation = @Sendable (_ notificationID: String, _ subscriptionID: String, _ tokenKind: TokenKind) -> String
+    package typealias APNSIDDerivation = @Sendable (_ notificationID: String, _ subscriptionID: String, _ tokenKind: TokenKind) -> String
 
     /// Reads a stored row's `data` (`failed`: a `delivery.failed` row); nil when it is not one
     /// `data` wrote (a missing field, an unknown token kind, arrays of different lengths). Rows
     /// without `apns_ids` (all since they were left out) get each member's from `derive`.
-    public init?(data: JSONObject, failed: Bool, derivingAPNSID derive: APNSIDDerivation) {
+    package init?(data: JSONObject, failed: Bool, derivingAPNSID derive: APNSIDDerivation) {
         guard let notificationID = data["notification_id"]?.stringValue,
               let tokenKind = data["token_kind"]?.stringValue.flatMap(TokenKind.init(rawValue:)),
               let subscriptionIDs = Self.strings(data["subscription_ids"])
@@ -86,7 +86,7 @@ public struct DeliveryEventBatch: Sendable, Equatable {
     }
 
     /// Member `index`'s event data, as `EventData.delivery` builds it for a single event.
-    public func eventData(at index: Int) -> JSONObject {
+    package func eventData(at index: Int) -> JSONObject {
         EventData.delivery(notificationID: notificationID, subscriptionID: subscriptionIDs[index], tokenKind: tokenKind,
                            apnsID: apnsIDs[index], failure: failures.map { ($0.reasons[index], $0.statuses[index]) })
     }
@@ -102,7 +102,7 @@ public struct DeliveryEventBatch: Sendable, Equatable {
         return strings
     }
 
-    public static func == (lhs: DeliveryEventBatch, rhs: DeliveryEventBatch) -> Bool {
+    package static func == (lhs: DeliveryEventBatch, rhs: DeliveryEventBatch) -> Bool {
         lhs.notificationID == rhs.notificationID && lhs.tokenKind == rhs.tokenKind && lhs.subscriptionIDs == rhs.subscriptionIDs
             && lhs.apnsIDs == rhs.apnsIDs && lhs.failures?.reasons == rhs.failures?.reasons
             && lhs.failures?.statuses == rhs.failures?.statuses

@@ -1,8 +1,8 @@
 /// The `data` object of each event type, built in one place so every producer writes the same
 /// shape (docs/api/events.md, "Event types").
-public enum EventData {
+package enum EventData {
     /// `delivery.accepted` (no `reason`/`status`) and `delivery.failed` (with them).
-    public static func delivery(notificationID: String, subscriptionID: String, tokenKind: TokenKind, apnsID: String,
+    package static func delivery(notificationID: String, subscriptionID: String, tokenKind: TokenKind, apnsID: String,
                                 failure: (reason: String?, status: Int?)? = nil) -> JSONObject {
         var data: JSONObject = [
             "notification_id": .string(notificationID), "subscription_id": .string(subscriptionID),
@@ -16,7 +16,7 @@ public enum EventData {
     }
 
     /// `token.invalidated`; `activity_id` only for a Live Activity update token.
-    public static func tokenInvalidated(subscriptionID: String, tokenKind: TokenKind, reason: String?,
+    package static func tokenInvalidated(subscriptionID: String, tokenKind: TokenKind, reason: String?,
                                         activityID: String? = nil) -> JSONObject {
         var data: JSONObject = [
             "subscription_id": .string(subscriptionID), "token_kind": .string(tokenKind.rawValue),
@@ -27,19 +27,19 @@ public enum EventData {
     }
 
     /// `live_activity.registered`.
-    public static func liveActivityRegistered(activityID: String, activityType: String?, subscriptionID: String,
+    package static func liveActivityRegistered(activityID: String, activityType: String?, subscriptionID: String,
                                               created: Bool) -> JSONObject {
         ["activity_id": .string(activityID), "activity_type": activityType.map(JSONValue.string) ?? .null,
          "subscription_id": .string(subscriptionID), "created": .bool(created)]
     }
 
     /// `live_activity.ended`; `cause` is `device`, `remote`, `dead_token` or `retired`.
-    public static func liveActivityEnded(activityID: String, subscriptionID: String, cause: String) -> JSONObject {
+    package static func liveActivityEnded(activityID: String, subscriptionID: String, cause: String) -> JSONObject {
         ["activity_id": .string(activityID), "subscription_id": .string(subscriptionID), "cause": .string(cause)]
     }
 
     /// `click`; `activity_id` only for a tap on a Live Activity.
-    public static func click(notificationID: String, subscriptionID: String, activityID: String?, first: Bool) -> JSONObject {
+    package static func click(notificationID: String, subscriptionID: String, activityID: String?, first: Bool) -> JSONObject {
         var data: JSONObject = ["notification_id": .string(notificationID), "subscription_id": .string(subscriptionID)]
         if let activityID { data["activity_id"] = .string(activityID) }
         data["first"] = .bool(first)
@@ -47,12 +47,12 @@ public enum EventData {
     }
 
     /// The figures of `GET /notifications/{id}` that `notification.completed` carries.
-    public static let completedFields = ["successful", "failed", "errored", "converted", "remaining", "canceled",
+    package static let completedFields = ["successful", "failed", "errored", "converted", "remaining", "canceled",
                                          "clicks_total", "audience_total", "completed_at", "failed_reason",
                                          "errors_by_reason", "suppressed"]
 
     /// `notification.completed`: `notification_id`, `message_kind`, then `completedFields` of the view.
-    public static func notificationCompleted(view: JSONObject) -> JSONObject {
+    package static func notificationCompleted(view: JSONObject) -> JSONObject {
         var data: JSONObject = ["notification_id": view["id"] ?? .null, "message_kind": view["message_kind"] ?? .null]
         for field in completedFields { data[field] = view[field] ?? .null }
         return data

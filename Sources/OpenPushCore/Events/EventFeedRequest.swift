@@ -1,23 +1,23 @@
 /// The query of `GET /apps/{app_id}/events`: after which event, which types, how many. Every bad
 /// parameter is named in one `InvalidInput`. The cursor is the opaque form of an `EventPosition`.
-public struct EventFeedRequest: Sendable, Equatable {
-    public static let defaultLimit = 100
-    public static let maxLimit = 1000
-    public static let invalidCursor = "after is not a valid cursor (pass back a next_cursor)"
+package struct EventFeedRequest: Sendable, Equatable {
+    package static let defaultLimit = 100
+    package static let maxLimit = 1000
+    package static let invalidCursor = "after is not a valid cursor (pass back a next_cursor)"
 
     /// Only events after this position; `.start`: from the oldest kept.
-    public var after: EventPosition
+    package var after: EventPosition
     /// nil: every type.
-    public var types: [String]?
-    public var limit: Int
+    package var types: [String]?
+    package var limit: Int
 
-    public init(after: EventPosition = .start, types: [String]? = nil, limit: Int = defaultLimit) {
+    package init(after: EventPosition = .start, types: [String]? = nil, limit: Int = defaultLimit) {
         self.after = after
         self.types = types
         self.limit = limit
     }
 
-    public static func read(_ query: [String: String]) throws(InvalidInput) -> EventFeedRequest {
+    package static func read(_ query: [String: String]) throws(InvalidInput) -> EventFeedRequest {
         var problems: [String] = []
         var request = EventFeedRequest()
         if let text = query["after"] {
@@ -40,11 +40,11 @@ public struct EventFeedRequest: Sendable, Equatable {
     }
 
     /// The types the feed can show: every one but `ping` (which goes to one endpoint only).
-    public static let feedTypes = EventType.allCases.filter { $0 != .ping }.map(\.rawValue).joined(separator: ", ")
+    package static let feedTypes = EventType.allCases.filter { $0 != .ping }.map(\.rawValue).joined(separator: ", ")
 
     /// The `next_cursor` of a page: after its last event, or where the request started when the
     /// page is empty — never null, so a poller always calls again with it.
-    public func nextCursor(last: EventPosition?) -> String {
+    package func nextCursor(last: EventPosition?) -> String {
         (last ?? after).cursor
     }
 }

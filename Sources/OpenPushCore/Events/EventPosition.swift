@@ -7,18 +7,18 @@
 /// `wholeRow` stands after every event of its row: that is where the last member of a row, and
 /// every single-event row, stand, so their cursors are the 22-character form handed out before
 /// compact rows existed.
-public struct EventPosition: Sendable, Hashable, Comparable {
+package struct EventPosition: Sendable, Hashable, Comparable {
     /// `xid8` of the writing transaction.
-    public var xid: Int64
-    public var seq: Int64
+    package var xid: Int64
+    package var seq: Int64
     /// The index, in row `seq`, of the last event passed; `wholeRow`: the whole row is passed.
-    public var index: Int64
+    package var index: Int64
 
     /// Past every event of the row (above any index a row can hold: `int4`'s maximum).
-    public static let wholeRow: Int64 = 2_147_483_647
-    public static let start = EventPosition(xid: 0, seq: 0)
+    package static let wholeRow: Int64 = 2_147_483_647
+    package static let start = EventPosition(xid: 0, seq: 0)
 
-    public init(xid: Int64, seq: Int64, index: Int64 = wholeRow) {
+    package init(xid: Int64, seq: Int64, index: Int64 = wholeRow) {
         self.xid = xid
         self.seq = seq
         self.index = index
@@ -26,23 +26,23 @@ public struct EventPosition: Sendable, Hashable, Comparable {
 
     /// Where member `index` of a row of `count` events stands: the last member stands for the
     /// whole row.
-    public init(xid: Int64, seq: Int64, member index: Int, of count: Int) {
+    package init(xid: Int64, seq: Int64, member index: Int, of count: Int) {
         self.init(xid: xid, seq: seq, index: index >= count - 1 ? Self.wholeRow : Int64(index))
     }
 
-    public static func < (lhs: EventPosition, rhs: EventPosition) -> Bool {
+    package static func < (lhs: EventPosition, rhs: EventPosition) -> Bool {
         (lhs.xid, lhs.seq, lhs.index) < (rhs.xid, rhs.seq, rhs.index)
     }
 
     /// The opaque cursor form, as `DeliveryCursor` tokens: xid and seq (22 characters), then the
     /// index when the position stands inside a row (33 characters).
-    public var cursor: String {
+    package var cursor: String {
         let row = DeliveryCursor.encode(xid) + DeliveryCursor.encode(seq)
         return index == Self.wholeRow ? row : row + DeliveryCursor.encode(index)
     }
 
     /// The position a cursor stands for; nil for anything `cursor` cannot have produced.
-    public init?(cursor text: String) {
+    package init?(cursor text: String) {
         let scalars = Array(text.unicodeScalars)
         let length = DeliveryCursor.length
         guard scalars.count == 2 * length || scalars.count == 3 * length else { return nil }

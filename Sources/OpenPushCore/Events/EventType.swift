@@ -1,5 +1,5 @@
 /// What an event reports. Endpoints subscribe by these names (or `*`), and the feed filters by them.
-public enum EventType: String, Sendable, Hashable, CaseIterable {
+package enum EventType: String, Sendable, Hashable, CaseIterable {
     /// APNs answered 200.
     case deliveryAccepted = "delivery.accepted"
     /// A permanent rejection, or given up after the retries.
@@ -18,5 +18,5 @@ public enum EventType: String, Sendable, Hashable, CaseIterable {
     case ping
 
     /// `*`: every type.
-    public static let wildcard = "*"
+    package static let wildcard = "*"
 }

@@ -1,7 +1,7 @@
 /// An IPv4 (4 bytes) or IPv6 (16 bytes) address, and what kind of network it belongs to: a
 /// webhook may only connect to a `public` one unless private targets are allowed.
-public struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+package struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
+    package enum Kind: String, Sendable {
         case `public`
         case unspecified
         case loopback
@@ -15,28 +15,28 @@ public struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
         case reserved
     }
 
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// nil unless `bytes` has 4 or 16 bytes.
-    public init?(bytes: [UInt8]) {
+    package init?(bytes: [UInt8]) {
         guard bytes.count == 4 || bytes.count == 16 else { return nil }
         self.bytes = bytes
     }
 
-    public var isIPv6: Bool { bytes.count == 16 }
+    package var isIPv6: Bool { bytes.count == 16 }
 
     /// Dotted IPv4, or eight full IPv6 groups (what `CURLOPT_RESOLVE` takes, in brackets).
-    public var description: String {
+    package var description: String {
         guard isIPv6 else { return bytes.map(String.init).joined(separator: ".") }
         return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
             .joined(separator: ":")
     }
 
-    public var kind: Kind {
+    package var kind: Kind {
         isIPv6 ? Self.kindIPv6(bytes) : Self.kindIPv4(bytes[0], bytes[1], bytes[2], bytes[3])
     }
 
-    public var isPublic: Bool { kind == .public }
+    package var isPublic: Bool { kind == .public }
 
     private static func kindIPv4(_ a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8) -> Kind {
         switch (a, b, c) {
@@ -89,7 +89,7 @@ public struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
 
 extension NetworkAddress {
     /// Parses dotted IPv4 or textual IPv6 (with `::` and an IPv4 tail; no zone). nil otherwise.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         if let v4 = Self.parseIPv4(Substring(text)) {
             self.bytes = v4
         } else if let v6 = Self.parseIPv6(text) {

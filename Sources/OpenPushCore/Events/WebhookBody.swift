@@ -3,25 +3,25 @@
 /// `id`, `type`, `created_at`, `app_id`, `data`), without building a JSON value per event. A
 /// member of a job's compact row (`DeliveryEventBatch`) is written from the row's arrays, its
 /// `data` field by field as `EventData.delivery` orders it.
-public struct WebhookBody: Sendable {
-    public private(set) var bytes: [UInt8]
+package struct WebhookBody: Sendable {
+    package private(set) var bytes: [UInt8]
     private var count = 0
 
-    public init(reservingCapacity capacity: Int = 4096) {
+    package init(reservingCapacity capacity: Int = 4096) {
         bytes = []
         bytes.reserveCapacity(capacity)
         bytes.append(contentsOf: #"{"events":["#.utf8)
     }
 
     /// An event whose `data` is a JSON object of its own.
-    public mutating func append(id: String, type: String, createdAt: String, appID: String, data: JSONObject) {
+    package mutating func append(id: String, type: String, createdAt: String, appID: String, data: JSONObject) {
         open(id: id, type: type, createdAt: createdAt, appID: appID)
         JSONValue.object(data).write(to: &bytes)
         bytes.append(UInt8(ascii: "}"))
     }
 
     /// Member `index` of a compact row: `data` is `batch.eventData(at: index)`.
-    public mutating func append(id: String, type: String, createdAt: String, appID: String,
+    package mutating func append(id: String, type: String, createdAt: String, appID: String,
                                 member index: Int, of batch: DeliveryEventBatch) {
         open(id: id, type: type, createdAt: createdAt, appID: appID)
         bytes.append(UInt8(ascii: "{"))
@@ -43,7 +43,7 @@ public struct WebhookBody: Sendable {
     }
 
     /// The body, closed.
-    public consuming func finish() -> [UInt8] {
+    package consuming func finish() -> [UInt8] {
         bytes.append(contentsOf: "]}".utf8)
         return bytes
     }

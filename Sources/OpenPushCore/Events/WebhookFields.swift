@@ -1,19 +1,19 @@
 /// The body of `POST /apps/{app_id}/webhooks` and of its `PATCH`: what an endpoint gets and
 /// where. Every bad field is named in one `InvalidInput`; unknown fields are refused.
-public struct WebhookFields: Sendable, Equatable {
-    public static let maxDescriptionLength = 255
-    public static let eventsProblem =
+package struct WebhookFields: Sendable, Equatable {
+    package static let maxDescriptionLength = 255
+    package static let eventsProblem =
         "events must be a non-empty array of event types, or [\"*\"] for every type"
-    public static let wildcardProblem = "events: \"*\" subscribes to every type and must be the only entry"
+    package static let wildcardProblem = "events: \"*\" subscribes to every type and must be the only entry"
 
-    public var url: String?
+    package var url: String?
     /// Event type names, or `["*"]`.
-    public var events: [String]?
+    package var events: [String]?
     /// `.clear`: an explicit `null`.
-    public var description: FieldChange<String>
-    public var enabled: Bool?
+    package var description: FieldChange<String>
+    package var enabled: Bool?
 
-    public init(url: String? = nil, events: [String]? = nil, description: FieldChange<String> = .keep,
+    package init(url: String? = nil, events: [String]? = nil, description: FieldChange<String> = .keep,
                 enabled: Bool? = nil) {
         self.url = url
         self.events = events
@@ -22,12 +22,12 @@ public struct WebhookFields: Sendable, Equatable {
     }
 
     /// `url` and `events` are required; `description` optional (string or null).
-    public static func parseCreate(_ body: JSONObject, allowPrivate: Bool) -> Result<WebhookFields, InvalidInput> {
+    package static func parseCreate(_ body: JSONObject, allowPrivate: Bool) -> Result<WebhookFields, InvalidInput> {
         parse(body, allowPrivate: allowPrivate, creating: true)
     }
 
     /// Every field optional: only those given change; `enabled` may be set too.
-    public static func parseUpdate(_ body: JSONObject, allowPrivate: Bool) -> Result<WebhookFields, InvalidInput> {
+    package static func parseUpdate(_ body: JSONObject, allowPrivate: Bool) -> Result<WebhookFields, InvalidInput> {
         parse(body, allowPrivate: allowPrivate, creating: false)
     }
 
@@ -97,5 +97,5 @@ public struct WebhookFields: Sendable, Equatable {
         }
     }
 
-    public static let knownTypes = EventType.allCases.map(\.rawValue).joined(separator: ", ")
+    package static let knownTypes = EventType.allCases.map(\.rawValue).joined(separator: ", ")
 }

@@ -1,18 +1,18 @@
 /// Where a webhook URL points: scheme, host (an IPv6 literal without brackets) and port. Only
 /// what sending needs; the routes validate URLs when they are stored.
-public struct WebhookTarget: Sendable, Equatable {
-    public var scheme: String
-    public var host: String
-    public var port: Int
+package struct WebhookTarget: Sendable, Equatable {
+    package var scheme: String
+    package var host: String
+    package var port: Int
 
-    public init(scheme: String, host: String, port: Int) {
+    package init(scheme: String, host: String, port: Int) {
         self.scheme = scheme
         self.host = host
         self.port = port
     }
 
     /// nil when the URL is not `http(s)://host[:port][/…]` with a host.
-    public init?(url: String) {
+    package init?(url: String) {
         guard let separator = url.firstRange(of: "://") else { return nil }
         let scheme = url[..<separator.lowerBound].lowercased()
         guard scheme == "https" || scheme == "http" else { return nil }
@@ -46,5 +46,5 @@ public struct WebhookTarget: Sendable, Equatable {
     }
 
     /// The `CURLOPT_RESOLVE` host part: an IPv6 literal in brackets, as in the URL.
-    public var resolveHost: String { host.contains(":") ? "[\(host)]" : host }
+    package var resolveHost: String { host.contains(":") ? "[\(host)]" : host }
 }

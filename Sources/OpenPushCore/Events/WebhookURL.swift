@@ -4,13 +4,13 @@
 /// unique-local or unspecified address and no `localhost` — unless the deployment allows private
 /// endpoints (`OPENPUSH_WEBHOOKS_ALLOW_PRIVATE=1`, for `openpush dev` and tests), which also
 /// allows `http://`. A host name that resolves to a private address is refused at send time.
-public enum WebhookURL {
-    public static let maxLength = 2048
+package enum WebhookURL {
+    package static let maxLength = 2048
 
-    public enum Problem: Error, Sendable, Equatable {
+    package enum Problem: Error, Sendable, Equatable {
         case tooLong, notHTTPS, noHost, privateAddress, malformed, badHost
 
-        public var message: String {
+        package var message: String {
             switch self {
             case .tooLong: "url must be \(WebhookURL.maxLength) characters or fewer"
             case .notHTTPS: "url must be an https:// URL"
@@ -25,7 +25,7 @@ public enum WebhookURL {
     }
 
     /// The URL's problem, or nil when it may be stored.
-    public static func problem(_ url: String, allowPrivate: Bool) -> Problem? {
+    package static func problem(_ url: String, allowPrivate: Bool) -> Problem? {
         guard url.count <= maxLength else { return .tooLong }
         let lowered = url.lowercased()
         let rest: Substring
@@ -55,7 +55,7 @@ public enum WebhookURL {
     /// An IPv6 literal (from inside brackets) that `NetworkAddress` parses, with no zone; or a
     /// host name of ASCII letters, digits and `-` in non-empty dot-separated labels (an IPv4
     /// literal is one too), with no trailing dot. Nothing libcurl would decode or convert.
-    public static func isPlainHost(_ host: Substring, bracketed: Bool) -> Bool {
+    package static func isPlainHost(_ host: Substring, bracketed: Bool) -> Bool {
         if bracketed { return host.contains(":") && NetworkAddress(String(host)) != nil }
         guard host.utf8.count <= maxHostLength else { return false }
         let labels = host.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
@@ -70,7 +70,7 @@ public enum WebhookURL {
     /// The problem a stored URL has at send time, whatever the deployment allows: what the
     /// routes refuse at create and update for every deployment (a row stored before these
     /// checks, or written by other means, is refused again here).
-    public static func sendProblem(_ url: String) -> Problem? {
+    package static func sendProblem(_ url: String) -> Problem? {
         problem(url, allowPrivate: true)
     }
 
@@ -96,7 +96,7 @@ public enum WebhookURL {
     /// `localhost` (and its subdomains), or a literal address inside a network: unspecified,
     /// loopback, private, link-local, unique-local or multicast, as `NetworkAddress` classes it.
     /// Reserved ranges are left to the check at send time, which refuses every non-public answer.
-    public static func isPrivateHost(_ host: Substring) -> Bool {
+    package static func isPrivateHost(_ host: Substring) -> Bool {
         var name = host
         while name.hasSuffix(".") { name = name.dropLast() }
         if name == "localhost" || name.hasSuffix(".localhost") { return true }
@@ -117,7 +117,7 @@ public enum WebhookURL {
 
     /// An IPv4 literal in any form a resolver accepts (`inet_aton`): 1–4 parts, each decimal,
     /// `0x` hex or `0` octal, the last filling the remaining bytes (`127.1`, `2130706433`).
-    public static func ipv4(_ text: Substring) -> UInt32? {
+    package static func ipv4(_ text: Substring) -> UInt32? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...4).contains(parts.count) else { return nil }
         var values: [UInt64] = []

@@ -1,6 +1,6 @@
 extension FieldReader {
     /// A filter array, validated; each problem is recorded under `key` (`filters[1]: …`).
-    public mutating func filters(_ key: String, required: Bool = false) -> FilterExpression? {
+    package mutating func filters(_ key: String, required: Bool = false) -> FilterExpression? {
         switch value(key) {
         case nil, .null?:
             if required { problem("\(key) is required") }

@@ -1,17 +1,17 @@
 /// A validated filter array in OneSignal's language: an OR of groups, each group an AND of
 /// conditions. `a, b, {"operator": "OR"}, c` is `(a AND b) OR c`.
-public struct FilterExpression: Sendable, Equatable {
+package struct FilterExpression: Sendable, Equatable {
     /// Never empty, and no group is empty (the parser guarantees both).
-    public var groups: [[FilterCondition]]
+    package var groups: [[FilterCondition]]
 
-    public init(groups: [[FilterCondition]]) {
+    package init(groups: [[FilterCondition]]) {
         self.groups = groups
     }
 }
 
 /// One test on a subscription. Each field carries only the tests that make sense for it, so
 /// a compiler never meets a combination the parser refused.
-public enum FilterCondition: Sendable, Equatable {
+package enum FilterCondition: Sendable, Equatable {
     case tag(key: String, TagTest)
     case language(TextTest)
     case country(TextTest)
@@ -23,14 +23,14 @@ public enum FilterCondition: Sendable, Equatable {
 }
 
 /// `>` and `<`.
-public enum Comparison: String, Sendable, Equatable {
+package enum Comparison: String, Sendable, Equatable {
     case greaterThan = ">"
     case lessThan = "<"
 }
 
 /// Tests on a text attribute. A subscription without the attribute (or with it empty) is
 /// `!=` every value, `not_in_array` every list, and `not_exists`.
-public enum TextTest: Sendable, Equatable {
+package enum TextTest: Sendable, Equatable {
     case equals(String)
     case notEquals(String)
     case exists
@@ -39,7 +39,7 @@ public enum TextTest: Sendable, Equatable {
     case notInArray([String])
 }
 
-public enum TagTest: Sendable, Equatable {
+package enum TagTest: Sendable, Equatable {
     case text(TextTest)
     /// The tag read as a number; a tag that is not a number never matches.
     case number(Comparison, Double)
@@ -48,14 +48,14 @@ public enum TagTest: Sendable, Equatable {
     case timeElapsed(Comparison, seconds: Double)
 }
 
-public enum VersionTest: Sendable, Equatable {
+package enum VersionTest: Sendable, Equatable {
     case text(TextTest)
     /// Dotted numbers compared component by component (`1.10 > 1.9`); a stored version that is
     /// not dotted numbers never matches. The value is validated as `1`, `1.2`, `1.2.3`, ….
     case version(Comparison, String)
 }
 
-public enum NumberTest: Sendable, Equatable {
+package enum NumberTest: Sendable, Equatable {
     case equals(Double)
     case notEquals(Double)
     case greaterThan(Double)

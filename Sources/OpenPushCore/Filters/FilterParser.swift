@@ -1,8 +1,8 @@
 /// Every problem found in a filter array, each naming its entry: `filters[2]: unknown field 'colour'`.
-public struct FilterProblems: Error, Sendable, Equatable {
-    public var messages: [String]
+package struct FilterProblems: Error, Sendable, Equatable {
+    package var messages: [String]
 
-    public init(messages: [String]) {
+    package init(messages: [String]) {
         self.messages = messages
     }
 }
@@ -12,18 +12,18 @@ public struct FilterProblems: Error, Sendable, Equatable {
 /// Entries are AND-ed; `{"operator": "OR"}` starts a new group, so AND binds tighter.
 /// `{"operator": "AND"}` is accepted and changes nothing. An OR first, last, or next to another
 /// OR has nothing to join and is an error. Which relation fits which field is `FilterField.relations`.
-public enum FilterParser {
-    public static let maximumEntries = 200
+package enum FilterParser {
+    package static let maximumEntries = 200
 
     /// `name` prefixes every message (`filters[0]: …`): the body field the array came from.
-    public static func parse(_ value: JSONValue, name: String = "filters") -> Result<FilterExpression, FilterProblems> {
+    package static func parse(_ value: JSONValue, name: String = "filters") -> Result<FilterExpression, FilterProblems> {
         guard case .array(let entries) = value else {
             return .failure(FilterProblems(messages: ["\(name) must be an array, got \(value.typeName)"]))
         }
         return parse(entries, name: name)
     }
 
-    public static func parse(_ entries: [JSONValue], name: String = "filters") -> Result<FilterExpression, FilterProblems> {
+    package static func parse(_ entries: [JSONValue], name: String = "filters") -> Result<FilterExpression, FilterProblems> {
         guard entries.count <= maximumEntries else {
             return .failure(FilterProblems(messages: ["\(name): at most \(maximumEntries) entries"]))
         }

@@ -1,5 +1,5 @@
 /// The words of the filter language: which fields exist and which relations each accepts.
-public enum FilterField: String, Sendable, CaseIterable {
+package enum FilterField: String, Sendable, CaseIterable {
     case tag
     case language
     case country
@@ -9,7 +9,7 @@ public enum FilterField: String, Sendable, CaseIterable {
     case firstSession = "first_session"
 
     /// The relations that mean something for this field, in the order error messages list them.
-    public var relations: [FilterRelation] {
+    package var relations: [FilterRelation] {
         let text: [FilterRelation] = [.equals, .notEquals, .exists, .notExists, .inArray, .notInArray]
         switch self {
         case .tag: return FilterRelation.allCases
@@ -21,7 +21,7 @@ public enum FilterField: String, Sendable, CaseIterable {
     }
 }
 
-public enum FilterRelation: String, Sendable, CaseIterable {
+package enum FilterRelation: String, Sendable, CaseIterable {
     case equals = "="
     case notEquals = "!="
     case greaterThan = ">"

@@ -1,10 +1,10 @@
 /// Public ids such as `app_01hq8b…`, `sub_…`, `msg_…`: a prefix naming the kind, then a ULID in
 /// lower case — 48 bits of milliseconds then 80 random bits — so ids sort by creation time.
-public enum Identifier {
+package enum Identifier {
     private static let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)  // Crockford base32
 
     /// `now` is unix seconds; `random` must hold at least 10 bytes.
-    public static func make(prefix: String, now: Double, random: [UInt8]) -> String {
+    package static func make(prefix: String, now: Double, random: [UInt8]) -> String {
         precondition(random.count >= 10, "an identifier needs 80 random bits")
         let milliseconds = UInt64(max(0, now * 1000)) & 0xFFFF_FFFF_FFFF
         var bytes: [UInt8] = (0..<6).map { UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - UInt64($0)))) }
@@ -28,7 +28,7 @@ public enum Identifier {
     }
 
     /// Whether `text` has the shape of an id of this kind (cheap check before a lookup).
-    public static func isWellFormed(_ text: String, prefix: String) -> Bool {
+    package static func isWellFormed(_ text: String, prefix: String) -> Bool {
         guard text.hasPrefix(prefix + "_") else { return false }
         let body = text.utf8.dropFirst(prefix.utf8.count + 1)
         return body.count == 26 && body.allSatisfy { alphabet.contains($0) }

@@ -1,16 +1,16 @@
 /// A JSON object that remembers insertion order. A repeated key keeps its first position and
 /// takes the last value, as most parsers do.
-public struct JSONObject: Sendable, Hashable, Sequence {
-    public private(set) var keys: [String] = []
+package struct JSONObject: Sendable, Hashable, Sequence {
+    package private(set) var keys: [String] = []
     private var values: [String: JSONValue] = [:]
 
-    public init() {}
+    package init() {}
 
-    public init<S: Sequence>(_ pairs: S) where S.Element == (String, JSONValue) {
+    package init<S: Sequence>(_ pairs: S) where S.Element == (String, JSONValue) {
         for (key, value) in pairs { self[key] = value }
     }
 
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         get { values[key] }
         set {
             guard let newValue else {
@@ -21,25 +21,25 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         }
     }
 
-    public var count: Int { keys.count }
-    public var isEmpty: Bool { keys.isEmpty }
+    package var count: Int { keys.count }
+    package var isEmpty: Bool { keys.isEmpty }
 
-    public func makeIterator() -> some IteratorProtocol<(key: String, value: JSONValue)> {
+    package func makeIterator() -> some IteratorProtocol<(key: String, value: JSONValue)> {
         keys.lazy.map { (key: $0, value: values[$0]!) }.makeIterator()
     }
 
-    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+    package static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         // Key order does not make two objects different.
         lhs.values == rhs.values
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(values)
     }
 }
 
 extension JSONObject: ExpressibleByDictionaryLiteral {
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    package init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(elements)
     }
 }

@@ -1,19 +1,19 @@
 /// Why a document is not JSON, with the byte offset where reading stopped.
-public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var offset: Int
-    public var reason: String
-    public var description: String { "\(reason) at byte \(offset)" }
+package struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var offset: Int
+    package var reason: String
+    package var description: String { "\(reason) at byte \(offset)" }
 }
 
 extension JSONValue {
     /// Parses one RFC 8259 document. Nesting is limited so that hostile input cannot exhaust the stack.
-    public static func parse<Bytes: Collection>(_ bytes: Bytes, maxDepth: Int = 256) throws(JSONParseError) -> JSONValue
+    package static func parse<Bytes: Collection>(_ bytes: Bytes, maxDepth: Int = 256) throws(JSONParseError) -> JSONValue
     where Bytes.Element == UInt8 {
         var parser = JSONParser(bytes: Array(bytes), maxDepth: maxDepth)
         return try parser.parseDocument()
     }
 
-    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8))
     }
 }

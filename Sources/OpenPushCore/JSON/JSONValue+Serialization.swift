@@ -1,14 +1,14 @@
 extension JSONValue {
     /// Compact JSON text. Object keys keep their order; a non-finite double becomes `null`,
     /// since JSON has no spelling for it.
-    public var serialized: String {
+    package var serialized: String {
         String(decoding: serializedBytes, as: UTF8.self)
     }
 
     /// `serialized` as UTF-8, written byte by byte into one buffer (a webhook batch or a job's
     /// compact events row is tens of kilobytes; appending to a `String` scalar by scalar cost
     /// more than everything else the dispatcher does).
-    public var serializedBytes: [UInt8] {
+    package var serializedBytes: [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(256)
         write(to: &output)

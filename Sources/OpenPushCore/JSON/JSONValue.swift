@@ -1,6 +1,6 @@
 /// A JSON document as a value. Objects keep their key order so that validation can report
 /// problems in the order a client wrote them, and integers stay integers.
-public enum JSONValue: Sendable, Hashable {
+package enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -11,28 +11,28 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 extension JSONValue {
-    public var objectValue: JSONObject? {
+    package var objectValue: JSONObject? {
         if case .object(let object) = self { return object }
         return nil
     }
 
-    public var arrayValue: [JSONValue]? {
+    package var arrayValue: [JSONValue]? {
         if case .array(let array) = self { return array }
         return nil
     }
 
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let string) = self { return string }
         return nil
     }
 
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         if case .bool(let bool) = self { return bool }
         return nil
     }
 
     /// Any JSON number as a `Double`; booleans are not numbers.
-    public var doubleValue: Double? {
+    package var doubleValue: Double? {
         switch self {
         case .int(let int): return Double(int)
         case .double(let double): return double
@@ -41,7 +41,7 @@ extension JSONValue {
     }
 
     /// An integer, also from a double with no fractional part (`10.0`).
-    public var intValue: Int64? {
+    package var intValue: Int64? {
         switch self {
         case .int(let int): return int
         case .double(let double) where double.rounded() == double && abs(double) < 9e15: return Int64(double)
@@ -49,10 +49,10 @@ extension JSONValue {
         }
     }
 
-    public var isNull: Bool { self == .null }
+    package var isNull: Bool { self == .null }
 
     /// The JSON type name, for error messages.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "boolean"
@@ -68,13 +68,13 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
-    public init(nilLiteral: ()) { self = .null }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(integerLiteral value: Int64) { self = .int(value) }
-    public init(floatLiteral value: Double) { self = .double(value) }
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    package init(nilLiteral: ()) { self = .null }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(integerLiteral value: Int64) { self = .int(value) }
+    package init(floatLiteral value: Double) { self = .double(value) }
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    package init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(JSONObject(elements))
     }
 }

@@ -6,24 +6,24 @@
 ///
 /// Sized so that a real push's template spends a few percent of it, and so that exhausting it
 /// costs a few milliseconds of CPU whatever the template does.
-public struct LiquidBudget: Sendable, Equatable {
+package struct LiquidBudget: Sendable, Equatable {
     /// Evaluation steps per rendered text.
-    public static let maximumSteps = 100_000
+    package static let maximumSteps = 100_000
     /// Bytes read, copied or written per rendered text.
-    public static let maximumBytes = 1024 * 1024
+    package static let maximumBytes = 1024 * 1024
 
     /// What was spent so far.
-    public private(set) var steps = 0
-    public private(set) var bytes = 0
+    package private(set) var steps = 0
+    package private(set) var bytes = 0
 
-    public init() {}
+    package init() {}
 
     /// A text whose rendering exhausted its budget: its recipient is not sent to.
-    public struct Exceeded: Error, Sendable, Equatable {
-        public init() {}
+    package struct Exceeded: Error, Sendable, Equatable {
+        package init() {}
     }
 
-    public var isExhausted: Bool { steps > Self.maximumSteps || bytes > Self.maximumBytes }
+    package var isExhausted: Bool { steps > Self.maximumSteps || bytes > Self.maximumBytes }
 
     /// Bytes still to spend: what a step that builds a string may build before it stops early.
     var bytesLeft: Int { max(Self.maximumBytes - bytes, 0) }

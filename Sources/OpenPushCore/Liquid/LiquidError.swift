@@ -2,14 +2,14 @@
 /// route can prefix it with the field it came from: `headings.en: unclosed tag 'if'`.
 ///
 /// Parsing produces this error, and `LiquidTemplate.validate` for a template over budget.
-public struct LiquidError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let message: String
+package struct LiquidError: Error, Equatable, Sendable, CustomStringConvertible {
+    package let message: String
 
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 extension LiquidError {
@@ -24,6 +24,6 @@ extension LiquidError {
     static let unterminatedTag = LiquidError("unterminated tag '{%'")
     static let emptyTag = LiquidError("empty tag '{% %}'")
     /// `LiquidTemplate.validate`: the template's cost, seen without a recipient, is over its budget.
-    public static let overBudget = LiquidError(
+    package static let overBudget = LiquidError(
         "template exceeds the rendering budget of \(LiquidBudget.maximumSteps) steps and \(LiquidBudget.maximumBytes / 1024 / 1024) MiB per text")
 }

@@ -4,7 +4,7 @@ extension LiquidTemplate {
     /// or nil when a lookup's first name is itself computed (`{{ [key] }}`), so any name may be
     /// read. Names a template assigns or loops over count too: a superset is safe, since two
     /// contexts equal on these names render the same text.
-    public var variables: Set<String>? {
+    package var variables: Set<String>? {
         var names: Set<String> = []
         return LiquidVariables.collect(nodes, into: &names) ? names : nil
     }

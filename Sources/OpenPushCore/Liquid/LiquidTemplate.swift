@@ -26,17 +26,17 @@
 /// (`3.0`), arrays as their elements concatenated; objects render as compact JSON.
 /// Not supported: `include`/`render`, `cycle`, `tablerow`, `increment`, `liquid`, `date` and
 /// the filters not listed, `offset: continue`, and assigning a range to a variable.
-public struct LiquidTemplate: Sendable {
+package struct LiquidTemplate: Sendable {
     /// Output is cut here, on a character boundary.
-    public static let maximumOutputBytes = 64 * 1024
+    package static let maximumOutputBytes = 64 * 1024
 
     let nodes: [LiquidNode]
 
-    public init(parsing source: String) throws(LiquidError) {
+    package init(parsing source: String) throws(LiquidError) {
         nodes = try LiquidParser.parse(source)
     }
 
-    public func render(_ context: JSONObject) -> LiquidRendering {
+    package func render(_ context: JSONObject) -> LiquidRendering {
         var renderer = LiquidRenderer(context: context)
         return renderer.render(nodes)
     }
@@ -47,7 +47,7 @@ extension LiquidTemplate {
     /// data; `nil` when neither: for validating a request. Rendered once against an empty
     /// context, whose cost is what every recipient pays at least (a loop over a literal range,
     /// a literal string doubled), so a template refused here would fail for every recipient.
-    public static func validate(_ source: String) -> LiquidError? {
+    package static func validate(_ source: String) -> LiquidError? {
         do {
             let template = try LiquidTemplate(parsing: source)
             return template.render([:]).exceededBudget ? .overBudget : nil

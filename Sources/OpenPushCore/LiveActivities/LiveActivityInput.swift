@@ -1,11 +1,11 @@
 /// Validation of the values the native Live Activity routes accept. Messages are the
 /// contract's where it gives them.
-public enum LiveActivityInput {
-    public static let blankActivityID =
+package enum LiveActivityInput {
+    package static let blankActivityID =
         "activity_id is required — an activity with no id cannot be updated, ended or found by a fan-out"
 
     /// Missing, null or blank is the contract's long message; another type names the type.
-    public static func activityIDProblem(_ value: JSONValue?) -> String? {
+    package static func activityIDProblem(_ value: JSONValue?) -> String? {
         switch value {
         case nil, .null?: return blankActivityID
         case .string(let id)?: return id.allSatisfy(\.isWhitespace) ? blankActivityID : nil
@@ -14,7 +14,7 @@ public enum LiveActivityInput {
     }
 
     /// Update and push-to-start tokens: hex, even length, 64–512 characters.
-    public static func tokenProblem(_ field: String, _ value: JSONValue?) -> String? {
+    package static func tokenProblem(_ field: String, _ value: JSONValue?) -> String? {
         guard let value, value != .null else { return "\(field) is required" }
         guard case .string(let token) = value else { return "\(field) must be a string, got \(value.typeName)" }
         guard !token.isEmpty else { return "\(field) is required" }
@@ -29,7 +29,7 @@ public enum LiveActivityInput {
     /// `stale_at`: a number of unix seconds, or a string holding one. Booleans, objects and
     /// unparseable text are rejected; zero, negative, NaN and infinite values are rejected with
     /// the contract's message.
-    public static func staleAt(_ value: JSONValue?) -> Result<Double?, StaleAtProblem> {
+    package static func staleAt(_ value: JSONValue?) -> Result<Double?, StaleAtProblem> {
         let number: Double
         let shown: String
         switch value {
@@ -56,9 +56,9 @@ public enum LiveActivityInput {
         return .success(number)
     }
 
-    public struct StaleAtProblem: Error, Equatable {
-        public var message: String
-        public init(message: String) { self.message = message }
+    package struct StaleAtProblem: Error, Equatable {
+        package var message: String
+        package init(message: String) { self.message = message }
         init(_ message: String) { self.message = message }
     }
 

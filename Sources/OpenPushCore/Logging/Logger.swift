@@ -1,10 +1,10 @@
 /// A small logging front-end: a value that carries metadata and forwards to one handler,
 /// which the executable bootstraps. Functions take a `Logger`; they never make one.
-public struct Logger: Sendable {
-    public enum Level: Int, Sendable, Comparable, CaseIterable {
+package struct Logger: Sendable {
+    package enum Level: Int, Sendable, Comparable, CaseIterable {
         case debug, info, warning, error
 
-        public init?(name: String) {
+        package init?(name: String) {
             switch name.lowercased() {
             case "debug", "trace": self = .debug
             case "info": self = .info
@@ -14,7 +14,7 @@ public struct Logger: Sendable {
             }
         }
 
-        public var name: String {
+        package var name: String {
             switch self {
             case .debug: "debug"
             case .info: "info"
@@ -23,16 +23,16 @@ public struct Logger: Sendable {
             }
         }
 
-        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+        package static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    public var label: String
-    public var level: Level
+    package var label: String
+    package var level: Level
     /// Dotted keys, e.g. `app.id`, `request.id`.
-    public var metadata: [String: String]
+    package var metadata: [String: String]
     private let handler: any LogHandler
 
-    public init(label: String, level: Level = .info, metadata: [String: String] = [:], handler: any LogHandler) {
+    package init(label: String, level: Level = .info, metadata: [String: String] = [:], handler: any LogHandler) {
         self.label = label
         self.level = level
         self.metadata = metadata
@@ -40,42 +40,42 @@ public struct Logger: Sendable {
     }
 
     /// A logger that drops everything, for tests and tools that do not log.
-    public static func discarding(label: String = "openpush") -> Logger {
+    package static func discarding(label: String = "openpush") -> Logger {
         Logger(label: label, level: .error, handler: DiscardingLogHandler())
     }
 
-    public func with(_ key: String, _ value: String) -> Logger {
+    package func with(_ key: String, _ value: String) -> Logger {
         var copy = self
         copy.metadata[key] = value
         return copy
     }
 
-    public func log(_ level: Level, _ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
+    package func log(_ level: Level, _ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
         guard level >= self.level else { return }
         handler.log(LogRecord(level: level, label: label, message: message(),
                               metadata: self.metadata.merging(metadata) { $1 }))
     }
 
-    public func debug(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.debug, message(), metadata) }
-    public func info(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.info, message(), metadata) }
-    public func warning(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.warning, message(), metadata) }
-    public func error(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.error, message(), metadata) }
+    package func debug(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.debug, message(), metadata) }
+    package func info(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.info, message(), metadata) }
+    package func warning(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.warning, message(), metadata) }
+    package func error(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.error, message(), metadata) }
 }
 
-public struct LogRecord: Sendable {
-    public var level: Logger.Level
-    public var label: String
-    public var message: String
-    public var metadata: [String: String]
+package struct LogRecord: Sendable {
+    package var level: Logger.Level
+    package var label: String
+    package var message: String
+    package var metadata: [String: String]
 
     /// `level label: message key=value …`, keys sorted so lines are stable.
-    public var formatted: String {
+    package var formatted: String {
         let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         return ([level.name, "\(label):", message] + fields).joined(separator: " ")
     }
 }
 
-public protocol LogHandler: Sendable {
+package protocol LogHandler: Sendable {
     func log(_ record: LogRecord)
 }
 

@@ -2,10 +2,10 @@
 /// URL's user info (`postgres://user:pw@host`), a `password=` query parameter, or a
 /// `password=…` keyword (bare or single-quoted). Everything else is kept, so the line still
 /// says which server and database were used.
-public enum RedactedConninfo {
-    public static let mask = "***"
+package enum RedactedConninfo {
+    package static let mask = "***"
 
-    public static func redact(_ conninfo: String) -> String {
+    package static func redact(_ conninfo: String) -> String {
         for scheme in ["postgres://", "postgresql://"] where conninfo.hasPrefix(scheme) {
             return redactURL(conninfo, afterScheme: conninfo.index(conninfo.startIndex, offsetBy: scheme.count))
         }

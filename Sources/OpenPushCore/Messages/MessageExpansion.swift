@@ -1,6 +1,6 @@
 /// `messages.expansion`: where a notification's audience expansion stands. Live Activity
 /// messages, queued with their audience, have none (`NULL`).
-public enum MessageExpansion: String, Sendable, Equatable, CaseIterable {
+package enum MessageExpansion: String, Sendable, Equatable, CaseIterable {
     case pending
     case done
     case cancelled

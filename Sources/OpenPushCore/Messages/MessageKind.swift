@@ -1,10 +1,10 @@
 /// What a message sends, as `messages.kind` stores it: a notification, whose audience the
 /// workers expand later, or a Live Activity push (a channel broadcast is one too), queued with
 /// its audience when it is sent.
-public enum MessageKind: String, Sendable, Equatable, CaseIterable {
+package enum MessageKind: String, Sendable, Equatable, CaseIterable {
     case notification
     case liveActivity = "live_activity"
 
     /// Whether the message's audience is expanded into jobs by the workers after it is stored.
-    public var expands: Bool { self == .notification }
+    package var expands: Bool { self == .notification }
 }

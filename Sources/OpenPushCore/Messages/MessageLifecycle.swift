@@ -4,8 +4,8 @@
 /// input changes and does the writes it returns, then asks `settle` whether the message is over
 /// now; `settle` is the one place that decides `notification.completed`. A message ends when no
 /// job of it remains and its audience is no longer being expanded; it ends once (`completed`).
-public enum MessageLifecycle {
-    public enum State: Sendable, Equatable, CaseIterable {
+package enum MessageLifecycle {
+    package enum State: Sendable, Equatable, CaseIterable {
         /// A notification whose expansion has not written a page yet (scheduled, or not picked up).
         case pending
         /// A notification with pages written and more to come.
@@ -19,23 +19,23 @@ public enum MessageLifecycle {
         case failed
 
         /// The audience is still being turned into jobs: the message cannot end yet.
-        public var isExpanding: Bool { self == .pending || self == .expanding }
+        package var isExpanding: Bool { self == .pending || self == .expanding }
     }
 
     /// The message row as the owner read it, under its lock.
-    public struct Snapshot: Sendable, Equatable {
-        public var state: State
+    package struct Snapshot: Sendable, Equatable {
+        package var state: State
         /// `notification.completed` was emitted (`messages.completed_event_at` is stamped).
-        public var completed: Bool
+        package var completed: Bool
 
-        public init(state: State, completed: Bool) {
+        package init(state: State, completed: Bool) {
             self.state = state
             self.completed = completed
         }
 
         /// The state of the row's columns: an expansion still `pending` comes first (the message
         /// cannot end while it expands), then a failure, then a cancel.
-        public init(expansion: MessageExpansion?, expandedAny: Bool, cancelled: Bool, failed: Bool, completed: Bool) {
+        package init(expansion: MessageExpansion?, expandedAny: Bool, cancelled: Bool, failed: Bool, completed: Bool) {
             let state: State = if expansion == .pending {
                 expandedAny ? .expanding : .pending
             } else if failed {
@@ -49,7 +49,7 @@ public enum MessageLifecycle {
         }
     }
 
-    public enum Input: Sendable, Equatable {
+    package enum Input: Sendable, Equatable {
         /// The jobs of a message queued with its audience are written (there may be none).
         case jobsQueued
         /// An expansion page's jobs are written; `last` when the audience is exhausted.
@@ -63,7 +63,7 @@ public enum MessageLifecycle {
         case failed(reason: String)
     }
 
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// `messages.expansion` takes its final value.
         case endExpansion(MessageExpansion)
         /// The expansion's failure reason becomes the message's.
@@ -76,33 +76,33 @@ public enum MessageLifecycle {
         case complete
     }
 
-    public struct Transition: Sendable, Equatable {
-        public var state: State
-        public var actions: [Action]
+    package struct Transition: Sendable, Equatable {
+        package var state: State
+        package var actions: [Action]
 
-        public init(_ state: State, _ actions: [Action] = []) {
+        package init(_ state: State, _ actions: [Action] = []) {
             self.state = state
             self.actions = actions
         }
     }
 
     /// An input that cannot happen in the state the message is in.
-    public struct IllegalTransition: Error, Sendable, Equatable, CustomStringConvertible {
-        public var snapshot: Snapshot
-        public var input: Input
+    package struct IllegalTransition: Error, Sendable, Equatable, CustomStringConvertible {
+        package var snapshot: Snapshot
+        package var input: Input
 
-        public init(snapshot: Snapshot, input: Input) {
+        package init(snapshot: Snapshot, input: Input) {
             self.snapshot = snapshot
             self.input = input
         }
 
-        public var description: String {
+        package var description: String {
             "a message \(snapshot.completed ? "completed and " : "")\(snapshot.state) cannot take \(input)"
         }
     }
 
     /// What `input` changes, before the message is settled.
-    public static func transition(_ snapshot: Snapshot, on input: Input) throws(IllegalTransition) -> Transition {
+    package static func transition(_ snapshot: Snapshot, on input: Input) throws(IllegalTransition) -> Transition {
         let state = snapshot.state
         let illegal = IllegalTransition(snapshot: snapshot, input: input)
         switch input {
@@ -130,7 +130,7 @@ public enum MessageLifecycle {
     }
 
     /// Whether the message ends now: not while it expands or has jobs, and only once.
-    public static func settle(_ snapshot: Snapshot, jobsLeft: Bool) -> Transition {
+    package static func settle(_ snapshot: Snapshot, jobsLeft: Bool) -> Transition {
         guard !snapshot.completed, !snapshot.state.isExpanding, !jobsLeft else { return Transition(snapshot.state) }
         let ended: State = snapshot.state == .queued ? .done : snapshot.state
         return Transition(ended, [.complete])
@@ -138,7 +138,7 @@ public enum MessageLifecycle {
 
     /// The first state of a new message: a notification waits for its expansion, a message
     /// queued with its audience starts queued.
-    public static func created(_ kind: MessageKind) -> State {
+    package static func created(_ kind: MessageKind) -> State {
         kind.expands ? .pending : .queued
     }
 }

@@ -1,9 +1,9 @@
 /// A validated send as a message stores it: its kind follows from it.
-public enum MessageSend: Sendable, Equatable {
+package enum MessageSend: Sendable, Equatable {
     case notification(NotificationSend)
     case liveActivity(LiveActivitySend)
 
-    public var kind: MessageKind {
+    package var kind: MessageKind {
         switch self {
         case .notification: .notification
         case .liveActivity: .liveActivity
@@ -11,7 +11,7 @@ public enum MessageSend: Sendable, Equatable {
     }
 
     /// The canonical form `messages.send` holds (`StoredSend`).
-    public var stored: JSONValue {
+    package var stored: JSONValue {
         switch self {
         case .notification(let send): StoredSend.encode(send)
         case .liveActivity(let send): StoredSend.encode(send)
@@ -20,7 +20,7 @@ public enum MessageSend: Sendable, Equatable {
 
     /// When the workers may start on it: a notification's `send_after`, never before `now`.
     /// A Live Activity push is queued at once and has none.
-    public func sendAfter(now: Double) -> Double? {
+    package func sendAfter(now: Double) -> Double? {
         guard case .notification(let send) = self else { return nil }
         return max(send.sendAfter ?? now, now)
     }

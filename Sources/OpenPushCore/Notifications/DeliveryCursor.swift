@@ -2,11 +2,11 @@
 /// always 11 characters) so callers pass it back rather than build one, and the id's form can
 /// change without breaking them: a `DeliveryPosition`'s cursor starts with one, and an
 /// `EventPosition`'s is made of them.
-public enum DeliveryCursor {
+package enum DeliveryCursor {
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".unicodeScalars)
     static let length = 11
 
-    public static func encode(_ id: Int64) -> String {
+    package static func encode(_ id: Int64) -> String {
         let bits = UInt64(bitPattern: id)
         var text = String.UnicodeScalarView()
         // Ten groups of 6 bits from the top, then the last 4 bits padded with two zero bits.
@@ -17,7 +17,7 @@ public enum DeliveryCursor {
 
     /// The id a cursor stands for; nil for anything `encode` cannot have produced (wrong length
     /// or alphabet, padding, non-zero trailing bits, a negative id).
-    public static func decode(_ text: String) -> Int64? {
+    package static func decode(_ text: String) -> Int64? {
         let scalars = Array(text.unicodeScalars)
         guard scalars.count == length else { return nil }
         var groups: [UInt64] = []

@@ -1,25 +1,25 @@
 /// The query of `GET /notifications/{id}/deliveries`: which of a message's per-device records,
 /// how many, and after which one. Every bad parameter is named in one `InvalidInput`.
-public struct DeliveryListRequest: Sendable, Equatable {
+package struct DeliveryListRequest: Sendable, Equatable {
     /// The states a record can be filtered by (an `Expired` give-up is an `error` with that reason).
-    public enum State: String, Sendable, CaseIterable {
+    package enum State: String, Sendable, CaseIterable {
         case accepted, error, cancelled, superseded, suppressed
     }
 
-    public static let defaultLimit = 100
-    public static let maxLimit = 1000
-    public static let invalidCursor = "cursor is not valid"
-    public static let emptySubscriptionID = "subscription_id must not be empty"
-    public static let invalidState =
+    package static let defaultLimit = 100
+    package static let maxLimit = 1000
+    package static let invalidCursor = "cursor is not valid"
+    package static let emptySubscriptionID = "subscription_id must not be empty"
+    package static let invalidState =
         "state must be one of \(State.allCases.map(\.rawValue).joined(separator: ", "))"
 
-    public var subscriptionID: String?
-    public var state: State?
-    public var limit: Int
+    package var subscriptionID: String?
+    package var state: State?
+    package var limit: Int
     /// Only records past this one (the page after the cursor's); nil from the first.
-    public var after: DeliveryPosition?
+    package var after: DeliveryPosition?
 
-    public init(subscriptionID: String? = nil, state: State? = nil, limit: Int = defaultLimit, after: DeliveryPosition? = nil) {
+    package init(subscriptionID: String? = nil, state: State? = nil, limit: Int = defaultLimit, after: DeliveryPosition? = nil) {
         self.subscriptionID = subscriptionID
         self.state = state
         self.limit = limit
@@ -27,7 +27,7 @@ public struct DeliveryListRequest: Sendable, Equatable {
     }
 
     /// Every parameter is optional; other parameters (such as `app_id`) are not this type's.
-    public static func read(_ query: [String: String]) throws(InvalidInput) -> DeliveryListRequest {
+    package static func read(_ query: [String: String]) throws(InvalidInput) -> DeliveryListRequest {
         var problems: [String] = []
         var request = DeliveryListRequest()
         if let subscriptionID = query["subscription_id"] {

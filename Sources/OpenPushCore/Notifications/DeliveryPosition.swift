@@ -1,21 +1,21 @@
 /// Where a page of a message's delivery records ends: records are listed by device
 /// (subscription id), then by record id, the order of the records' index, so a tap finds its
 /// device's record in one descent and a page continues from one.
-public struct DeliveryPosition: Sendable, Equatable {
-    public var subscriptionID: String
-    public var id: Int64
+package struct DeliveryPosition: Sendable, Equatable {
+    package var subscriptionID: String
+    package var id: Int64
 
-    public init(subscriptionID: String, id: Int64) {
+    package init(subscriptionID: String, id: Int64) {
         self.subscriptionID = subscriptionID
         self.id = id
     }
 
     /// The record id as a `DeliveryCursor` (11 characters), a `.`, then the subscription id as it
     /// is: ids are URL-safe by construction (`sub_` and base32, or a UUID), so nothing is escaped.
-    public var cursor: String { DeliveryCursor.encode(id) + "." + subscriptionID }
+    package var cursor: String { DeliveryCursor.encode(id) + "." + subscriptionID }
 
     /// Nil for anything `cursor` cannot have produced.
-    public init?(cursor: String) {
+    package init?(cursor: String) {
         let scalars = Array(cursor.unicodeScalars)
         let length = DeliveryCursor.length
         guard scalars.count > length + 1, scalars.count <= length + 1 + Self.maxSubscriptionIDLength, scalars[length] == ".",

@@ -1,10 +1,10 @@
 /// Builds the APNs request for one notification push (alert, background or widget reload).
 /// Pure. The rules are issue 7's and the app-side contract's ("Push types", "Task notifications").
-public enum NotificationPayload {
+package enum NotificationPayload {
     /// OneSignal's default time to live: three days.
-    public static let defaultTTL = 3 * 24 * 3600
+    package static let defaultTTL = 3 * 24 * 3600
 
-    public static func build(_ input: NotificationPushInput) -> Result<APNSRequest, PayloadProblem> {
+    package static func build(_ input: NotificationPushInput) -> Result<APNSRequest, PayloadProblem> {
         let send = input.send
         let pushType: APNSPushType = switch send.kind {
         case .alert: .alert
@@ -27,7 +27,7 @@ public enum NotificationPayload {
 
     /// Background pushes must go at 5 (APNs refuses 10); a widget reload is never urgent; an
     /// alert goes at 10 unless the request asks for 5.
-    public static func priority(_ send: NotificationSend) -> Int {
+    package static func priority(_ send: NotificationSend) -> Int {
         switch send.kind {
         case .background, .widgets: 5
         case .alert: send.priority ?? 10
@@ -35,7 +35,7 @@ public enum NotificationPayload {
     }
 
     /// `apns-expiration` for a push whose message became due at `sendTime`.
-    public static func expiration(sendTime: Double, ttl: Int?) -> Int {
+    package static func expiration(sendTime: Double, ttl: Int?) -> Int {
         if ttl == 0 { return 0 }
         return Int(sendTime.rounded(.down)) + (ttl ?? defaultTTL)
     }

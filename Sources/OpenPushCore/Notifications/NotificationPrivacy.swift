@@ -1,5 +1,5 @@
 /// `privacy` of `POST /notifications`: what of the message's wording may leave the server.
-public enum NotificationPrivacy: String, Sendable, Equatable, CaseIterable {
+package enum NotificationPrivacy: String, Sendable, Equatable, CaseIterable {
     /// The headings, subtitle and contents go to APNs (the default).
     case full
     /// Only ids go to APNs: the alert body is the message's `privacy_text`, `mutable-content`

@@ -2,19 +2,19 @@
 /// `NotificationSendParser`, reporting problems on the same reader so one `InvalidInput` names them all.
 /// OneSignal's rules: `delayed_option` is `timezone` or `last-active`; `delivery_time_of_day` goes
 /// with `timezone` only; a per-device delay "cannot be used" with a throttle above 0.
-public enum NotificationScheduleParser {
+package enum NotificationScheduleParser {
     /// OneSignal's type is a 32-bit integer; it documents no other bound.
-    public static let maximumThrottleRate: Int64 = 2_147_483_647
+    package static let maximumThrottleRate: Int64 = 2_147_483_647
 
-    public enum Messages {
-        public static let delayedOption = #"delayed_option must be one of: timezone, last-active"#
-        public static let timeOfDayRequired = #"delivery_time_of_day is required with delayed_option "timezone""#
-        public static let timeOfDayWithoutTimezone = #"delivery_time_of_day is only used with delayed_option "timezone""#
-        public static let delayWithThrottle =
+    package enum Messages {
+        package static let delayedOption = #"delayed_option must be one of: timezone, last-active"#
+        package static let timeOfDayRequired = #"delivery_time_of_day is required with delayed_option "timezone""#
+        package static let timeOfDayWithoutTimezone = #"delivery_time_of_day is only used with delayed_option "timezone""#
+        package static let delayWithThrottle =
             "delayed_option cannot be used with throttle_rate_per_minute above 0: set throttle_rate_per_minute to 0 to use it"
     }
 
-    public static func read(_ reader: inout FieldReader) -> NotificationSchedule {
+    package static func read(_ reader: inout FieldReader) -> NotificationSchedule {
         let option = reader.string("delayed_option")
         let timeOfDay = readTimeOfDay(&reader)
         let rate = reader.integer("throttle_rate_per_minute", in: 0...maximumThrottleRate).map(Int.init)

@@ -1,61 +1,61 @@
 /// A validated body of `POST /notifications` (OneSignal's field names). Texts are templates,
 /// rendered per recipient; everything else is applied by `NotificationPayload`.
-public struct NotificationSend: Sendable, Equatable {
-    public var kind: NotificationKind
-    public var name: String?
+package struct NotificationSend: Sendable, Equatable {
+    package var kind: NotificationKind
+    package var name: String?
     /// Language code → template text.
-    public var headings: [String: String]?
-    public var subtitle: [String: String]?
-    public var contents: [String: String]?
-    public var targeting: AudienceTargeting
+    package var headings: [String: String]?
+    package var subtitle: [String: String]?
+    package var contents: [String: String]?
+    package var targeting: AudienceTargeting
     /// Custom keys, placed beside `aps`.
-    public var data: JSONObject?
-    public var badge: NotificationBadge
-    public var sound: String?
-    public var category: String?
-    public var threadID: String?
-    public var collapseID: String?
-    public var contentAvailable: Bool
-    public var mutableContent: Bool
-    public var interruptionLevel: InterruptionLevel?
-    public var relevanceScore: Double?
+    package var data: JSONObject?
+    package var badge: NotificationBadge
+    package var sound: String?
+    package var category: String?
+    package var threadID: String?
+    package var collapseID: String?
+    package var contentAvailable: Bool
+    package var mutableContent: Bool
+    package var interruptionLevel: InterruptionLevel?
+    package var relevanceScore: Double?
     /// An explicit priority; `nil` means the kind's default.
-    public var priority: Int?
+    package var priority: Int?
     /// Seconds APNs keeps trying; `nil` means `NotificationPayload.defaultTTL`.
-    public var ttl: Int?
+    package var ttl: Int?
     /// Unix seconds before which nothing is expanded or sent.
-    public var sendAfter: Double?
-    public var targetContentIdentifier: String?
+    package var sendAfter: Double?
+    package var targetContentIdentifier: String?
     /// `isIos: false`: the sender excluded Apple devices, so nobody is a recipient.
-    public var appleExcluded: Bool
+    package var appleExcluded: Bool
     /// `app_url`, else `url`: opened when the notification is tapped (`os_data.u`).
-    public var launchURL: String?
+    package var launchURL: String?
     /// `ios_attachments`: media id → URL or bundled file name, in request order (`os_data.att`).
-    public var attachments: [NotificationAttachment]?
+    package var attachments: [NotificationAttachment]?
     /// `buttons`: action buttons, in request order (`os_data.buttons`).
-    public var buttons: [NotificationButton]?
+    package var buttons: [NotificationButton]?
     /// `apns_alert`: Apple's localization keys and the like, merged into `aps.alert`.
-    public var apnsAlert: JSONObject?
+    package var apnsAlert: JSONObject?
     /// `summary_arg` and `summary_arg_count`: `aps.alert.summary-arg(-count)`.
-    public var summaryArg: String?
-    public var summaryArgCount: Int?
+    package var summaryArg: String?
+    package var summaryArgCount: Int?
     /// `idempotency_key` (or OneSignal's older `external_id`): lower-case UUID text.
-    public var idempotencyKey: String?
+    package var idempotencyKey: String?
     /// `custom_data`: what Liquid in the texts reads as `message.custom_data`.
-    public var customData: JSONObject?
+    package var customData: JSONObject?
     /// Per-device delivery time and throttle (`NotificationScheduleParser`).
-    public var schedule: NotificationSchedule = .immediate
+    package var schedule: NotificationSchedule = .immediate
     /// `dedupe_key`, `event_at` and `stale_after_seconds` (`AlertGates`).
-    public var gates = AlertGates()
+    package var gates = AlertGates()
     /// `privacy_text`: language code → template text, sent instead of the texts to a device that
     /// hides details, by an ids-only message, or when every text renders empty.
-    public var privacyText: [String: String]? = nil
+    package var privacyText: [String: String]? = nil
     /// `privacy`: `ids_only` sends no texts to APNs (`NotificationPrivacy`).
-    public var privacy: NotificationPrivacy = .full
+    package var privacy: NotificationPrivacy = .full
     /// `quiet_hours`: what an alert does to a device in its quiet hours (`DeviceAttentionPolicy`).
-    public var quietHours: QuietHoursMode = .default
+    package var quietHours: QuietHoursMode = .default
 
-    public init(kind: NotificationKind, name: String? = nil, headings: [String: String]? = nil,
+    package init(kind: NotificationKind, name: String? = nil, headings: [String: String]? = nil,
                 subtitle: [String: String]? = nil, contents: [String: String]? = nil,
                 targeting: AudienceTargeting = .segments(included: ["Subscribed Users"], excluded: []),
                 data: JSONObject? = nil, badge: NotificationBadge = .none, sound: String? = nil, category: String? = nil,
@@ -98,31 +98,31 @@ public struct NotificationSend: Sendable, Equatable {
     }
 
     /// What OneSignal's iOS SDK finds in `os_data`: a tap URL, attachments or buttons.
-    public var hasOneSignalData: Bool { launchURL != nil || attachments != nil || buttons != nil }
+    package var hasOneSignalData: Bool { launchURL != nil || attachments != nil || buttons != nil }
 
     /// Attachments and buttons need the Notification Service Extension, so `mutable-content`.
-    public var needsServiceExtension: Bool { mutableContent || attachments != nil || buttons != nil }
+    package var needsServiceExtension: Bool { mutableContent || attachments != nil || buttons != nil }
 }
 
 /// One `ios_attachments` entry.
-public struct NotificationAttachment: Sendable, Equatable {
-    public var id: String
+package struct NotificationAttachment: Sendable, Equatable {
+    package var id: String
     /// An `http(s)` URL the extension downloads, or a file name in the app bundle.
-    public var url: String
+    package var url: String
 
-    public init(id: String, url: String) {
+    package init(id: String, url: String) {
         self.id = id
         self.url = url
     }
 }
 
 /// One `buttons` entry. `icon` is OneSignal's Android drawable name: kept, never sent to Apple.
-public struct NotificationButton: Sendable, Equatable {
-    public var id: String
-    public var text: String
-    public var icon: String?
+package struct NotificationButton: Sendable, Equatable {
+    package var id: String
+    package var text: String
+    package var icon: String?
 
-    public init(id: String, text: String, icon: String? = nil) {
+    package init(id: String, text: String, icon: String? = nil) {
         self.id = id
         self.text = text
         self.icon = icon
@@ -130,7 +130,7 @@ public struct NotificationButton: Sendable, Equatable {
 }
 
 /// What a notification is on the wire; decided once from the request.
-public enum NotificationKind: String, Sendable, Equatable {
+package enum NotificationKind: String, Sendable, Equatable {
     /// Visible content: `apns-push-type: alert`.
     case alert
     /// No visible content and `content_available`: wakes the app, shows nothing.
@@ -139,24 +139,24 @@ public enum NotificationKind: String, Sendable, Equatable {
     case widgets
 
     /// The `deliveries.token_kind` its rows carry.
-    public var tokenKind: TokenKind { self == .widgets ? .widget : .device }
+    package var tokenKind: TokenKind { self == .widgets ? .widget : .device }
 }
 
 /// `ios_badgeType` with `ios_badgeCount`. OpenPush keeps a badge counter per subscription
 /// (`subscriptions.badge_count`): `setTo` sets it, `increase` adds to it (negative lowers it,
 /// never below 0), and the push carries the resulting absolute number.
-public enum NotificationBadge: Sendable, Equatable {
+package enum NotificationBadge: Sendable, Equatable {
     case none
     case setTo(Int)
     case increase(Int)
 }
 
 /// `ios_interruption_level`, with the APNs spelling as `apnsValue`.
-public enum InterruptionLevel: String, Sendable, Equatable, CaseIterable {
+package enum InterruptionLevel: String, Sendable, Equatable, CaseIterable {
     case passive
     case active
     case timeSensitive = "time_sensitive"
     case critical
 
-    public var apnsValue: String { self == .timeSensitive ? "time-sensitive" : rawValue }
+    package var apnsValue: String { self == .timeSensitive ? "time-sensitive" : rawValue }
 }

@@ -3,14 +3,14 @@
 /// and the body's idempotency key. Each reader checks its field and records problems.
 extension NotificationSendParser {
     /// OneSignal shows at most three buttons on a mobile notification.
-    public static let maximumButtons = 3
-    public static let maximumURLBytes = 2048
+    package static let maximumButtons = 3
+    package static let maximumURLBytes = 2048
 
     /// Apple's `aps.alert` keys `apns_alert` may set; the texts themselves come from `headings`,
     /// `subtitle` and `contents`.
-    public static let apnsAlertStringKeys = ["title-loc-key", "subtitle-loc-key", "loc-key", "action-loc-key", "launch-image",
+    package static let apnsAlertStringKeys = ["title-loc-key", "subtitle-loc-key", "loc-key", "action-loc-key", "launch-image",
                                              "summary-arg"]
-    public static let apnsAlertArgumentKeys = ["title-loc-args", "subtitle-loc-args", "loc-args"]
+    package static let apnsAlertArgumentKeys = ["title-loc-args", "subtitle-loc-args", "loc-args"]
     static let apnsAlertTextKeys = ["title": "headings", "subtitle": "subtitle", "body": "contents"]
     /// Keys that make an alert visible without `contents`.
     static let apnsAlertVisibleKeys = ["title-loc-key", "subtitle-loc-key", "loc-key"]
@@ -19,23 +19,23 @@ extension NotificationSendParser {
     static let visibleOnlyFields = ["url", "app_url", "ios_attachments", "buttons", "apns_alert", "summary_arg",
                                     "summary_arg_count", "privacy_text"]
 
-    public enum AppleMessages {
-        public static let url = "must be a URL with a scheme (https://…, or your app's own scheme), without spaces, at most 2048 bytes"
-        public static let attachments = "ios_attachments must be an object of media id to a URL or a bundled file name"
-        public static let buttonsArray = "buttons must be an array of objects with id and text"
-        public static let tooManyButtons = "buttons: at most \(maximumButtons) buttons"
-        public static let apnsAlert = "apns_alert must be an object"
-        public static let idempotencyKeyUUID = "idempotency_key must be a UUID"
-        public static let externalIDUUID = "external_id must be a UUID"
-        public static let twoIdempotencyKeys = "external_id and idempotency_key must be the same key when both are given"
-        public static let pushTypeOverride =
+    package enum AppleMessages {
+        package static let url = "must be a URL with a scheme (https://…, or your app's own scheme), without spaces, at most 2048 bytes"
+        package static let attachments = "ios_attachments must be an object of media id to a URL or a bundled file name"
+        package static let buttonsArray = "buttons must be an array of objects with id and text"
+        package static let tooManyButtons = "buttons: at most \(maximumButtons) buttons"
+        package static let apnsAlert = "apns_alert must be an object"
+        package static let idempotencyKeyUUID = "idempotency_key must be a UUID"
+        package static let externalIDUUID = "external_id must be a UUID"
+        package static let twoIdempotencyKeys = "external_id and idempotency_key must be the same key when both are given"
+        package static let pushTypeOverride =
             #"apns_push_type_override must be "alert" or "background" (OpenPush sends no VoIP pushes: devices register APNs device tokens, not PushKit ones)"#
-        public static let dataHoldsOSData =
+        package static let dataHoldsOSData =
             "data cannot contain the key 'os_data' with url, app_url, ios_attachments or buttons: OpenPush writes it"
-        public static let backgroundShowsNothing =
+        package static let backgroundShowsNothing =
             "a background notification (content_available without contents) shows nothing: remove "
 
-        public static func pushTypeMismatch(_ type: String, _ kind: NotificationKind) -> String {
+        package static func pushTypeMismatch(_ type: String, _ kind: NotificationKind) -> String {
             switch kind {
             case .alert: #"apns_push_type_override "\#(type)" does not fit a notification with visible content, which is sent as "alert""#
             case .background:

@@ -1,10 +1,10 @@
 /// `privacy_text` and `privacy` of `POST /notifications` (issue 13, "Privacy: ids-only pushes"
 /// and "Never a blank notification").
 extension NotificationSendParser {
-    public enum PrivacyMessages {
-        public static let privacyTextType = "privacy_text must be a string or an object of strings, got "
-        public static let privacyTextBlank = "privacy_text must not be blank"
-        public static let privacyTextRequired = #"privacy_text is required when privacy is "ids_only""#
+    package enum PrivacyMessages {
+        package static let privacyTextType = "privacy_text must be a string or an object of strings, got "
+        package static let privacyTextBlank = "privacy_text must not be blank"
+        package static let privacyTextRequired = #"privacy_text is required when privacy is "ids_only""#
     }
 
     /// `privacy_text`: a language map like `contents` (an `"en"` entry that is not blank; Liquid

@@ -1,5 +1,5 @@
 extension NotificationSendParser {
-    public static let quietHoursModeMessage =
+    package static let quietHoursModeMessage =
         "quiet_hours must be one of: " + QuietHoursMode.allCases.map(\.rawValue).joined(separator: ", ")
 
     /// `quiet_hours`: `silence` (the default), `defer` or `ignore`. Accepted on every kind;

@@ -1,27 +1,27 @@
 /// Validation of a `POST /notifications` body. Every problem is reported in one `InvalidInput`: field
 /// problems in the order below, then conflicts between fields, then unknown fields in body order.
 /// `app_id` is read here (so it is a known field) but checked by the route.
-public enum NotificationSendParser {
-    public static let maximumCollapseIDBytes = HeaderText.maximumCollapseIDBytes
+package enum NotificationSendParser {
+    package static let maximumCollapseIDBytes = HeaderText.maximumCollapseIDBytes
     /// APNs keeps a push at most this long anyway (28 days).
-    public static let maximumTTL: Int64 = 28 * 24 * 3600
+    package static let maximumTTL: Int64 = 28 * 24 * 3600
 
-    public enum Messages {
-        public static let nothingToShow =
+    package enum Messages {
+        package static let nothingToShow =
             "contents is required unless content_available is true, push_type is \"widgets\" or apns_alert has a loc-key"
-        public static let silentWithSoundOrBadge =
+        package static let silentWithSoundOrBadge =
             "a background notification (content_available without contents) cannot have ios_sound or a badge"
-        public static let widgetsOnlyReload =
+        package static let widgetsOnlyReload =
             #"push_type "widgets" sends a widget reload only: remove "#
-        public static let pushType = #"push_type must be "widgets""#
-        public static let collapseIDTooLong = "collapse_id must be at most 64 bytes"
-        public static let collapseIDNotASCII = "collapse_id must be printable ASCII (space to ~): it is sent as an HTTP/2 header"
-        public static let badgeType = "ios_badgeType must be one of: None, SetTo, Increase"
-        public static let badgeCountRequired = "ios_badgeCount is required with ios_badgeType SetTo or Increase"
-        public static let badgeCountNegative = "ios_badgeCount must be 0 or more with ios_badgeType SetTo"
-        public static let dataHoldsAPS = "data cannot contain the key 'aps'"
-        public static let interruptionLevel = "ios_interruption_level must be one of: passive, active, time_sensitive, critical"
-        public static let targetChannel = #"target_channel must be "push": OpenPush sends Apple push notifications only"#
+        package static let pushType = #"push_type must be "widgets""#
+        package static let collapseIDTooLong = "collapse_id must be at most 64 bytes"
+        package static let collapseIDNotASCII = "collapse_id must be printable ASCII (space to ~): it is sent as an HTTP/2 header"
+        package static let badgeType = "ios_badgeType must be one of: None, SetTo, Increase"
+        package static let badgeCountRequired = "ios_badgeCount is required with ios_badgeType SetTo or Increase"
+        package static let badgeCountNegative = "ios_badgeCount must be 0 or more with ios_badgeType SetTo"
+        package static let dataHoldsAPS = "data cannot contain the key 'aps'"
+        package static let interruptionLevel = "ios_interruption_level must be one of: passive, active, time_sensitive, critical"
+        package static let targetChannel = #"target_channel must be "push": OpenPush sends Apple push notifications only"#
     }
 
     /// The body fields a widget reload refuses: it carries no content of its own.
@@ -31,7 +31,7 @@ public enum NotificationSendParser {
                                 "url", "app_url", "ios_attachments", "buttons", "apns_alert", "summary_arg",
                                 "summary_arg_count", "apns_push_type_override", "privacy_text", "privacy"]
 
-    public static func parse(_ body: JSONObject) -> Result<NotificationSend, InvalidInput> {
+    package static func parse(_ body: JSONObject) -> Result<NotificationSend, InvalidInput> {
         var reader = FieldReader(body)
         _ = reader.value("app_id")
         let name = reader.string("name", maxLength: 128)

@@ -3,9 +3,9 @@
 /// with each. A body key in none of these lists is a typo: the parser's refusal names it. Fields
 /// OpenPush does not honour yet are in no list on purpose, so they stay refused instead of being
 /// silently dropped.
-public enum OneSignalNotificationFields {
+package enum OneSignalNotificationFields {
     /// Read and applied by `NotificationSendParser` (and `AudienceTargeting`).
-    public static let honoured: Set<String> = [
+    package static let honoured: Set<String> = [
         "app_id", "name", "contents", "headings", "subtitle", "data",
         "ios_badgeType", "ios_badgeCount", "ios_sound", "ios_category", "thread_id", "collapse_id",
         "content_available", "mutable_content", "ios_interruption_level", "ios_relevance_score",
@@ -19,13 +19,13 @@ public enum OneSignalNotificationFields {
 
     /// Honoured with OneSignal's meaning for an Apple-only service: `target_channel` must be
     /// `push`, `isIos: false` selects nobody, and the legacy targeting spellings.
-    public static let honouredLegacyAndChannel: Set<String> = [
+    package static let honouredLegacyAndChannel: Set<String> = [
         "target_channel", "isIos", "include_player_ids", "include_external_user_ids",
     ]
 
     /// Fields for other channels (Android, Huawei, Amazon, web, Windows, email, SMS): accepted,
     /// ignored, and named in the `OpenPush-Ignored-Fields` response header.
-    public static let otherChannels: Set<String> = [
+    package static let otherChannels: Set<String> = [
         // platform switches
         "isAndroid", "isHuawei", "isAnyWeb", "isChromeWeb", "isFirefox", "isSafari", "isWP_WNS", "isAdm", "isChrome",
         // other channels' recipients
@@ -52,12 +52,12 @@ public enum OneSignalNotificationFields {
     ]
 
     /// The other-channel fields a body carries, sorted: the `OpenPush-Ignored-Fields` value.
-    public static func ignored(in body: JSONObject) -> [String] {
+    package static func ignored(in body: JSONObject) -> [String] {
         body.keys.filter { otherChannels.contains($0) }.sorted()
     }
 
     /// `OpenPush-Ignored-Fields` for a body: comma-and-space separated, `nil` when nothing was ignored.
-    public static func ignoredHeader(for body: JSONObject) -> String? {
+    package static func ignoredHeader(for body: JSONObject) -> String? {
         let names = ignored(in: body)
         return names.isEmpty ? nil : names.joined(separator: ", ")
     }

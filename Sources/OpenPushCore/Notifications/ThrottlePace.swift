@@ -10,15 +10,15 @@
 ///
 /// As OneSignal does, a rate too slow to reach the whole audience within 24 hours is raised to
 /// the rate that does (`audience / 1440` a minute, rounded up).
-public struct ThrottlePace: Sendable, Equatable {
-    public static let deliveryWindowMinutes = 24 * 60
+package struct ThrottlePace: Sendable, Equatable {
+    package static let deliveryWindowMinutes = 24 * 60
 
-    public let recipientsPerSlot: Int
-    public let slotSeconds: Double
+    package let recipientsPerSlot: Int
+    package let slotSeconds: Double
 
     /// The pace for a message of `audience` recipients: the requested rate, or the one that
     /// finishes within 24 hours when that is higher.
-    public init(requestedRatePerMinute: Int, audience: Int) {
+    package init(requestedRatePerMinute: Int, audience: Int) {
         let needed = (max(audience, 0) + Self.deliveryWindowMinutes - 1) / Self.deliveryWindowMinutes
         let rate = max(requestedRatePerMinute, needed, 1)
         let perSlot = max(1, rate / 60)
@@ -27,21 +27,21 @@ public struct ThrottlePace: Sendable, Equatable {
     }
 
     /// A pace as stored on the message row.
-    public init(recipientsPerSlot: Int, slotSeconds: Double) {
+    package init(recipientsPerSlot: Int, slotSeconds: Double) {
         self.recipientsPerSlot = max(1, recipientsPerSlot)
         self.slotSeconds = max(0, slotSeconds)
     }
 
     /// The rate applied, per minute.
-    public var ratePerMinute: Double { slotSeconds > 0 ? 60 * Double(recipientsPerSlot) / slotSeconds : .infinity }
+    package var ratePerMinute: Double { slotSeconds > 0 ? 60 * Double(recipientsPerSlot) / slotSeconds : .infinity }
 
     /// Slots `recipients` need.
-    public func slots(for recipients: Int) -> Int {
+    package func slots(for recipients: Int) -> Int {
         (max(recipients, 0) + recipientsPerSlot - 1) / recipientsPerSlot
     }
 
     /// Seconds after the first slot at which the recipient at `index` (0-based, in send order) is due.
-    public func offset(ofRecipient index: Int) -> Double {
+    package func offset(ofRecipient index: Int) -> Double {
         Double(index / recipientsPerSlot) * slotSeconds
     }
 }

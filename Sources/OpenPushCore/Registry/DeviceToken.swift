@@ -1,12 +1,12 @@
 /// An APNs device token as an SDK sends it: hex text of even length. Apple documents the token
 /// as opaque and has changed its size before, so only sane bounds are enforced, not a length.
 /// Tokens are stored lower-cased so one device always lands on one row.
-public enum DeviceToken {
+package enum DeviceToken {
     /// Hex characters: 8 to 256 bytes of token.
-    public static let lengths: ClosedRange<Int> = 16...512
+    package static let lengths: ClosedRange<Int> = 16...512
 
     /// What is wrong with `text` as a token, worded to follow the field name; nil when well formed.
-    public static func problem(_ text: String) -> String? {
+    package static func problem(_ text: String) -> String? {
         let count = text.utf8.count
         guard lengths.contains(count) else {
             return "must be \(lengths.lowerBound) to \(lengths.upperBound) hex characters, got \(count)"
@@ -16,7 +16,7 @@ public enum DeviceToken {
         return nil
     }
 
-    public static func normalized(_ text: String) -> String { text.lowercased() }
+    package static func normalized(_ text: String) -> String { text.lowercased() }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         switch byte {
@@ -30,7 +30,7 @@ public enum DeviceToken {
 
 extension FieldReader {
     /// A device token, checked and lower-cased; a bad one is recorded as a problem naming `key`.
-    public mutating func deviceToken(_ key: String, required: Bool = false) -> String? {
+    package mutating func deviceToken(_ key: String, required: Bool = false) -> String? {
         guard let text = string(key, required: required) else { return nil }
         if let problem = DeviceToken.problem(text) {
             self.problem("\(key) \(problem)")

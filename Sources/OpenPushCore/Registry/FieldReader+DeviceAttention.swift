@@ -1,20 +1,20 @@
 /// The device preferences of a subscription that delivery policy reads: `quiet_hours` and
 /// `muted_threads`, taken by the `/v1` registration and the REST `PATCH` alike.
 extension FieldReader {
-    public enum DeviceAttentionMessages {
-        public static let quietHoursShape = #"quiet_hours must be an object {"start": "HH:MM", "end": "HH:MM"} or null"#
-        public static func time(_ field: String) -> String { #"quiet_hours.\#(field) must be a time "HH:MM" from 00:00 to 23:59"# }
-        public static let emptyWindow = "quiet_hours.start and quiet_hours.end must differ"
-        public static let mutedThreadsShape = "muted_threads must be an array of strings or null"
-        public static let tooManyMutedThreads =
+    package enum DeviceAttentionMessages {
+        package static let quietHoursShape = #"quiet_hours must be an object {"start": "HH:MM", "end": "HH:MM"} or null"#
+        package static func time(_ field: String) -> String { #"quiet_hours.\#(field) must be a time "HH:MM" from 00:00 to 23:59"# }
+        package static let emptyWindow = "quiet_hours.start and quiet_hours.end must differ"
+        package static let mutedThreadsShape = "muted_threads must be an array of strings or null"
+        package static let tooManyMutedThreads =
             "muted_threads must hold at most \(MutedThreads.maximumCount) thread ids"
-        public static func mutedThreadLength(_ index: Int) -> String {
+        package static func mutedThreadLength(_ index: Int) -> String {
             "muted_threads[\(index)] must be 1 to \(MutedThreads.maximumLength) characters"
         }
     }
 
     /// `quiet_hours`: absent keeps the device's, `null` clears them, `{"start", "end"}` sets them.
-    public mutating func quietHoursChange() -> FieldChange<QuietHoursWindow> {
+    package mutating func quietHoursChange() -> FieldChange<QuietHoursWindow> {
         change("quiet_hours") { reader in reader.quietHoursWindow() }
     }
 
@@ -57,7 +57,7 @@ extension FieldReader {
 
     /// `muted_threads`: absent keeps the device's list, an array replaces it (duplicates once,
     /// in the order sent), `null` or `[]` clears it.
-    public mutating func mutedThreadsChange() -> [String]? {
+    package mutating func mutedThreadsChange() -> [String]? {
         switch value("muted_threads") {
         case nil:
             return nil

@@ -1,7 +1,7 @@
 extension FieldReader {
     /// Reads the object under `key` with a reader of its own. Its problems come back here with
     /// the field named by its path: `identity.external_id must be a string`, `unknown field 'subscription.x'`.
-    public mutating func nestedObject<T>(_ key: String, required: Bool = false, _ read: (inout FieldReader) -> T) -> T? {
+    package mutating func nestedObject<T>(_ key: String, required: Bool = false, _ read: (inout FieldReader) -> T) -> T? {
         switch value(key) {
         case nil, .null?:
             if required { problem("\(key) is required") }

@@ -2,15 +2,15 @@
 /// `{"subscription": {…}}`; the bare fields are accepted too. Either way only `enabled`,
 /// `tags` and the device preferences `hide_details`, `quiet_hours` and `muted_threads` can
 /// change, and at least one must be sent.
-public struct SubscriptionChanges: Sendable, Equatable {
-    public var enabled: Bool?
-    public var tags: TagChanges?
-    public var hideDetails: Bool? = nil
+package struct SubscriptionChanges: Sendable, Equatable {
+    package var enabled: Bool?
+    package var tags: TagChanges?
+    package var hideDetails: Bool? = nil
     /// Device preferences (`FieldReader+DeviceAttention`): kept when not sent.
-    public var quietHours: FieldChange<QuietHoursWindow> = .keep
-    public var mutedThreads: [String]?
+    package var quietHours: FieldChange<QuietHoursWindow> = .keep
+    package var mutedThreads: [String]?
 
-    public init(enabled: Bool? = nil, tags: TagChanges? = nil) {
+    package init(enabled: Bool? = nil, tags: TagChanges? = nil) {
         self.enabled = enabled
         self.tags = tags
     }
@@ -20,10 +20,10 @@ public struct SubscriptionChanges: Sendable, Equatable {
         enabled != nil || tags != nil || hideDetails != nil || !quietHours.isKeep || mutedThreads != nil
     }
 
-    public static let nothingToChange = "nothing to change: send subscription.enabled, subscription.tags, "
+    package static let nothingToChange = "nothing to change: send subscription.enabled, subscription.tags, "
         + "subscription.hide_details, subscription.quiet_hours or subscription.muted_threads"
 
-    public init(body: JSONObject) throws(InvalidInput) {
+    package init(body: JSONObject) throws(InvalidInput) {
         var reader = FieldReader(body)
         let changes: SubscriptionChanges?
         if body["subscription"] != nil {

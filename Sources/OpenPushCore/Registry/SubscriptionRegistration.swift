@@ -1,35 +1,35 @@
 /// The body of `POST /v1/apps/{app_id}/subscriptions`, validated. A field left `nil` was not
 /// sent: a new row takes the default, a refreshed row keeps what it had.
-public struct SubscriptionRegistration: Sendable, Equatable {
-    public static let platforms = ["ios", "watchos", "macos"]
+package struct SubscriptionRegistration: Sendable, Equatable {
+    package static let platforms = ["ios", "watchos", "macos"]
     /// Longest accepted text for `external_id` and the device metadata fields.
-    public static let maxTextLength = 255
+    package static let maxTextLength = 255
 
     /// Lower-cased hex.
-    public var token: String
-    public var platform: String?
-    public var environment: DeviceEnvironment?
+    package var token: String
+    package var platform: String?
+    package var environment: DeviceEnvironment?
     /// `""` unlinks the device from its user (a sign-out).
-    public var externalID: String?
-    public var tags: TagChanges
-    public var language: String?
-    public var country: String?
-    public var timezone: String?
-    public var appVersion: String?
-    public var deviceModel: String?
-    public var deviceOS: String?
-    public var enabled: Bool?
+    package var externalID: String?
+    package var tags: TagChanges
+    package var language: String?
+    package var country: String?
+    package var timezone: String?
+    package var appVersion: String?
+    package var deviceModel: String?
+    package var deviceOS: String?
+    package var enabled: Bool?
     /// The token this device held before; its subscription is superseded.
-    public var previousToken: String?
+    package var previousToken: String?
     /// WidgetKit's push token (lower-cased hex) for widget reloads; kept when not sent.
-    public var widgetPushToken: String?
+    package var widgetPushToken: String?
     /// `hide_details`: alerts show the privacy text instead of their texts; kept when not sent.
-    public var hideDetails: Bool? = nil
+    package var hideDetails: Bool? = nil
     /// Device preferences (`FieldReader+DeviceAttention`): kept when not sent.
-    public var quietHours: FieldChange<QuietHoursWindow> = .keep
-    public var mutedThreads: [String]?
+    package var quietHours: FieldChange<QuietHoursWindow> = .keep
+    package var mutedThreads: [String]?
 
-    public init(token: String, platform: String? = nil, environment: DeviceEnvironment? = nil, externalID: String? = nil,
+    package init(token: String, platform: String? = nil, environment: DeviceEnvironment? = nil, externalID: String? = nil,
                 tags: TagChanges = .none, language: String? = nil, country: String? = nil, timezone: String? = nil,
                 appVersion: String? = nil, deviceModel: String? = nil, deviceOS: String? = nil, enabled: Bool? = nil,
                 previousToken: String? = nil, widgetPushToken: String? = nil) {
@@ -50,7 +50,7 @@ public struct SubscriptionRegistration: Sendable, Equatable {
     }
 
     /// Every problem of the body in one `InvalidInput`.
-    public init(body: JSONObject) throws(InvalidInput) {
+    package init(body: JSONObject) throws(InvalidInput) {
         var reader = FieldReader(body)
         let token = reader.deviceToken("token", required: true)
         let limit = Self.maxTextLength

@@ -1,40 +1,40 @@
 /// A tag update, OneSignal's way: a key with a value sets it, a key with `""` removes it, and
 /// keys not mentioned stay as they are.
-public struct TagChanges: Sendable, Equatable {
-    public var assigned: [String: String]
+package struct TagChanges: Sendable, Equatable {
+    package var assigned: [String: String]
     /// Sorted, so the SQL built from it is stable.
-    public var removed: [String]
+    package var removed: [String]
 
-    public init(_ tags: [String: String]) {
+    package init(_ tags: [String: String]) {
         assigned = tags.filter { !$0.value.isEmpty }
         removed = tags.filter { $0.value.isEmpty }.map(\.key).sorted()
     }
 
-    public static let none = TagChanges([:])
+    package static let none = TagChanges([:])
 
-    public var isEmpty: Bool { assigned.isEmpty && removed.isEmpty }
+    package var isEmpty: Bool { assigned.isEmpty && removed.isEmpty }
 
     /// Whether it can add keys, and so take the stored count over `TagLimits.maxKeys`.
-    public var assignsKeys: Bool { !assigned.isEmpty }
+    package var assignsKeys: Bool { !assigned.isEmpty }
 
-    public func applied(to existing: [String: String]) -> [String: String] {
+    package func applied(to existing: [String: String]) -> [String: String] {
         var result = existing.merging(assigned) { _, new in new }
         for key in removed { result[key] = nil }
         return result
     }
 
     /// The tags to set as a JSON object (keys sorted), for a `jsonb` bind.
-    public var setJSON: String { Self.json(assigned) }
+    package var setJSON: String { Self.json(assigned) }
 
     /// Tags as a JSON object with sorted keys.
-    public static func json(_ tags: [String: String]) -> String { object(tags).serialized }
+    package static func json(_ tags: [String: String]) -> String { object(tags).serialized }
 
-    public static func object(_ tags: [String: String]) -> JSONValue {
+    package static func object(_ tags: [String: String]) -> JSONValue {
         .object(JSONObject(tags.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }))
     }
 
     /// Reads a stored tags object back; non-string values (never written by OpenPush) are skipped.
-    public static func decode(json: String) -> [String: String] {
+    package static func decode(json: String) -> [String: String] {
         guard let object = (try? JSONValue.parse(json))?.objectValue else { return [:] }
         var tags: [String: String] = [:]
         for (key, value) in object {
@@ -47,7 +47,7 @@ public struct TagChanges: Sendable, Equatable {
 extension FieldReader {
     /// `tags`: an object of strings within `TagLimits` (the count after merging with what is
     /// stored is the store's to check, in the transaction that writes them).
-    public mutating func tagChanges(_ key: String, holder: TagLimits.Holder) -> TagChanges? {
+    package mutating func tagChanges(_ key: String, holder: TagLimits.Holder) -> TagChanges? {
         guard let tags = stringMap(key) else { return nil }
         let problems = TagLimits.problems(key, tags, holder: holder)
         guard problems.isEmpty else {

@@ -1,17 +1,17 @@
 /// The bounds on tags. Anyone holding an app's public SDK key can write a device's tags, so
 /// without them one device could grow a row (and every audience query and rendering that reads
 /// it) without limit. A request over them is refused whole: nothing of it is stored.
-public enum TagLimits {
+package enum TagLimits {
     /// Keys one device (or user) may hold, counted after a request's changes are merged into
     /// what is stored; a removal (`""`) does not count and frees its key's place.
-    public static let maxKeys = 100
+    package static let maxKeys = 100
     /// Characters in a key.
-    public static let keyLengths: ClosedRange<Int> = 1...128
+    package static let keyLengths: ClosedRange<Int> = 1...128
     /// UTF-8 bytes in a value.
-    public static let maxValueBytes = 1024
+    package static let maxValueBytes = 1024
 
     /// Whose tags they are, as messages name it.
-    public enum Holder: String, Sendable {
+    package enum Holder: String, Sendable {
         case device
         case user
     }
@@ -19,7 +19,7 @@ public enum TagLimits {
     /// At most this many problems of one tags object are named in one answer.
     static let reportLimit = 10
 
-    public static func tooManyKeys(_ field: String, _ holder: Holder) -> String {
+    package static func tooManyKeys(_ field: String, _ holder: Holder) -> String {
         "\(field): at most \(maxKeys) keys per \(holder.rawValue)"
     }
 
@@ -27,7 +27,7 @@ public enum TagLimits {
     /// nil when it may be stored. A change may not take the count above `maxKeys`, nor raise a
     /// count already above it: a device tagged before this bound can still change and remove
     /// its tags (and register again), but not add keys.
-    public static func countProblem(before: Int, after: Int, holder: Holder) -> String? {
+    package static func countProblem(before: Int, after: Int, holder: Holder) -> String? {
         guard after > maxKeys, after > before else { return nil }
         return "\(tooManyKeys("tags", holder)): this change would leave \(after)"
     }

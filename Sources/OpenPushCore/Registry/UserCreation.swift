@@ -1,11 +1,11 @@
 /// A user's own properties, OneSignal's names. `nil` leaves a property as it is.
-public struct UserProperties: Sendable, Equatable {
-    public var tags: TagChanges?
-    public var language: String?
-    public var timezoneID: String?
-    public var country: String?
+package struct UserProperties: Sendable, Equatable {
+    package var tags: TagChanges?
+    package var language: String?
+    package var timezoneID: String?
+    package var country: String?
 
-    public init(tags: TagChanges? = nil, language: String? = nil, timezoneID: String? = nil, country: String? = nil) {
+    package init(tags: TagChanges? = nil, language: String? = nil, timezoneID: String? = nil, country: String? = nil) {
         self.tags = tags
         self.language = language
         self.timezoneID = timezoneID
@@ -23,16 +23,16 @@ public struct UserProperties: Sendable, Equatable {
 }
 
 /// The body of `POST /apps/{app_id}/users`: at least one alias, and optional properties.
-public struct UserCreation: Sendable, Equatable {
-    public var identity: [String: String]
-    public var properties: UserProperties
+package struct UserCreation: Sendable, Equatable {
+    package var identity: [String: String]
+    package var properties: UserProperties
 
-    public init(identity: [String: String], properties: UserProperties = UserProperties()) {
+    package init(identity: [String: String], properties: UserProperties = UserProperties()) {
         self.identity = identity
         self.properties = properties
     }
 
-    public init(body: JSONObject) throws(InvalidInput) {
+    package init(body: JSONObject) throws(InvalidInput) {
         var reader = FieldReader(body)
         let identity = reader.identity("identity", required: true)
         if identity?.isEmpty == true { reader.problem("identity must hold at least one alias") }
@@ -44,10 +44,10 @@ public struct UserCreation: Sendable, Equatable {
 }
 
 /// The body of `PATCH …/identity`: the aliases to add.
-public struct IdentityAddition: Sendable, Equatable {
-    public var identity: [String: String]
+package struct IdentityAddition: Sendable, Equatable {
+    package var identity: [String: String]
 
-    public init(body: JSONObject) throws(InvalidInput) {
+    package init(body: JSONObject) throws(InvalidInput) {
         var reader = FieldReader(body)
         let identity = reader.identity("identity", required: true)
         if identity?.isEmpty == true { reader.problem("identity must hold at least one alias") }

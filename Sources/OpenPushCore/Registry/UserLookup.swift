@@ -1,5 +1,5 @@
 /// How `/apps/{app_id}/users/by/{alias_label}/{alias_id}` names a user.
-public enum UserLookup: Sendable, Equatable {
+package enum UserLookup: Sendable, Equatable {
     /// `openpush_id` or OneSignal's `onesignal_id`: the `usr_…` id itself.
     case userID(String)
     /// `subscription_id`: the user whose `external_id` that subscription carries.
@@ -7,7 +7,7 @@ public enum UserLookup: Sendable, Equatable {
     /// `external_id` or any custom label: a row of `user_aliases`.
     case alias(label: String, value: String)
 
-    public init(label: String, value: String) {
+    package init(label: String, value: String) {
         if AliasLabel.userID.contains(label) {
             self = .userID(value)
         } else if label == AliasLabel.subscriptionID {
@@ -19,20 +19,20 @@ public enum UserLookup: Sendable, Equatable {
 }
 
 /// The alias labels with a fixed meaning. Every other label is a custom alias.
-public enum AliasLabel {
-    public static let externalID = "external_id"
-    public static let subscriptionID = "subscription_id"
+package enum AliasLabel {
+    package static let externalID = "external_id"
+    package static let subscriptionID = "subscription_id"
     /// Both spellings of the user's own id, shown in every identity.
-    public static let userID = ["openpush_id", "onesignal_id"]
+    package static let userID = ["openpush_id", "onesignal_id"]
     /// Labels OpenPush assigns or resolves itself, which no stored alias may use.
-    public static let reserved = userID + [subscriptionID]
-    public static let maxLabelLength = 64
-    public static let maxValueLength = 255
+    package static let reserved = userID + [subscriptionID]
+    package static let maxLabelLength = 64
+    package static let maxValueLength = 255
 }
 
 extension FieldReader {
     /// An `identity` object: label → value, both non-blank, no reserved label.
-    public mutating func identity(_ key: String, required: Bool = false) -> [String: String]? {
+    package mutating func identity(_ key: String, required: Bool = false) -> [String: String]? {
         guard let identity = stringMap(key, required: required) else { return nil }
         var valid = true
         for (label, value) in identity.sorted(by: { $0.key < $1.key }) {

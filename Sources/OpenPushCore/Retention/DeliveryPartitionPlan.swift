@@ -5,37 +5,37 @@
 /// days ahead, so in normal operation nothing lands in the default one, and drops a day once
 /// every record in it is older than the retention: records are kept at least `retentionDays`
 /// and at most a day (plus a maintenance interval) longer.
-public struct DeliveryPartitionPlan: Sendable, Equatable {
+package struct DeliveryPartitionPlan: Sendable, Equatable {
     /// Days whose partition is missing, oldest first. Days that still have records in the
     /// default partition are among them, whatever their age: creating the partition moves
     /// those records into it, and a day past the retention is then dropped like any other.
-    public var create: [UTCDay]
+    package var create: [UTCDay]
     /// Days whose partition goes, oldest first (including any just created).
-    public var drop: [UTCDay]
+    package var drop: [UTCDay]
 
-    public init(create: [UTCDay], drop: [UTCDay]) {
+    package init(create: [UTCDay], drop: [UTCDay]) {
         self.create = create
         self.drop = drop
     }
 
-    public static let partitionPrefix = "deliveries_"
+    package static let partitionPrefix = "deliveries_"
     /// Partitions exist from today through this many days ahead (clock skew, a paused loop).
-    public static let daysAhead = 3
-    public static let defaultRetentionDays = 30
-    public static let retentionDaysRange = 1...3650
+    package static let daysAhead = 3
+    package static let defaultRetentionDays = 30
+    package static let retentionDaysRange = 1...3650
 
-    public static func partitionName(_ day: UTCDay) -> String { partitionPrefix + day.yyyymmdd }
+    package static func partitionName(_ day: UTCDay) -> String { partitionPrefix + day.yyyymmdd }
 
     /// The day a partition named `deliveries_YYYYMMDD` holds; nil for any other name, so
     /// `deliveries_default` and tables someone else added are never touched.
-    public static func day(ofPartition name: String) -> UTCDay? {
+    package static func day(ofPartition name: String) -> UTCDay? {
         guard name.hasPrefix(partitionPrefix) else { return nil }
         return UTCDay(yyyymmdd: String(name.dropFirst(partitionPrefix.count)))
     }
 
     /// The pass for `today` (UTC), given the partitions that exist (`partitions`, by name) and
     /// the days that have records in the default partition.
-    public static func make(today: UTCDay, retentionDays: Int, partitions: [String],
+    package static func make(today: UTCDay, retentionDays: Int, partitions: [String],
                             daysInDefault: [UTCDay] = []) -> DeliveryPartitionPlan {
         precondition(retentionDaysRange.contains(retentionDays), "retention outside \(retentionDaysRange)")
         let existing = Set(partitions.compactMap(day(ofPartition:)))

@@ -1,5 +1,5 @@
 /// The four ways a send names its audience; a request uses exactly one.
-public enum AudienceTargeting: Sendable, Equatable {
+package enum AudienceTargeting: Sendable, Equatable {
     /// `include_aliases`: label → values, in the order the request gave them.
     case aliases([AliasTarget])
     /// `include_subscription_ids`.
@@ -10,20 +10,20 @@ public enum AudienceTargeting: Sendable, Equatable {
     case filters(FilterExpression)
 
     /// Explicit id lists are capped; the reference looks them up in chunks of 400.
-    public static let maximumIDs = 20_000
-    public static let lookupChunkSize = 400
+    package static let maximumIDs = 20_000
+    package static let lookupChunkSize = 400
 
-    public static let fieldNames = ["include_aliases", "include_subscription_ids", "included_segments", "filters"]
+    package static let fieldNames = ["include_aliases", "include_subscription_ids", "included_segments", "filters"]
     /// OneSignal's older spellings, read by `POST /notifications` only: `include_player_ids` are
     /// subscription ids, `include_external_user_ids` are `external_id` aliases.
-    public static let legacyFieldNames = ["include_player_ids", "include_external_user_ids"]
+    package static let legacyFieldNames = ["include_player_ids", "include_external_user_ids"]
 }
 
-public struct AliasTarget: Sendable, Equatable {
-    public var label: String
-    public var values: [String]
+package struct AliasTarget: Sendable, Equatable {
+    package var label: String
+    package var values: [String]
 
-    public init(label: String, values: [String]) {
+    package init(label: String, values: [String]) {
         self.label = label
         self.values = values
     }
@@ -32,7 +32,7 @@ public struct AliasTarget: Sendable, Equatable {
 extension AudienceTargeting {
     /// Reads the targeting fields of a send body. Problems are appended to `reader` in a stable
     /// order; returns nil when there is no single valid targeting method.
-    public static func read(_ reader: inout FieldReader, legacySpellings: Bool = false) -> AudienceTargeting? {
+    package static func read(_ reader: inout FieldReader, legacySpellings: Bool = false) -> AudienceTargeting? {
         let present = (fieldNames + (legacySpellings ? legacyFieldNames : [])).filter { reader.object.isPresent($0) }
         var targeting: AudienceTargeting?
         if let aliases = reader.value("include_aliases"), aliases != .null {

@@ -1,27 +1,27 @@
 /// A validated body of one of the two Live Activity send routes.
-public struct LiveActivitySend: Sendable, Equatable {
-    public var event: LiveActivityEvent
-    public var activityID: String
-    public var name: String
+package struct LiveActivitySend: Sendable, Equatable {
+    package var event: LiveActivityEvent
+    package var activityID: String
+    package var name: String
     /// ActivityKit `attributes`: start only.
-    public var attributes: JSONObject?
+    package var attributes: JSONObject?
     /// ActivityKit `content-state`.
-    public var contentState: JSONObject
+    package var contentState: JSONObject
     /// Language code → template text.
-    public var headings: [String: String]?
-    public var contents: [String: String]?
-    public var staleDate: Double?
-    public var dismissalDate: Double?
+    package var headings: [String: String]?
+    package var contents: [String: String]?
+    package var staleDate: Double?
+    package var dismissalDate: Double?
     /// An explicit priority; `nil` means the event's default.
-    public var priority: Int?
-    public var relevanceScore: Double?
-    public var sound: String?
+    package var priority: Int?
+    package var relevanceScore: Double?
+    package var sound: String?
     /// Lower-cased UUID text: start only.
-    public var idempotencyKey: String?
+    package var idempotencyKey: String?
     /// Start only; update and end target the path's activity id.
-    public var targeting: AudienceTargeting?
+    package var targeting: AudienceTargeting?
 
-    public init(event: LiveActivityEvent, activityID: String, name: String, attributes: JSONObject?, contentState: JSONObject,
+    package init(event: LiveActivityEvent, activityID: String, name: String, attributes: JSONObject?, contentState: JSONObject,
                 headings: [String: String]?, contents: [String: String]?, staleDate: Double?, dismissalDate: Double?,
                 priority: Int?, relevanceScore: Double?, sound: String?, idempotencyKey: String?, targeting: AudienceTargeting?) {
         self.event = event
@@ -41,15 +41,15 @@ public struct LiveActivitySend: Sendable, Equatable {
     }
 
     /// APNs priority: an explicit one wins; start and end default to 10, update to 5.
-    public var effectivePriority: Int {
+    package var effectivePriority: Int {
         priority ?? (event == .update ? 5 : 10)
     }
 }
 
 /// Validation of the two send routes' bodies. Every problem is reported, in the order of the
 /// reference's Errors tables, then unknown fields in body order.
-public enum LiveActivitySendParser {
-    public static func parseStart(_ body: JSONObject) -> Result<LiveActivitySend, InvalidInput> {
+package enum LiveActivitySendParser {
+    package static func parseStart(_ body: JSONObject) -> Result<LiveActivitySend, InvalidInput> {
         var reader = FieldReader(body)
         let eventOK = reader.value("event") == .string("start")
         if !eventOK { reader.problem(SendMessages.startEvent) }
@@ -80,7 +80,7 @@ public enum LiveActivitySendParser {
     }
 
     /// `activityID` comes from the path.
-    public static func parseUpdateOrEnd(_ body: JSONObject, activityID: String) -> Result<LiveActivitySend, InvalidInput> {
+    package static func parseUpdateOrEnd(_ body: JSONObject, activityID: String) -> Result<LiveActivitySend, InvalidInput> {
         var reader = FieldReader(body)
         let event: LiveActivityEvent?
         switch reader.value("event") {
@@ -230,8 +230,8 @@ public enum LiveActivitySendParser {
 }
 
 /// UUID text in its canonical lower-case 8-4-4-4-12 form, without Foundation.
-public enum UUIDText {
-    public static func canonical(_ text: String) -> String? {
+package enum UUIDText {
+    package static func canonical(_ text: String) -> String? {
         let lower = text.lowercased()
         let groups = lower.split(separator: "-", omittingEmptySubsequences: false)
         guard groups.map(\.count) == [8, 4, 4, 4, 12],

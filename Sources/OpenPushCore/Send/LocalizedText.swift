@@ -2,11 +2,11 @@
 /// the map has it, else English; Liquid rendered with the recipient's context; cut to the
 /// platform's limit (512 characters for a title, 2048 for a body). A text whose Liquid exhausts
 /// its budget (`LiquidBudget`) throws: its recipient is not sent to.
-public enum LocalizedText {
-    public static let titleLimit = 512
-    public static let bodyLimit = 2048
+package enum LocalizedText {
+    package static let titleLimit = 512
+    package static let bodyLimit = 2048
 
-    public static func render(_ map: [String: String]?, language: String?, context: JSONObject, limit: Int)
+    package static func render(_ map: [String: String]?, language: String?, context: JSONObject, limit: Int)
         throws(LiquidBudget.Exceeded) -> String?
     {
         try LocalizedTemplates(map).render(language: language, context: context, limit: limit)
@@ -15,7 +15,7 @@ public enum LocalizedText {
     /// The Liquid context of a recipient: its tags at the top level, then `subscription` and
     /// `user`, and — for a notification sent with `custom_data` — `message.custom_data`, which a
     /// tag of the same name cannot hide.
-    public static func context(tags: [String: String], subscription: JSONObject, user: JSONObject,
+    package static func context(tags: [String: String], subscription: JSONObject, user: JSONObject,
                                customData: JSONObject? = nil) -> JSONObject {
         var context = JSONObject(tags.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })
         context["subscription"] = .object(subscription)
@@ -27,24 +27,24 @@ public enum LocalizedText {
 
 /// A language map parsed once, rendered for many recipients (a fan-out renders the same
 /// templates thousands of times).
-public struct LocalizedTemplates: Sendable {
+package struct LocalizedTemplates: Sendable {
     private let templates: [String: LiquidTemplate]
     private let sources: [String: String]
     /// False when every text is plain (no `{{` or `{%`): it renders as written whatever the
     /// context, so a fan-out need not build each recipient's Liquid context.
-    public let usesLiquid: Bool
+    package let usesLiquid: Bool
     /// The context names any of the texts can read (`LiquidTemplate.variables`); nil when one
     /// computes the name it reads.
-    public let variables: Set<String>?
+    package let variables: Set<String>?
 
-    public init(_ map: [String: String]?) {
+    package init(_ map: [String: String]?) {
         sources = map ?? [:]
         templates = sources.compactMapValues { try? LiquidTemplate(parsing: $0) }
         usesLiquid = sources.values.contains { $0.contains("{{") || $0.contains("{%") }
         variables = LiquidTemplate.variables(of: templates.values.map(\.variables))
     }
 
-    public func render(language: String?, context: JSONObject, limit: Int) throws(LiquidBudget.Exceeded) -> String? {
+    package func render(language: String?, context: JSONObject, limit: Int) throws(LiquidBudget.Exceeded) -> String? {
         guard let chosen = language.flatMap({ sources[$0] != nil ? $0 : nil }) ?? (sources["en"] != nil ? "en" : nil) else {
             return nil
         }

@@ -2,7 +2,7 @@
 /// `content_state`, and the optional `attributes`, `headings`, `contents`, `stale_date`,
 /// `dismissal_date`, `priority`, `relevance_score`, `sound`, `idempotency_key`, `targeting`.
 extension StoredSend {
-    public static func encode(_ send: LiveActivitySend) -> JSONValue {
+    package static func encode(_ send: LiveActivitySend) -> JSONValue {
         var object = envelope(.liveActivity)
         object["event"] = .string(send.event.rawValue)
         object["activity_id"] = .string(send.activityID)
@@ -21,7 +21,7 @@ extension StoredSend {
         return .object(object)
     }
 
-    public static func decodeLiveActivity(_ value: JSONValue) throws(StoredSendError) -> LiveActivitySend {
+    package static func decodeLiveActivity(_ value: JSONValue) throws(StoredSendError) -> LiveActivitySend {
         var fields = try open(value, as: .liveActivity)
         let eventText = try fields.requiredString("event")
         guard let event = LiveActivityEvent(rawValue: eventText) else { throw StoredSendError("stored event '\(eventText)' is unknown") }

@@ -12,7 +12,7 @@
 /// `privacy` (`StoredSend+Privacy`). The alert gates (`StoredSend+AlertGates`): `dedupe_key`,
 /// `event_at`, `stale_after_seconds`.
 extension StoredSend {
-    public static func encode(_ send: NotificationSend) -> JSONValue {
+    package static func encode(_ send: NotificationSend) -> JSONValue {
         var object = envelope(.notification)
         object["kind"] = .string(send.kind.rawValue)
         object["targeting"] = encode(send.targeting)
@@ -51,7 +51,7 @@ extension StoredSend {
         return .object(object)
     }
 
-    public static func decodeNotification(_ value: JSONValue) throws(StoredSendError) -> NotificationSend {
+    package static func decodeNotification(_ value: JSONValue) throws(StoredSendError) -> NotificationSend {
         var fields = try open(value, as: .notification)
         let kindText = try fields.requiredString("kind")
         guard let kind = NotificationKind(rawValue: kindText) else { throw StoredSendError("stored notification kind '\(kindText)' is unknown") }

@@ -6,24 +6,24 @@
 /// fixed name, absent when it is `nil` (or `false`). A v1 reader refuses anything it does not
 /// know — another version, a missing or mistyped field, an extra field — so a stored form that
 /// changed under it fails its message instead of going out wrong.
-public enum StoredSend {
-    public static let version: Int64 = 1
+package enum StoredSend {
+    package static let version: Int64 = 1
 
-    public enum SendType: String, Sendable {
+    package enum SendType: String, Sendable {
         case notification
         case liveActivity = "live_activity"
     }
 }
 
 /// Why a stored send does not decode; `reason` becomes the message's `failed_reason`.
-public struct StoredSendError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var reason: String
+package struct StoredSendError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var reason: String
 
-    public init(_ reason: String) {
+    package init(_ reason: String) {
         self.reason = reason
     }
 
-    public var description: String { reason }
+    package var description: String { reason }
 }
 
 extension StoredSend {
@@ -49,7 +49,7 @@ extension StoredSend {
     }
 
     /// Reads the stored text of `messages.send`.
-    public static func parse(_ text: String) throws(StoredSendError) -> JSONValue {
+    package static func parse(_ text: String) throws(StoredSendError) -> JSONValue {
         do {
             return try JSONValue.parse(text)
         } catch {

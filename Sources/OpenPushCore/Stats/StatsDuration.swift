@@ -1,10 +1,10 @@
 /// A duration as the stats routes take it: a whole number and one unit, `s`, `m`, `h` or `d`
 /// (`10s`, `15m`, `24h`, `7d`). Nothing else is read: no sign, no fraction, no spaces.
-public enum StatsDuration {
-    public static let units: [(suffix: Character, seconds: Int64)] = [("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
+package enum StatsDuration {
+    package static let units: [(suffix: Character, seconds: Int64)] = [("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
 
     /// Seconds, or nil when `text` is not such a duration (or is absurdly large).
-    public static func seconds(_ text: String) -> Int64? {
+    package static func seconds(_ text: String) -> Int64? {
         guard let unitCharacter = text.last, let unit = units.first(where: { $0.suffix == unitCharacter }) else { return nil }
         let digits = text.dropLast()
         guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
@@ -13,7 +13,7 @@ public enum StatsDuration {
     }
 
     /// The shortest spelling of whole seconds with the largest unit that divides them: 900 → `15m`.
-    public static func text(_ seconds: Int64) -> String {
+    package static func text(_ seconds: Int64) -> String {
         for unit in units.reversed() where seconds > 0 && seconds % unit.seconds == 0 {
             return "\(seconds / unit.seconds)\(unit.suffix)"
         }

@@ -1,28 +1,28 @@
 /// The query of `GET /stats/throughput`: how far back (`window`) and how wide each bucket
 /// (`step`). Every bad parameter is named in one `InvalidInput`.
-public struct ThroughputRequest: Sendable, Equatable {
-    public static let defaultWindow: Int64 = 15 * 60
-    public static let defaultStep: Int64 = 10
-    public static let maxWindow: Int64 = 24 * 3600
-    public static let maxBuckets: Int64 = 1000
+package struct ThroughputRequest: Sendable, Equatable {
+    package static let defaultWindow: Int64 = 15 * 60
+    package static let defaultStep: Int64 = 10
+    package static let maxWindow: Int64 = 24 * 3600
+    package static let maxBuckets: Int64 = 1000
 
-    public static let invalidWindow =
+    package static let invalidWindow =
         "window must be a whole number of seconds, minutes or hours (10s, 15m, 24h) from 1s to 24h"
-    public static let invalidStep =
+    package static let invalidStep =
         "step must be a whole number of seconds, minutes or hours (1s, 10s, 5m) from 1s to the window"
-    public static let tooManyBuckets = "step is too small for the window: window / step must be at most \(maxBuckets) buckets"
+    package static let tooManyBuckets = "step is too small for the window: window / step must be at most \(maxBuckets) buckets"
 
     /// Seconds.
-    public var window: Int64
+    package var window: Int64
     /// Seconds.
-    public var step: Int64
+    package var step: Int64
 
-    public init(window: Int64 = defaultWindow, step: Int64 = defaultStep) {
+    package init(window: Int64 = defaultWindow, step: Int64 = defaultStep) {
         self.window = window
         self.step = step
     }
 
-    public static func read(_ query: [String: String]) throws(InvalidInput) -> ThroughputRequest {
+    package static func read(_ query: [String: String]) throws(InvalidInput) -> ThroughputRequest {
         var problems: [String] = []
         var request = ThroughputRequest()
         if let text = query["window"] {
@@ -52,26 +52,26 @@ public struct ThroughputRequest: Sendable, Equatable {
     }
 
     /// The buckets that cover the window ending now.
-    public func buckets(now: Double) -> StatsBuckets {
+    package func buckets(now: Double) -> StatsBuckets {
         StatsBuckets(now: now, window: window, step: step)
     }
 }
 
 /// The query of `GET /apps/{app_id}/stats`: how far back, 24 hours unless `window` says.
-public struct AppStatsRequest: Sendable, Equatable {
-    public static let defaultWindow: Int64 = 24 * 3600
-    public static let maxWindow: Int64 = 30 * 86400
-    public static let invalidWindow =
+package struct AppStatsRequest: Sendable, Equatable {
+    package static let defaultWindow: Int64 = 24 * 3600
+    package static let maxWindow: Int64 = 30 * 86400
+    package static let invalidWindow =
         "window must be a whole number of seconds, minutes, hours or days (15m, 24h, 7d) from 1s to 30d"
 
     /// Seconds.
-    public var window: Int64
+    package var window: Int64
 
-    public init(window: Int64 = defaultWindow) {
+    package init(window: Int64 = defaultWindow) {
         self.window = window
     }
 
-    public static func read(_ query: [String: String]) throws(InvalidInput) -> AppStatsRequest {
+    package static func read(_ query: [String: String]) throws(InvalidInput) -> AppStatsRequest {
         guard let text = query["window"] else { return AppStatsRequest() }
         guard let seconds = StatsDuration.seconds(text), (1...maxWindow).contains(seconds) else {
             throw InvalidInput(invalidWindow)
@@ -80,7 +80,7 @@ public struct AppStatsRequest: Sendable, Equatable {
     }
 
     /// `[now - window, now)`, in whole unix seconds (the start rounded down, the end up).
-    public func range(now: Double) -> (from: Int64, to: Int64) {
+    package func range(now: Double) -> (from: Int64, to: Int64) {
         let end = StatsBuckets.ceiling(now)
         return (end - window, end)
     }

@@ -3,33 +3,33 @@
 /// Each field is checked as `NotificationSendParser` checks it (texts need an `en` entry and must
 /// parse as Liquid) and kept as the client sent it, so the send that uses the template parses
 /// exactly what a request carrying those fields itself would. Every problem is in one `InvalidInput`.
-public struct TemplateFields: Sendable, Equatable {
+package struct TemplateFields: Sendable, Equatable {
     /// The push fields a template holds, in the order a template shows them.
-    public static let contentFields = ["headings", "subtitle", "contents", "data", "ios_sound", "ios_category",
+    package static let contentFields = ["headings", "subtitle", "contents", "data", "ios_sound", "ios_category",
                                        "ios_attachments", "buttons"]
-    public static let maximumNameLength = 128
+    package static let maximumNameLength = 128
     /// OneSignal's template fields for email and SMS that its notification body does not have:
     /// accepted and ignored, like the other channels' notification fields.
-    public static let otherChannels: Set<String> = ["email_bcc", "dynamic_content"]
+    package static let otherChannels: Set<String> = ["email_bcc", "dynamic_content"]
 
-    public enum Messages {
-        public static let nameRemoved = "name cannot be null: a template keeps its name"
-        public static let contentsRemoved = "contents cannot be null: a template needs contents"
-        public static func pushOnly(_ field: String) -> String {
+    package enum Messages {
+        package static let nameRemoved = "name cannot be null: a template keeps its name"
+        package static let contentsRemoved = "contents cannot be null: a template needs contents"
+        package static func pushOnly(_ field: String) -> String {
             "\(field) must be false: OpenPush templates are push templates"
         }
     }
 
     /// The new name; nil in an update that leaves it alone.
-    public var name: String?
+    package var name: String?
     /// The content fields given, exactly as sent.
-    public var content: JSONObject
+    package var content: JSONObject
     /// Content fields an update removes (sent as `null`).
-    public var removed: [String]
+    package var removed: [String]
     /// Other-channel fields the body carried, accepted and ignored, sorted.
-    public var ignored: [String]
+    package var ignored: [String]
 
-    public init(name: String?, content: JSONObject = [:], removed: [String] = [], ignored: [String] = []) {
+    package init(name: String?, content: JSONObject = [:], removed: [String] = [], ignored: [String] = []) {
         self.name = name
         self.content = content
         self.removed = removed
@@ -38,12 +38,12 @@ public struct TemplateFields: Sendable, Equatable {
 
     /// `POST /templates`: `name` and `contents` are required. `app_id` is read (a known field)
     /// but checked by the route.
-    public static func parseCreate(_ body: JSONObject) -> Result<TemplateFields, InvalidInput> {
+    package static func parseCreate(_ body: JSONObject) -> Result<TemplateFields, InvalidInput> {
         parse(body, creating: true)
     }
 
     /// `PATCH /templates/{id}`: every field is optional; `null` removes an optional field.
-    public static func parseUpdate(_ body: JSONObject) -> Result<TemplateFields, InvalidInput> {
+    package static func parseUpdate(_ body: JSONObject) -> Result<TemplateFields, InvalidInput> {
         parse(body, creating: false)
     }
 

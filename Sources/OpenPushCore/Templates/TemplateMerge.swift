@@ -1,14 +1,14 @@
 /// How `template_id` on `POST /notifications` applies a template: at the JSON level, before the
 /// body is validated, so the stored request (and the view) shows what was sent.
-public enum TemplateMerge {
-    public static let field = "template_id"
+package enum TemplateMerge {
+    package static let field = "template_id"
 
-    public static func unknown(_ id: String) -> InvalidInput {
+    package static func unknown(_ id: String) -> InvalidInput {
         InvalidInput("template_id '\(id)' not found: no template of this app has this id")
     }
 
     /// The body's `template_id`: nil when absent or `null`; anything but a non-blank string is refused.
-    public static func templateID(in body: JSONObject) -> Result<String?, InvalidInput> {
+    package static func templateID(in body: JSONObject) -> Result<String?, InvalidInput> {
         switch body[field] {
         case nil, .null?:
             return .success(nil)
@@ -23,7 +23,7 @@ public enum TemplateMerge {
 
     /// `body` with the template's `name` and content fields filled in where the request has none
     /// (absent or `null`): fields in the request win. `template_id` stays, naming the template.
-    public static func merged(_ body: JSONObject, name: String, content: JSONObject) -> JSONObject {
+    package static func merged(_ body: JSONObject, name: String, content: JSONObject) -> JSONObject {
         var merged = body
         let filled: [(String, JSONValue)] = [("name", .string(name))] + content.map { ($0.key, $0.value) }
         for (key, value) in filled where !body.isPresent(key) {

@@ -1,20 +1,20 @@
 /// How many wrong link codes one device may try: `failures` within any `window` seconds, then
 /// it waits. With 60-bit codes this makes guessing another tenant's code hopeless, while a
 /// person who mistypes a few times never notices.
-public struct LinkFailureLimit: Sendable, Equatable {
-    public var failures: Int
-    public var window: Double
+package struct LinkFailureLimit: Sendable, Equatable {
+    package var failures: Int
+    package var window: Double
 
-    public static let standard = LinkFailureLimit(failures: 10, window: 600)
+    package static let standard = LinkFailureLimit(failures: 10, window: 600)
 
-    public init(failures: Int, window: Double) {
+    package init(failures: Int, window: Double) {
         self.failures = failures
         self.window = window
     }
 
     /// Whole seconds until the device may try a code again, or nil when it may try now.
     /// `failedAt` holds the times of its wrong codes (any order; older ones are ignored).
-    public func retryAfter(failedAt: [Double], now: Double) -> Int? {
+    package func retryAfter(failedAt: [Double], now: Double) -> Int? {
         let recent = failedAt.filter { $0 > now - window }.sorted()
         guard recent.count >= failures else { return nil }
         // Below the limit again once every failure up to this one has left the window.

@@ -11,14 +11,14 @@
 ///
 /// Month names are full or abbreviated (and `Sept`), in any case; a leading weekday is accepted
 /// and not checked; a day may carry its ordinal suffix; a trailing `(PDT)` is a comment.
-public enum SendAfterDate {
-    public static let message = "send_after must be a unix timestamp or a date such as 2015-09-24T14:00:00Z, "
+package enum SendAfterDate {
+    package static let message = "send_after must be a unix timestamp or a date such as 2015-09-24T14:00:00Z, "
         + "2015-09-24 14:00:00 GMT-0700, Thu Sep 24 2015 14:00:00 GMT-0700 (PDT) "
         + "or September 24th 2015, 2:00:00 pm UTC-07:00"
 
     /// The instant as unix seconds, fractions kept; nil unless the text is one of the forms and
     /// names a real date and time.
-    public static func unixSeconds(_ text: String) -> Double? {
+    package static func unixSeconds(_ text: String) -> Double? {
         var scanner = DateScanner(text)
         scanner.skipSpaces()
         var probe = scanner

@@ -2,12 +2,12 @@
 /// read by hand, so the answer depends on the text alone: hours and minutes (two digits), seconds
 /// optional, then either nothing (a 24-hour clock, 0–23) or `AM`/`PM` in any case, with or
 /// without a space (a 12-hour clock, 1–12).
-public enum TimeOfDay {
-    public static let message =
+package enum TimeOfDay {
+    package static let message =
         "delivery_time_of_day must be a time of day such as 9:00AM, 9:00 AM, 21:45 or 9:45:30"
 
     /// Seconds after midnight (0–86399), or nil unless the text is one of the forms.
-    public static func secondsAfterMidnight(_ text: String) -> Int? {
+    package static func secondsAfterMidnight(_ text: String) -> Int? {
         var scanner = DateScanner(text)
         scanner.skipSpaces()
         guard var hour = scanner.number(digits: 1...2), scanner.take(":"),

@@ -1,11 +1,11 @@
 /// Timestamps in API responses: ISO 8601 in UTC with milliseconds, `2026-11-30T07:00:00.000Z`,
 /// the format OneSignal's REST API uses. Computed by calendar arithmetic, with no formatter or
 /// locale, so the text depends on the number alone.
-public enum Timestamp {
+package enum Timestamp {
     private static let millisecondsPerDay: Int64 = 86_400_000
 
     /// `unixSeconds` rounded to the nearest millisecond.
-    public static func iso8601(_ unixSeconds: Double) -> String {
+    package static func iso8601(_ unixSeconds: Double) -> String {
         let milliseconds = Int64((unixSeconds * 1000).rounded())
         // Floor division, so instants before 1970 land on the right day.
         var days = milliseconds / millisecondsPerDay

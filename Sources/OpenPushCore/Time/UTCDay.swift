@@ -1,19 +1,19 @@
 /// A calendar day in UTC, counted from 1970-01-01. Delivery records are partitioned by these
 /// days, named `YYYYMMDD`; the arithmetic is Timestamp's, so no calendar or locale is involved.
-public struct UTCDay: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public var daysSinceEpoch: Int64
+package struct UTCDay: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package var daysSinceEpoch: Int64
 
-    public init(daysSinceEpoch: Int64) {
+    package init(daysSinceEpoch: Int64) {
         self.daysSinceEpoch = daysSinceEpoch
     }
 
     /// The day `unixSeconds` falls on.
-    public init(containing unixSeconds: Double) {
+    package init(containing unixSeconds: Double) {
         daysSinceEpoch = Int64((unixSeconds / 86_400).rounded(.down))
     }
 
     /// `20260105`; nil unless it is eight digits naming a real date.
-    public init?(yyyymmdd text: String) {
+    package init?(yyyymmdd text: String) {
         let digits = Array(text.utf8)
         guard digits.count == 8, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
         let number = digits.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
@@ -25,25 +25,25 @@ public struct UTCDay: Sendable, Hashable, Comparable, CustomStringConvertible {
         self = candidate
     }
 
-    public var yyyymmdd: String {
+    package var yyyymmdd: String {
         let (year, month, day) = Timestamp.civilDate(daysSinceEpoch: daysSinceEpoch)
         return Self.pad(year, 4) + Self.pad(month, 2) + Self.pad(day, 2)
     }
 
     /// `2026-01-05`, as PostgreSQL reads a `date`.
-    public var isoDate: String {
+    package var isoDate: String {
         let (year, month, day) = Timestamp.civilDate(daysSinceEpoch: daysSinceEpoch)
         return "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))"
     }
 
     /// Unix seconds at 00:00 UTC of the day.
-    public var startSeconds: Double { Double(daysSinceEpoch) * 86_400 }
+    package var startSeconds: Double { Double(daysSinceEpoch) * 86_400 }
 
-    public var description: String { isoDate }
+    package var description: String { isoDate }
 
-    public static func + (day: UTCDay, days: Int) -> UTCDay { UTCDay(daysSinceEpoch: day.daysSinceEpoch + Int64(days)) }
-    public static func - (day: UTCDay, days: Int) -> UTCDay { day + -days }
-    public static func < (lhs: UTCDay, rhs: UTCDay) -> Bool { lhs.daysSinceEpoch < rhs.daysSinceEpoch }
+    package static func + (day: UTCDay, days: Int) -> UTCDay { UTCDay(daysSinceEpoch: day.daysSinceEpoch + Int64(days)) }
+    package static func - (day: UTCDay, days: Int) -> UTCDay { day + -days }
+    package static func < (lhs: UTCDay, rhs: UTCDay) -> Bool { lhs.daysSinceEpoch < rhs.daysSinceEpoch }
 
     /// The inverse of `Timestamp.civilDate`, after Howard Hinnant's `days_from_civil`.
     static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {

@@ -1,23 +1,23 @@
 /// What an update does to one optional field: leave it as it is (absent from the body), clear
 /// it (`null`), or set it to a value.
-public enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {
+package enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {
     case keep
     case clear
     case set(Value)
 
     /// The value the field holds afterwards, when the change touches it (`nil` for `clear`).
-    public var newValue: Value? {
+    package var newValue: Value? {
         if case .set(let value) = self { return value }
         return nil
     }
 
-    public var isKeep: Bool { self == .keep }
+    package var isKeep: Bool { self == .keep }
 }
 
 extension FieldReader {
     /// An optional field of an update: absent keeps it, `null` clears it, anything else is read
     /// by `read` (which records its own problems and returns nil when the value is bad).
-    public mutating func change<Value>(_ key: String, _ read: (inout FieldReader) -> Value?) -> FieldChange<Value> {
+    package mutating func change<Value>(_ key: String, _ read: (inout FieldReader) -> Value?) -> FieldChange<Value> {
         switch object[key] {
         case nil:
             return .keep

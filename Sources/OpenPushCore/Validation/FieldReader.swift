@@ -1,31 +1,31 @@
 /// Reads typed fields out of a JSON request body and collects every problem, in the order the
 /// fields are read, so one `InvalidInput` can name them all. Messages name the field:
 /// `name is required`, `enabled must be a boolean`, `unknown field 'colour'`.
-public struct FieldReader {
-    public let object: JSONObject
-    public private(set) var problems: [String] = []
+package struct FieldReader {
+    package let object: JSONObject
+    package private(set) var problems: [String] = []
     private var read: Set<String> = []
 
-    public init(_ object: JSONObject) {
+    package init(_ object: JSONObject) {
         self.object = object
     }
 
     /// Records a problem found by the caller's own rule.
-    public mutating func problem(_ message: String) {
+    package mutating func problem(_ message: String) {
         problems.append(message)
     }
 
     /// Whether the body has this key at all (`null` counts as present).
-    public func has(_ key: String) -> Bool { object[key] != nil }
+    package func has(_ key: String) -> Bool { object[key] != nil }
 
     /// The raw value, marking the key as known.
-    public mutating func value(_ key: String) -> JSONValue? {
+    package mutating func value(_ key: String) -> JSONValue? {
         read.insert(key)
         return object[key]
     }
 
     /// A string; blank strings count as missing when `required`.
-    public mutating func string(_ key: String, required: Bool = false, maxLength: Int? = nil) -> String? {
+    package mutating func string(_ key: String, required: Bool = false, maxLength: Int? = nil) -> String? {
         switch value(key) {
         case nil, .null?:
             if required { problem("\(key) is required") }
@@ -47,7 +47,7 @@ public struct FieldReader {
     }
 
     /// One of a fixed set of strings.
-    public mutating func choice(_ key: String, _ allowed: [String], required: Bool = false) -> String? {
+    package mutating func choice(_ key: String, _ allowed: [String], required: Bool = false) -> String? {
         guard let text = string(key, required: required) else { return nil }
         guard allowed.contains(text) else {
             problem("\(key) must be one of: \(allowed.joined(separator: ", "))")
@@ -57,12 +57,12 @@ public struct FieldReader {
     }
 
     /// One of `allowed`, an enum's cases; the error lists their raw values in that order.
-    public mutating func choice<Choice: RawRepresentable<String>>(_ key: String, among allowed: [Choice],
+    package mutating func choice<Choice: RawRepresentable<String>>(_ key: String, among allowed: [Choice],
                                                                   required: Bool = false) -> Choice? {
         choice(key, allowed.map(\.rawValue), required: required).flatMap(Choice.init(rawValue:))
     }
 
-    public mutating func bool(_ key: String, required: Bool = false) -> Bool? {
+    package mutating func bool(_ key: String, required: Bool = false) -> Bool? {
         switch value(key) {
         case nil, .null?:
             if required { problem("\(key) is required") }
@@ -76,7 +76,7 @@ public struct FieldReader {
     }
 
     /// A whole number within `range` (`10.0` is accepted as 10).
-    public mutating func integer(_ key: String, in range: ClosedRange<Int64>, required: Bool = false) -> Int64? {
+    package mutating func integer(_ key: String, in range: ClosedRange<Int64>, required: Bool = false) -> Int64? {
         guard let raw = value(key), raw != .null else {
             if required { problem("\(key) is required") }
             return nil
@@ -89,7 +89,7 @@ public struct FieldReader {
     }
 
     /// An object whose values are all strings (tags, language maps).
-    public mutating func stringMap(_ key: String, required: Bool = false) -> [String: String]? {
+    package mutating func stringMap(_ key: String, required: Bool = false) -> [String: String]? {
         switch value(key) {
         case nil, .null?:
             if required { problem("\(key) is required") }
@@ -111,7 +111,7 @@ public struct FieldReader {
     }
 
     /// An array of strings.
-    public mutating func stringArray(_ key: String, required: Bool = false) -> [String]? {
+    package mutating func stringArray(_ key: String, required: Bool = false) -> [String]? {
         switch value(key) {
         case nil, .null?:
             if required { problem("\(key) is required") }
@@ -133,14 +133,14 @@ public struct FieldReader {
     }
 
     /// Every key that no accessor read is unknown: `unknown field 'x'`, in body order.
-    public mutating func rejectUnknownFields() {
+    package mutating func rejectUnknownFields() {
         for key in object.keys where !read.contains(key) {
             problem("unknown field '\(key)'")
         }
     }
 
     /// Throws one `InvalidInput` listing every problem, if there were any.
-    public func finish() throws(InvalidInput) {
+    package func finish() throws(InvalidInput) {
         if !problems.isEmpty { throw InvalidInput(problems) }
     }
 }

@@ -3,23 +3,23 @@
 /// other control character — may reset the stream or the whole connection, which the pushes
 /// of every app on it share. So only printable ASCII (space to `~`) is accepted, both where a
 /// request body is read and again in the APNs client, just before the header is encoded.
-public enum HeaderText {
+package enum HeaderText {
     /// APNs' ceiling for `apns-collapse-id`.
-    public static let maximumCollapseIDBytes = 64
+    package static let maximumCollapseIDBytes = 64
 
     /// Every byte is printable ASCII: 0x20 (space) to 0x7E (`~`).
-    public static func isPrintableASCII(_ text: String) -> Bool {
+    package static func isPrintableASCII(_ text: String) -> Bool {
         every(byteOf: text, isPrintable)
     }
 
     /// Printable ASCII without spaces: for a path and what goes in one (a bundle id).
-    public static func isVisibleASCII(_ text: String) -> Bool {
+    package static func isVisibleASCII(_ text: String) -> Bool {
         every(byteOf: text, isVisible)
     }
 
     /// Whether `value` can go on the wire as it is: printable ASCII, and no space at either end
     /// (RFC 9113 §8.2.1 forbids one there, and a receiver treats the field as malformed).
-    public static func isSendable(_ value: String) -> Bool {
+    package static func isSendable(_ value: String) -> Bool {
         value.utf8.first != 0x20 && value.utf8.last != 0x20 && isPrintableASCII(value)
     }
 
@@ -31,7 +31,7 @@ public enum HeaderText {
 
     /// The value without the spaces at its ends, which are no part of a field value (RFC 9110
     /// §5.5); unchanged, without copying, when there are none.
-    public static func trimmingSpaces(_ value: String) -> String {
+    package static func trimmingSpaces(_ value: String) -> String {
         let bytes = value.utf8
         guard bytes.first == 0x20 || bytes.last == 0x20 else { return value }
         var start = bytes.startIndex

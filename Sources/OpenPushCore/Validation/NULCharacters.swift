@@ -1,18 +1,18 @@
 /// U+0000 has no place in anything OpenPush stores: libpq ends a text parameter at the first NUL
 /// (so less than was sent would be stored, or matched), and `jsonb` refuses `\u0000` outright
 /// (SQLSTATE 22P05). A request holding one is refused up front, naming where it was.
-public enum NULCharacters {
+package enum NULCharacters {
     /// At most this many places are named in one answer; a body can hold thousands.
-    public static let reportLimit = 10
+    package static let reportLimit = 10
 
-    public static func message(_ name: String) -> String { "\(name) must not contain NUL characters" }
+    package static func message(_ name: String) -> String { "\(name) must not contain NUL characters" }
 
-    public static func contains(_ text: String) -> Bool { text.utf8.contains(0) }
+    package static func contains(_ text: String) -> Bool { text.utf8.contains(0) }
 
     /// Every place in a request body holding a NUL, in body order, named as validation names
     /// fields: `name`, `data.order`, `filters[0].value`; a key holding one names its object
     /// (`data keys`, or `field names` at the top).
-    public static func problems(in object: JSONObject) -> [String] {
+    package static func problems(in object: JSONObject) -> [String] {
         var found: [String] = []
         collect(object, path: "", into: &found)
         return found

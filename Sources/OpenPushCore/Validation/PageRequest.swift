@@ -1,15 +1,15 @@
 /// The `limit` and `offset` query parameters of a list route.
-public struct PageRequest: Sendable, Equatable {
-    public var limit: Int
-    public var offset: Int
+package struct PageRequest: Sendable, Equatable {
+    package var limit: Int
+    package var offset: Int
 
-    public init(limit: Int, offset: Int) {
+    package init(limit: Int, offset: Int) {
         self.limit = limit
         self.offset = offset
     }
 
     /// Both are optional; a bad one of either is refused, named.
-    public static func read(_ query: [String: String], maxLimit: Int = 100) throws(InvalidInput) -> PageRequest {
+    package static func read(_ query: [String: String], maxLimit: Int = 100) throws(InvalidInput) -> PageRequest {
         var problems: [String] = []
         var page = PageRequest(limit: limit(query, default: maxLimit, max: maxLimit, problems: &problems), offset: 0)
         if let text = query["offset"] {
@@ -25,7 +25,7 @@ public struct PageRequest: Sendable, Equatable {
 
     /// The `limit` parameter alone (for routes that page by cursor, not offset): `default` when
     /// absent; a bad one is added to `problems`, and `default` returned.
-    public static func limit(_ query: [String: String], default defaultLimit: Int, max maxLimit: Int,
+    package static func limit(_ query: [String: String], default defaultLimit: Int, max maxLimit: Int,
                              problems: inout [String]) -> Int {
         guard let text = query["limit"] else { return defaultLimit }
         guard let limit = Int(text), (1...maxLimit).contains(limit) else {

@@ -1,68 +1,68 @@
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// Everything `openpush` reads from its environment, validated once at start.
-public struct Configuration: Sendable, Equatable {
-    public var databaseURL: String?
+package struct Configuration: Sendable, Equatable {
+    package var databaseURL: String?
     /// A direct connection to PostgreSQL for what needs a session of its own (LISTEN, migrations,
     /// partition maintenance) when `databaseURL` leads through a transaction pooler; nil = `databaseURL`.
-    public var databaseDirectURL: String?
-    public var listenHost: String = "127.0.0.1"
-    public var listenPort: UInt16 = 8080
+    package var databaseDirectURL: String?
+    package var listenHost: String = "127.0.0.1"
+    package var listenPort: UInt16 = 8080
     /// The organization key that guards `/apps`; with none set, those routes refuse every caller.
-    public var organizationAPIKey: String?
-    public var databasePoolSize: Int = 10
+    package var organizationAPIKey: String?
+    package var databasePoolSize: Int = 10
     /// `statement_timeout` and `lock_timeout` of request connections; a reply overdue by 2 s
     /// more closes the connection (a black-holed database). 0 turns both off.
-    public var databaseStatementTimeoutMilliseconds: Int = 10_000
-    public var logLevel: Logger.Level = .info
-    public var httpThreads: Int = 4
-    public var maxBodyBytes: Int = 1 << 20
+    package var databaseStatementTimeoutMilliseconds: Int = 10_000
+    package var logLevel: Logger.Level = .info
+    package var httpThreads: Int = 4
+    package var maxBodyBytes: Int = 1 << 20
     /// Where `migrations/` and `openapi/` live; found by looking upward when unset.
-    public var resourcesDirectory: String?
+    package var resourcesDirectory: String?
     /// APNs endpoints: `https://` (TLS) or `http://` (h2c, for the local simulator only).
-    public var apnsProductionURL = "https://api.push.apple.com"
-    public var apnsDevelopmentURL = "https://api.sandbox.push.apple.com"
+    package var apnsProductionURL = "https://api.push.apple.com"
+    package var apnsDevelopmentURL = "https://api.sandbox.push.apple.com"
     /// Apple's channel management hosts (broadcast Live Activities), apart from the push hosts.
-    public var apnsChannelsProductionURL = "https://api-manage-broadcast.push.apple.com:2196"
-    public var apnsChannelsDevelopmentURL = "https://api-manage-broadcast.sandbox.push.apple.com:2195"
+    package var apnsChannelsProductionURL = "https://api-manage-broadcast.push.apple.com:2196"
+    package var apnsChannelsDevelopmentURL = "https://api-manage-broadcast.sandbox.push.apple.com:2195"
     /// Extra CA certificates (PEM) to trust for APNs, e.g. the simulator's.
-    public var apnsCAFile: String?
+    package var apnsCAFile: String?
     /// Seconds a push on the wire waits for APNs' answer before it fails and is retried
     /// (APNs may have taken it: the retry can be a duplicate, with the same `apns-id`).
-    public var apnsRequestTimeoutSeconds: Int = 30
+    package var apnsRequestTimeoutSeconds: Int = 30
     /// Delivery jobs in flight at once in this process; 0 runs no workers (`serve` only
     /// answers HTTP, and `openpush worker` processes deliver).
-    public var deliveryLoops: Int = 8
+    package var deliveryLoops: Int = 8
     /// Jobs of one app in flight at once across every process: the rest of its jobs wait, so
     /// another app's job always finds a free worker. Keep it below the total loops.
-    public var deliveryAppJobs: Int = 6
+    package var deliveryAppJobs: Int = 6
     /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
-    public var metricsToken: String?
+    package var metricsToken: String?
     /// Days each device's delivery records are kept (whole daily partitions are dropped after;
     /// the message keeps its counts).
-    public var deliveryRetentionDays: Int = DeliveryPartitionPlan.defaultRetentionDays
+    package var deliveryRetentionDays: Int = DeliveryPartitionPlan.defaultRetentionDays
     /// Webhook endpoints may be `http://` and private, loopback or link-local addresses
     /// (`OPENPUSH_WEBHOOKS_ALLOW_PRIVATE=1`): for `openpush dev` and tests, never production.
-    public var webhooksAllowPrivate = false
+    package var webhooksAllowPrivate = false
     /// Seals `.p8` keys and webhook secrets at rest (`OPENPUSH_SECRET_KEY`, and
     /// `OPENPUSH_SECRET_KEYS_OLD` to open values sealed before a rotation); empty: stored in clear.
-    public var secretKeyring = SecretKeyring()
+    package var secretKeyring = SecretKeyring()
 
-    public init() {}
+    package init() {}
 
     /// The bounds every pooled connection runs under (see `PostgresTimeouts`).
-    public var databaseTimeouts: PostgresTimeouts {
+    package var databaseTimeouts: PostgresTimeouts {
         PostgresTimeouts(statement: databaseStatementTimeoutMilliseconds > 0
                          ? .milliseconds(databaseStatementTimeoutMilliseconds) : nil)
     }
 }
 
 /// A bad environment value: printed as one line naming the variable, exit code 2.
-public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var variable: String
-    public var problem: String
-    public var description: String { "\(variable) \(problem)" }
+package struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var variable: String
+    package var problem: String
+    package var description: String { "\(variable) \(problem)" }
 
     package init(variable: String, problem: String) {
         self.variable = variable
@@ -72,7 +72,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 
 extension Configuration {
     /// The variables `openpush` reads, with their meaning, for `--help` and docs/operating/configuration.md.
-    public static let documentation: [(name: String, meaning: String)] = [
+    package static let documentation: [(name: String, meaning: String)] = [
         ("OPENPUSH_DATABASE_URL", "PostgreSQL URL or conninfo (required by serve, worker and migrate; dev embeds its own)"),
         ("OPENPUSH_DATABASE_DIRECT_URL", "direct PostgreSQL URL for LISTEN, migrations and partition upkeep when OPENPUSH_DATABASE_URL goes through PgBouncer in transaction mode (default: OPENPUSH_DATABASE_URL)"),
         ("OPENPUSH_LISTEN", "host:port to listen on (default 127.0.0.1:8080; [::1]:8080 for IPv6)"),
@@ -99,7 +99,7 @@ extension Configuration {
     ]
 
     /// Reads the configuration from environment variables. Unset or empty variables keep defaults.
-    public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> Configuration {
+    package static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> Configuration {
         var configuration = Configuration()
         func value(_ name: String) -> String? {
             guard let raw = environment[name]?.trimmingWhitespace, !raw.isEmpty else { return nil }

@@ -5,12 +5,12 @@ import Foundation
 /// once at start and served from memory. Only a file loaded here can ever be answered, so no
 /// request path reaches the file system: `..`, encoded slashes and symlinks added later are
 /// simply unknown names.
-public struct WebAssets: Sendable {
-    public struct Asset: Sendable {
-        public var body: [UInt8]
-        public var contentType: String
+package struct WebAssets: Sendable {
+    package struct Asset: Sendable {
+        package var body: [UInt8]
+        package var contentType: String
         /// A strong validator: the start of the content's SHA-256, quoted.
-        public var etag: String
+        package var etag: String
     }
 
     /// Keyed by the path under `web/`, e.g. `docs/index.html`.
@@ -18,21 +18,21 @@ public struct WebAssets: Sendable {
 
     /// Only 'self': no inline script or style, no other origin, not framed. The pages keep
     /// their JavaScript and CSS in files so this can stay this strict.
-    public static let contentSecurityPolicy =
+    package static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
         + "font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     /// Revalidated on every use (the ETag makes that a 304), so a new release is never hidden
     /// behind a stale cached copy.
-    public static let cacheControl = "no-cache"
+    package static let cacheControl = "no-cache"
 
-    public init(assets: [String: Asset] = [:]) {
+    package init(assets: [String: Asset] = [:]) {
         self.assets = assets
     }
 
     /// Reads every regular file under `directory` (one level of folders deep is all the pages
     /// need, but any depth loads). A missing directory is no assets at all.
-    public static func load(directory: String) throws -> WebAssets {
+    package static func load(directory: String) throws -> WebAssets {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         guard manager.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -52,14 +52,14 @@ public struct WebAssets: Sendable {
         return WebAssets(assets: assets)
     }
 
-    public func asset(_ path: String) -> Asset? {
+    package func asset(_ path: String) -> Asset? {
         assets[path]
     }
 
     /// Every loaded path, sorted (for tests and logs).
-    public var paths: [String] { assets.keys.sorted() }
+    package var paths: [String] { assets.keys.sorted() }
 
-    public static func contentType(forName name: String) -> String {
+    package static func contentType(forName name: String) -> String {
         let suffix = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
         switch suffix {
         case "html", "htm": return "text/html; charset=utf-8"

@@ -1,10 +1,10 @@
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// An app whose APNs credentials were rejected stops sending until they are fixed: its
 /// deliveries stay queued, and `GET /apps/{id}` shows `apns_status` with the reason and time.
-public enum AppCredentialStatus {
-    public static func pause(appID: String, reason: String, now: Double, in connection: PostgresConnection) throws {
+package enum AppCredentialStatus {
+    package static func pause(appID: String, reason: String, now: Double, in connection: PostgresConnection) throws {
         try connection.query("""
             UPDATE apps SET apns_paused_at = COALESCE(apns_paused_at, to_timestamp(\(now))),
                             apns_status_reason = \(reason), apns_status_at = to_timestamp(\(now))
@@ -16,7 +16,7 @@ public enum AppCredentialStatus {
     /// `CredentialPause`): the held jobs go out with the next claims, and the workers are woken
     /// when the transaction commits. Returns whether the app was resumed.
     @discardableResult
-    public static func resumeIfFixed(appID: String, changed: Set<CredentialPause.Field>,
+    package static func resumeIfFixed(appID: String, changed: Set<CredentialPause.Field>,
                                      in connection: PostgresConnection) throws -> Bool {
         guard !changed.isEmpty else { return false }
         let rows = try connection.query("""

@@ -1,6 +1,6 @@
-public import APNs
+package import APNs
 import Foundation
-public import OpenPushCore
+package import OpenPushCore
 import Postgres
 import Synchronization
 
@@ -10,25 +10,25 @@ import Synchronization
 /// over one APNs client), and completes the job in one transaction that records every
 /// recipient's classified outcome once (`+Recording`). Woken by `NOTIFY`; idle, it sleeps until
 /// the next job is due.
-public final class DeliveryEngine: Sendable {
-    public struct Settings: Sendable {
+package final class DeliveryEngine: Sendable {
+    package struct Settings: Sendable {
         /// Recipients per job written by notification expansion.
-        public var jobSize: Int = DeliveryQueue.defaultJobSize
+        package var jobSize: Int = DeliveryQueue.defaultJobSize
         /// Jobs in flight at once per process. While one job's pushes are in flight, the next
         /// ones load and record: bench/fanout.sh went from ~27k to 31-40k pushes/s going from 4 to 8.
-        public var loops: Int = 8
+        package var loops: Int = 8
         /// Jobs of one app in flight at once, across processes: the rest wait, so another app's
         /// job always finds a free worker.
-        public var appJobsInFlight: Int = 6
+        package var appJobsInFlight: Int = 6
         /// The longest an idle loop sleeps without a NOTIFY: a safety net, not a poll.
-        public var idleWake: Duration = .seconds(30)
-        public var retryPolicy = RetryPolicy()
+        package var idleWake: Duration = .seconds(30)
+        package var retryPolicy = RetryPolicy()
         /// How long a lease holds a job before another worker may take it (renewed while in flight).
-        public var leaseSeconds = DeliveryQueue.defaultLeaseSeconds
+        package var leaseSeconds = DeliveryQueue.defaultLeaseSeconds
         /// Subscriptions one notification expansion step turns into jobs.
-        public var expansionPageSize = NotificationExpansion.defaultPageSize
+        package var expansionPageSize = NotificationExpansion.defaultPageSize
 
-        public init() {}
+        package init() {}
     }
 
     let services: Services
@@ -54,7 +54,7 @@ public final class DeliveryEngine: Sendable {
         var generation = 0
     }
 
-    public init(services: Services, client: APNSClient, settings: Settings = Settings(), logger: Logger) {
+    package init(services: Services, client: APNSClient, settings: Settings = Settings(), logger: Logger) {
         self.services = services
         self.client = client
         transports = PushTransports(client: client)
@@ -67,7 +67,7 @@ public final class DeliveryEngine: Sendable {
         worker = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))"
     }
 
-    public func start() {
+    package func start() {
         let client = self.client
         services.metrics.addGauges {
             let metrics = client.metrics
@@ -94,7 +94,7 @@ public final class DeliveryEngine: Sendable {
 
     /// Takes no new job; jobs in flight finish, record their outcomes, and then the loops end.
     /// Nothing is cancelled, so a deploy sends nothing twice.
-    public func stop() async {
+    package func stop() async {
         stopping.store(true, ordering: .sequentiallyConsistent)
         listener.withLock { $0 }?.stop()
         let running = tasks.withLock { tasks -> [Task<Void, Never>] in
@@ -172,7 +172,7 @@ public final class DeliveryEngine: Sendable {
     /// notification (when the last claim saw one), then runs the job; returns how many
     /// recipients it handled, plus one when it expanded a page (0: nothing to do now).
     @discardableResult
-    public func runOnce() async throws -> Int {
+    package func runOnce() async throws -> Int {
         switch try await next() {
         case .idle: return 0
         case .handled(let count): return count

@@ -1,19 +1,19 @@
-public import OpenPushCore
+package import OpenPushCore
 
 /// One leased unit of work: up to a few thousand recipients of one message, all with the same
 /// token kind and on the same attempt.
-public struct DeliveryJob: Sendable, Equatable {
-    public struct Recipient: Sendable, Equatable {
-        public var subscriptionID: String
+package struct DeliveryJob: Sendable, Equatable {
+    package struct Recipient: Sendable, Equatable {
+        package var subscriptionID: String
         /// The token read with the audience; nil for device and widget recipients, whose push
         /// goes to the token their subscription holds when the job runs
         /// (`TokenKind.isReadWhenSent`).
-        public var token: String?
-        public var liveActivityID: String?
+        package var token: String?
+        package var liveActivityID: String?
         /// The absolute badge an alert shows (notifications with a badge only).
-        public var badge: Int?
+        package var badge: Int?
 
-        public init(subscriptionID: String, token: String?, liveActivityID: String? = nil, badge: Int? = nil) {
+        package init(subscriptionID: String, token: String?, liveActivityID: String? = nil, badge: Int? = nil) {
             self.subscriptionID = subscriptionID
             self.token = token
             self.liveActivityID = liveActivityID
@@ -21,16 +21,16 @@ public struct DeliveryJob: Sendable, Equatable {
         }
     }
 
-    public var id: Int64
-    public var messageID: String
-    public var appID: String
-    public var lane: DeliveryLane
-    public var tokenKind: TokenKind
+    package var id: Int64
+    package var messageID: String
+    package var appID: String
+    package var lane: DeliveryLane
+    package var tokenKind: TokenKind
     /// The attempt its recipients are on: 1 for a fresh job, more for a retry job.
-    public var attempt: Int
-    public var recipients: [Recipient]
+    package var attempt: Int
+    package var recipients: [Recipient]
     /// When the first job of this message's recipients was queued (retry jobs keep it).
-    public var createdAt: Double
+    package var createdAt: Double
 
     /// Each recipient as the planner sees it; `id` is its index in the job. A device or widget
     /// recipient's token is empty until `DeliveryContext.withCurrentTokens` reads it.

@@ -1,5 +1,5 @@
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// Runs a `DeliveryPartitionPlan` on the daily partitions of the per-device records: a day is a
 /// partition of `delivery_rows` (`deliveries_YYYYMMDD`) and one of `delivery_batches`
@@ -15,13 +15,13 @@ public import Postgres
 /// Each step is its own transaction under one advisory lock, so passes of several processes
 /// take turns; inside the lock each step looks again at what exists, and a step another process
 /// did meanwhile is skipped, not done twice.
-public enum DeliveryPartitions {
+package enum DeliveryPartitions {
     /// What one pass did: days whose partition it created and dropped.
-    public struct Outcome: Sendable, Equatable {
-        public var created: [UTCDay]
-        public var dropped: [UTCDay]
+    package struct Outcome: Sendable, Equatable {
+        package var created: [UTCDay]
+        package var dropped: [UTCDay]
 
-        public init(created: [UTCDay] = [], dropped: [UTCDay] = []) {
+        package init(created: [UTCDay] = [], dropped: [UTCDay] = []) {
             self.created = created
             self.dropped = dropped
         }
@@ -29,14 +29,14 @@ public enum DeliveryPartitions {
 
     /// The bound on one step's statements. Moving a busy day's stranded records takes longer than
     /// a request may, so the pass runs on its own connection (see `Maintenance`), not the pool's.
-    public static let statementTimeout: Duration = .seconds(600)
+    package static let statementTimeout: Duration = .seconds(600)
 
     /// How long a step waits for a table lock once it holds the advisory one. `DROP TABLE` needs
     /// an exclusive lock on `deliveries` itself, and queries queue behind a waiting one, so it
     /// gives up quickly and the next pass tries again.
     static let lockTimeout = "2s"
 
-    public static func maintain(retentionDays: Int, now: Double, in database: PostgresPool) async throws -> Outcome {
+    package static func maintain(retentionDays: Int, now: Double, in database: PostgresPool) async throws -> Outcome {
         let (partitions, daysInDefault) = try await database.withConnection { connection in
             (try existingPartitions(connection), try daysWithRecordsInDefault(connection))
         }

@@ -1,46 +1,46 @@
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// The queue of delivery jobs: written by sends and expansions, leased by workers, completed in
 /// one transaction that appends each device's record. Every time here is PostgreSQL's clock, so
 /// workers on several machines agree on leases and due times.
-public enum DeliveryQueue {
+package enum DeliveryQueue {
     /// Short on purpose: a Live Activity push minutes late is worthless, so a job a dead worker
     /// held must come back quickly. Renewed while the job is in flight.
-    public static let defaultLeaseSeconds: Double = 30
+    package static let defaultLeaseSeconds: Double = 30
     /// Recipients per job: large enough that a job's bookkeeping is cheap per push, small enough
     /// that one app's fan-out is many jobs that other apps' jobs can pass. 2,000 rather than
     /// 1,000: in three interleaved pairs of bench/delivery.sh, worker + PostgreSQL CPU per push
     /// against the simulator's fell from 2.27–2.37 to 2.06–2.11, with live latency alike.
-    public static let defaultJobSize = 2000
+    package static let defaultJobSize = 2000
     /// How a worker's leases and job completions commit: without waiting for the WAL flush. Each
     /// is a step that is taken again when lost: a lease lost in a PostgreSQL crash frees its job,
     /// and a lost completion (its records, counts, retries and events go together) leaves the job
     /// to be run again — at-least-once, as after a worker's `kill -9`. Sends accepted by the API
     /// are flushed as always. Waiting for flushes while holding the message row and the app's
     /// turn made the jobs of one fan-out wait for each other's disk writes.
-    public static let bookkeeping: CommitDurability = .deferred
+    package static let bookkeeping: CommitDurability = .deferred
 
     /// Leases the job to run next, or nil when none is due. The urgent lane first; within a lane
     /// the app with the fewest jobs in flight, then the app served longest ago (apps take
     /// turns), then the oldest due. An app holding `appCap`
     /// jobs already waits, so one tenant's fan-out never takes every worker. Jobs of paused apps
     /// wait for their credentials to be fixed.
-    public static func claim(worker: String, leaseSeconds: Double = defaultLeaseSeconds, appCap: Int,
+    package static func claim(worker: String, leaseSeconds: Double = defaultLeaseSeconds, appCap: Int,
                              in connection: PostgresConnection) throws -> DeliveryJob? {
         try claimNext(worker: worker, leaseSeconds: leaseSeconds, appCap: appCap, in: connection).job
     }
 
     /// What one claim statement tells a worker: the job it leased, and whether a notification
     /// is due for expansion (so a worker runs the expansion transaction only when there is one).
-    public struct Claim: Sendable {
-        public var job: DeliveryJob?
-        public var expansionDue: Bool
+    package struct Claim: Sendable {
+        package var job: DeliveryJob?
+        package var expansionDue: Bool
     }
 
     /// `claim` as one statement, safe outside a transaction (it commits on its own): one round
     /// trip per job instead of four, which is most of a claim's cost on a loaded machine.
-    public static func claimNext(worker: String, leaseSeconds: Double = defaultLeaseSeconds, appCap: Int,
+    package static func claimNext(worker: String, leaseSeconds: Double = defaultLeaseSeconds, appCap: Int,
                                  in connection: PostgresConnection) throws -> Claim {
         // `openpush_claim_job` (migration 0036): a function, so its plans are kept per connection.
         // A lease lost in a server crash is a job another worker runs again (`bookkeeping`).
@@ -79,7 +79,7 @@ public enum DeliveryQueue {
     /// False when the job is no longer leased by `worker` (another worker took it, or it is
     /// done): the caller must stop working on it.
     @discardableResult
-    public static func renewLease(jobID: Int64, worker: String, leaseSeconds: Double = defaultLeaseSeconds,
+    package static func renewLease(jobID: Int64, worker: String, leaseSeconds: Double = defaultLeaseSeconds,
                                   in connection: PostgresConnection) throws -> Bool {
         try connection.query("""
             UPDATE delivery_jobs SET leased_until = now() + make_interval(secs => \(leaseSeconds))
@@ -91,7 +91,7 @@ public enum DeliveryQueue {
     /// `live_activity_id` and `badge`, in the order to send) as jobs of `jobSize`. Returns how
     /// many recipients were queued.
     @discardableResult
-    public static func enqueue(messageID: String, appID: String, lane: DeliveryLane, tokenKind: TokenKind,
+    package static func enqueue(messageID: String, appID: String, lane: DeliveryLane, tokenKind: TokenKind,
                                recipients: PostgresQuery, jobSize: Int = defaultJobSize,
                                in connection: PostgresConnection) throws -> Int {
         let insert = jobsInsert(from: "r", messageID: messageID, appID: appID, lane: lane, tokenKind: tokenKind, jobSize: jobSize)
@@ -147,22 +147,22 @@ public enum DeliveryQueue {
     /// recipients to try again (a job on the next attempt, due after `retryDelay`), those
     /// never really tried (a paused app: a job on the same attempt, due at once), and those a
     /// delivery policy holds until later (a job on the same attempt per due time).
-    public struct Completion: Sendable {
-        public var records: [DeliveryRecord] = []
-        public var retry: [DeliveryJob.Recipient] = []
-        public var retryDelay: Double = 0
-        public var held: [DeliveryJob.Recipient] = []
+    package struct Completion: Sendable {
+        package var records: [DeliveryRecord] = []
+        package var retry: [DeliveryJob.Recipient] = []
+        package var retryDelay: Double = 0
+        package var held: [DeliveryJob.Recipient] = []
         /// Due time (unix seconds) → the recipients waiting for it.
-        public var deferred: [Double: [DeliveryJob.Recipient]] = [:]
+        package var deferred: [Double: [DeliveryJob.Recipient]] = [:]
 
-        public init() {}
+        package init() {}
     }
 
     /// Ends a job: appends its records in one statement, queues its retry job, and deletes it —
     /// only while this worker still holds it (false: the lease ran out and another worker has
     /// it, so nothing is written). A message cancelled meanwhile gets no retry job: those
     /// recipients are recorded `cancelled`.
-    public static func complete(_ job: DeliveryJob, worker: String, with completion: Completion,
+    package static func complete(_ job: DeliveryJob, worker: String, with completion: Completion,
                                 in connection: PostgresConnection) throws -> Bool {
         guard let tally = try completeUncounted(job, worker: worker, with: completion, in: connection) else { return false }
         try DeliveryCounts.add(tally, messageID: job.messageID, in: connection)
@@ -225,7 +225,7 @@ public enum DeliveryQueue {
 
     /// Fails a message that cannot be built: it says why, and its recipients — in this job and
     /// every other — are recorded `error` with `MessageFailed`, so nothing of it is tried again.
-    public static func fail(messageID: String, reason: String, in connection: PostgresConnection) throws {
+    package static func fail(messageID: String, reason: String, in connection: PostgresConnection) throws {
         try connection.query("""
             UPDATE messages SET failed_reason = COALESCE(failed_reason, \(reason)),
                    expansion = CASE WHEN expansion = 'pending' THEN 'failed' ELSE expansion END,
@@ -247,7 +247,7 @@ public enum DeliveryQueue {
 
     /// Drops the message's jobs no worker holds, recording their recipients `cancelled`. A job
     /// in flight finishes its pushes; its retries are dropped when it completes.
-    public static func cancel(messageID: String, in connection: PostgresConnection) throws {
+    package static func cancel(messageID: String, in connection: PostgresConnection) throws {
         try removeJobs(of: messageID, onlyWaiting: true, recordingEach: .cancelled, reason: nil, in: connection)
     }
 
@@ -277,7 +277,7 @@ public enum DeliveryQueue {
     /// Seconds until a job comes due or a lease runs out (nil: nothing is waiting), so an idle
     /// worker sleeps until then instead of polling. Paused apps' jobs wait for a `PUT`, which
     /// notifies.
-    public static func secondsUntilNextDue(in connection: PostgresConnection) throws -> Double? {
+    package static func secondsUntilNextDue(in connection: PostgresConnection) throws -> Double? {
         try connection.query(prepared: """
             SELECT extract(epoch FROM least(
                 (SELECT min(due_at) FROM delivery_jobs
@@ -305,7 +305,7 @@ public enum DeliveryQueue {
 
     /// Recipients waiting to be sent (in jobs), for `/metrics`: the jobs table holds only
     /// work in progress, so this reads a few thousand rows at most, not every delivery made.
-    public static func depth(in database: PostgresPool) async throws -> Int {
+    package static func depth(in database: PostgresPool) async throws -> Int {
         try await database.query("""
             SELECT COALESCE(sum(cardinality(subscription_ids)), 0)::int AS n FROM delivery_jobs
             """)[0].decode("n")

@@ -1,26 +1,26 @@
-public import OpenPushCore
+package import OpenPushCore
 package import Postgres
 
 /// One device's outcome for one message: appended once, when its job completes (the job gives
 /// the message, app and token kind).
-public struct DeliveryRecord: Sendable, Equatable {
-    public typealias State = DeliveryState
+package struct DeliveryRecord: Sendable, Equatable {
+    package typealias State = DeliveryState
 
     /// A stored record's apns-id, as readers select it: derived (migration 0039), or the one a
     /// row written before that holds.
     package static let storedAPNSID: PostgresQuery = "COALESCE(apns_id, openpush_apns_id(message_id, subscription_id, token_kind))"
 
     /// The push's apns-id: its delivery events carry it in memory; no row stores it.
-    public var apnsID: String
-    public var subscriptionID: String
-    public var liveActivityID: String?
-    public var state: State
-    public var attempts: Int
+    package var apnsID: String
+    package var subscriptionID: String
+    package var liveActivityID: String?
+    package var state: State
+    package var attempts: Int
     /// The error's reason, or for a `suppressed` record its `SuppressionReason`.
-    public var reason: String?
-    public var apnsStatus: Int?
+    package var reason: String?
+    package var apnsStatus: Int?
     /// A coalesced update's: the message whose push carried its state.
-    public var carriedBy: String?
+    package var carriedBy: String?
 
     /// `apnsID` when the caller has it already (deriving it is a hash per recipient).
     init(job: DeliveryJob, recipient: DeliveryJob.Recipient, state: State, reason: String? = nil, apnsStatus: Int? = nil,

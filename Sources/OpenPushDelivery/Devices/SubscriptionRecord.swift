@@ -1,40 +1,40 @@
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// One row of `subscriptions`: a device of an app.
-public struct SubscriptionRecord: Sendable, Equatable {
-    public var id: String
-    public var appID: String
-    public var token: String
-    public var platform: String
-    public var environment: DeviceEnvironment
-    public var externalID: String?
-    public var tags: [String: String]
-    public var language: String?
-    public var country: String?
-    public var timezone: String?
-    public var appVersion: String?
-    public var deviceModel: String?
-    public var deviceOS: String?
-    public var enabled: Bool
-    public var sessionCount: Int
+package struct SubscriptionRecord: Sendable, Equatable {
+    package var id: String
+    package var appID: String
+    package var token: String
+    package var platform: String
+    package var environment: DeviceEnvironment
+    package var externalID: String?
+    package var tags: [String: String]
+    package var language: String?
+    package var country: String?
+    package var timezone: String?
+    package var appVersion: String?
+    package var deviceModel: String?
+    package var deviceOS: String?
+    package var enabled: Bool
+    package var sessionCount: Int
     /// Unix seconds.
-    public var firstSessionAt: Double
-    public var lastSessionAt: Double
-    public var retiredAt: Double?
-    public var supersededBy: String?
+    package var firstSessionAt: Double
+    package var lastSessionAt: Double
+    package var retiredAt: Double?
+    package var supersededBy: String?
     /// On a shared demo app, the tenant the device is linked to.
-    public var tenantID: String?
+    package var tenantID: String?
     /// Alerts to it carry the privacy text instead of their texts.
-    public var hideDetails: Bool
+    package var hideDetails: Bool
     /// Device preferences: quiet hours (nil: none) and muted `thread_id`s, in the order sent.
-    public var quietHours: QuietHoursWindow?
-    public var mutedThreads: [String]
+    package var quietHours: QuietHoursWindow?
+    package var mutedThreads: [String]
 
-    public var isRetired: Bool { retiredAt != nil }
+    package var isRetired: Bool { retiredAt != nil }
 
     /// The columns `init(row:)` reads, from `subscriptions s`; add a `WHERE`.
-    public static let columns: PostgresQuery = """
+    package static let columns: PostgresQuery = """
         SELECT s.id, s.app_id, s.token, s.platform, s.environment, s.external_id, s.tags::text AS tags, s.language,
                s.country, s.timezone, s.app_version, s.device_model, s.device_os, s.enabled, s.session_count,
                extract(epoch FROM s.first_session_at)::float8 AS first_session_at,
@@ -44,7 +44,7 @@ public struct SubscriptionRecord: Sendable, Equatable {
         FROM subscriptions s
         """
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         id = try row.decode("id")
         appID = try row.decode("app_id")
         token = try row.decode("token")

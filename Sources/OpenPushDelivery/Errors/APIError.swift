@@ -1,23 +1,23 @@
 /// An error that knows its HTTP status. The body shape is not the error's business: it belongs
 /// to the route family that answers (see `RouteFamily`).
-public struct APIError: Error, Sendable, Equatable {
-    public var status: Int
+package struct APIError: Error, Sendable, Equatable {
+    package var status: Int
     /// One or more human-readable problems, in a stable order.
-    public var messages: [String]
+    package var messages: [String]
     /// Extra response headers, such as `Retry-After`.
-    public var headers: [String: String]
+    package var headers: [String: String]
 
-    public init(status: Int, messages: [String], headers: [String: String] = [:]) {
+    package init(status: Int, messages: [String], headers: [String: String] = [:]) {
         precondition(!messages.isEmpty, "an API error needs at least one message")
         self.status = status
         self.messages = messages
         self.headers = headers
     }
 
-    public init(status: Int, _ message: String, headers: [String: String] = [:]) {
+    package init(status: Int, _ message: String, headers: [String: String] = [:]) {
         self.init(status: status, messages: [message], headers: headers)
     }
 
-    public static func badRequest(_ message: String) -> APIError { APIError(status: 400, message) }
-    public static func notFound(_ message: String) -> APIError { APIError(status: 404, message) }
+    package static func badRequest(_ message: String) -> APIError { APIError(status: 400, message) }
+    package static func notFound(_ message: String) -> APIError { APIError(status: 404, message) }
 }

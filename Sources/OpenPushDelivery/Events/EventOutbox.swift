@@ -1,17 +1,17 @@
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// One event to append: its type, app and data (the `data` object of the event as sent).
-public struct OutboundEvent: Sendable, Equatable {
-    public var type: EventType
-    public var appID: String
-    public var data: JSONObject
+package struct OutboundEvent: Sendable, Equatable {
+    package var type: EventType
+    package var appID: String
+    package var data: JSONObject
     /// Only this endpoint gets it (a `ping`); nil: every endpoint of the app that subscribes.
-    public var webhookID: String?
+    package var webhookID: String?
     /// A row of this many events (`DeliveryEventBatch`, its `data`); nil: one event.
-    public var batchSize: Int?
+    package var batchSize: Int?
 
-    public init(type: EventType, appID: String, data: JSONObject, webhookID: String? = nil) {
+    package init(type: EventType, appID: String, data: JSONObject, webhookID: String? = nil) {
         self.type = type
         self.appID = appID
         self.data = data
@@ -19,7 +19,7 @@ public struct OutboundEvent: Sendable, Equatable {
     }
 
     /// A job's delivery events of `type` as one row; nil when `batch` is empty.
-    public init?(type: EventType, appID: String, batch: DeliveryEventBatch) {
+    package init?(type: EventType, appID: String, batch: DeliveryEventBatch) {
         guard !batch.isEmpty else { return nil }
         self.init(type: type, appID: appID, data: batch.data)
         batchSize = batch.count
@@ -28,16 +28,16 @@ public struct OutboundEvent: Sendable, Equatable {
 
 /// The event outbox: facts are appended in the transaction that makes them true. Webhook
 /// dispatch and the feed read it; nothing here sends.
-public enum EventOutbox {
+package enum EventOutbox {
     /// How long the feed keeps events (and so how far back a cursor may start).
-    public static let retentionDays = 7
+    package static let retentionDays = 7
     /// NOTIFYed (at commit) by every append: the webhook dispatcher listens.
-    public static let channel = "openpush_events"
+    package static let channel = "openpush_events"
 
     /// Appends `events` (a compact row counts as its `batchSize` events) in one statement, in order (their `seq` follows the array), and NOTIFYs
     /// `channel` in the same statement (delivered when the transaction commits). Call inside the
     /// transaction that records the facts they report.
-    public static func append(_ events: [OutboundEvent], in connection: PostgresConnection) throws {
+    package static func append(_ events: [OutboundEvent], in connection: PostgresConnection) throws {
         // Each value its own bind: a job's event data (a thousand ids) goes as it is, not
         // escaped into an array literal for PostgreSQL to parse back. Six binds a row, so a
         // statement takes a thousand rows (PostgreSQL allows 65,535 binds).

@@ -1,28 +1,28 @@
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// One event as webhooks and the feed send it: `{"id", "type", "created_at", "app_id", "data"}`.
 /// Both read rows of `events` through `page` and expand them with `expand`, so an event looks
 /// the same either way. A row is one event, or a job's delivery events (`DeliveryEventBatch`,
 /// `batch_size` set), which expands into its members in order.
-public struct StoredEvent: Sendable, Equatable {
-    public var seq: Int64
+package struct StoredEvent: Sendable, Equatable {
+    package var seq: Int64
     /// The writing transaction's id (`xid8`): with `seq` and `index`, the event's place in reading order.
-    public var xid: Int64
+    package var xid: Int64
     /// The member's place in its row as its position has it: `EventPosition.wholeRow` for a
     /// single-event row and for the last member of a compact row (nothing of the row follows it).
-    public var index: Int64
-    public var id: String
-    public var type: String
-    public var appID: String
+    package var index: Int64
+    package var id: String
+    package var type: String
+    package var appID: String
     /// Unix seconds.
-    public var createdAt: Double
+    package var createdAt: Double
     /// A member of a compact row is its row's batch (shared by the row's members) and its place
     /// in it: its `data` is built only when asked, and a webhook body is written from the batch.
     private var member: (batch: DeliveryEventBatch, index: Int)?
     private var ownData: JSONObject
 
-    public var data: JSONObject {
+    package var data: JSONObject {
         get { member.map { $0.batch.eventData(at: $0.index) } ?? ownData }
         set {
             ownData = newValue
@@ -30,7 +30,7 @@ public struct StoredEvent: Sendable, Equatable {
         }
     }
 
-    public init(seq: Int64, xid: Int64, index: Int64 = EventPosition.wholeRow, id: String, type: String, appID: String,
+    package init(seq: Int64, xid: Int64, index: Int64 = EventPosition.wholeRow, id: String, type: String, appID: String,
                 createdAt: Double, data: JSONObject) {
         self.seq = seq
         self.xid = xid
@@ -49,7 +49,7 @@ public struct StoredEvent: Sendable, Equatable {
         self.member = (batch, member)
     }
 
-    public static func == (lhs: StoredEvent, rhs: StoredEvent) -> Bool {
+    package static func == (lhs: StoredEvent, rhs: StoredEvent) -> Bool {
         lhs.seq == rhs.seq && lhs.xid == rhs.xid && lhs.index == rhs.index && lhs.id == rhs.id && lhs.type == rhs.type
             && lhs.appID == rhs.appID && lhs.createdAt == rhs.createdAt && lhs.data == rhs.data
     }
@@ -57,7 +57,7 @@ public struct StoredEvent: Sendable, Equatable {
     /// `{"events": [...]}` of `events` as a webhook sends it: the bytes of
     /// `JSONValue.object(["events": .array(events.map(\.json))]).serializedBytes`, written from each
     /// compact row's arrays without a JSON value per event (`WebhookBody`).
-    public static func webhookBody(_ events: some Collection<StoredEvent>) -> [UInt8] {
+    package static func webhookBody(_ events: some Collection<StoredEvent>) -> [UInt8] {
         var body = WebhookBody(reservingCapacity: 256 + events.count * 300)
         var stamp: (seconds: Double, text: String)? = nil
         for event in events {
@@ -75,7 +75,7 @@ public struct StoredEvent: Sendable, Equatable {
     }
 
     /// The select list `expand` reads (from `events`).
-    public static let columns: PostgresQuery = """
+    package static let columns: PostgresQuery = """
         seq, xid::text::int8 AS xid, id, type, app_id, extract(epoch FROM created_at)::float8 AS created_at,
         data::text AS data, batch_size
         """
@@ -92,7 +92,7 @@ public struct StoredEvent: Sendable, Equatable {
     /// commits (see docs/api/events.md, "The feed"). A running xid PostgreSQL does not attribute to another
     /// database (a prepared transaction, a session whose details are hidden from this role)
     /// counts as this database's. Evaluated once per statement (an uncorrelated subquery).
-    public static let visible: PostgresQuery = """
+    package static let visible: PostgresQuery = """
         xid < (SELECT coalesce(min(r.x), pg_snapshot_xmax(pg_current_snapshot()))
                FROM pg_snapshot_xip(pg_current_snapshot()) AS r(x)
                WHERE (r.x::text::numeric % 4294967296)::text NOT IN (
@@ -102,12 +102,12 @@ public struct StoredEvent: Sendable, Equatable {
 
     /// The reading order of rows: the writing transaction, then `seq`; a row's members follow
     /// their index (`EventPosition`).
-    public static let order: PostgresQuery = "xid, seq"
+    package static let order: PostgresQuery = "xid, seq"
 
     /// Rows of alias `e` holding an event strictly after `position`: a later row, or the
     /// position's own row when members follow its index. The first pair lets the
     /// `(app_id, xid, seq)` index find where to start.
-    public static func after(_ position: EventPosition, alias e: String = "events") -> PostgresQuery {
+    package static func after(_ position: EventPosition, alias e: String = "events") -> PostgresQuery {
         let xid: PostgresQuery = "\(String(position.xid))::xid8"
         return """
             (\(identifier: e).xid, \(identifier: e).seq) >= (\(xid), \(position.seq)::int8)
@@ -120,7 +120,7 @@ public struct StoredEvent: Sendable, Equatable {
     /// rows of `events` that `filter` keeps, in `order`; `expand` them with the same `position`
     /// and `limit`. Only the rows needed are read out: a 1,000-event row counts for 1,000, so a
     /// page of 100 reads one such row, not a hundred.
-    public static func page(where filter: PostgresQuery, after position: EventPosition, limit: Int) -> PostgresQuery {
+    package static func page(where filter: PostgresQuery, after position: EventPosition, limit: Int) -> PostgresQuery {
         """
         SELECT \(columns) FROM events
         WHERE seq IN (
@@ -138,7 +138,7 @@ public struct StoredEvent: Sendable, Equatable {
     }
 
     /// The events of `rows` (read by `page`) after `position`, at most `limit`, in order.
-    public static func expand(_ rows: PostgresRows, after position: EventPosition, limit: Int) throws -> [StoredEvent] {
+    package static func expand(_ rows: PostgresRows, after position: EventPosition, limit: Int) throws -> [StoredEvent] {
         var events: [StoredEvent] = []
         for row in rows {
             guard events.count < limit else { break }
@@ -172,7 +172,7 @@ public struct StoredEvent: Sendable, Equatable {
 
     /// The newest position of the app's events (`.start` when it has none): where a new or
     /// re-enabled endpoint starts, past the whole of its row. As a SQL pair `(xid8, bigint)`.
-    public static func newestPosition(appID: String) -> (xid: PostgresQuery, seq: PostgresQuery) {
+    package static func newestPosition(appID: String) -> (xid: PostgresQuery, seq: PostgresQuery) {
         ("""
          COALESCE((SELECT xid FROM events WHERE app_id = \(appID) ORDER BY xid DESC, seq DESC LIMIT 1), '0'::xid8)
          """, """
@@ -180,7 +180,7 @@ public struct StoredEvent: Sendable, Equatable {
          """)
     }
 
-    public var position: EventPosition { EventPosition(xid: xid, seq: seq, index: index) }
+    package var position: EventPosition { EventPosition(xid: xid, seq: seq, index: index) }
 
     /// The row as it is stored (for a compact row, `data` is the batch's).
     init(row: PostgresRow) throws {
@@ -194,7 +194,7 @@ public struct StoredEvent: Sendable, Equatable {
         ownData = try JSONValue.parse(try row.decode("data", as: String.self)).objectValue ?? [:]
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         ["id": .string(id), "type": .string(type), "created_at": .string(Timestamp.iso8601(createdAt)),
          "app_id": .string(appID), "data": .object(data)]
     }

@@ -1,27 +1,27 @@
 import OpenPushCore
-public import Postgres
+package import Postgres
 
 /// Why a Live Activity row stopped being selectable.
-public enum LiveActivityEndReason: String, Sendable {
+package enum LiveActivityEndReason: String, Sendable {
     case device, remote, deadToken = "dead_token", retired
 }
 
 /// What registering an update token did.
-public struct LiveActivityRegistration: Sendable, Equatable {
-    public var id: String
-    public var created: Bool
+package struct LiveActivityRegistration: Sendable, Equatable {
+    package var id: String
+    package var created: Bool
     /// The row's type after the registration (a refresh keeps a type it had).
-    public var activityType: String?
-    public var startedAt: Double
-    public var staleAt: Double
+    package var activityType: String?
+    package var startedAt: Double
+    package var staleAt: Double
 }
 
 /// The `live_activities` table: one row per (app, device, activity id), kept after it ends.
-public enum LiveActivityStore {
+package enum LiveActivityStore {
     /// Registers or refreshes an update token. A refresh replaces the token, fills a blank
     /// type and clears a previous end, but never moves `started_at` or `stale_at`, so a token
     /// rotation cannot extend the window.
-    public static func register(appID: String, subscriptionID: String, activityID: String, activityType: String?,
+    package static func register(appID: String, subscriptionID: String, activityID: String, activityType: String?,
                                 updateToken: String, requestedStaleAt: Double?, now: Double,
                                 in connection: PostgresConnection) throws -> LiveActivityRegistration {
         let id = Identifier.make(prefix: "lact", now: now, random: KeyMaterial.identifierEntropy())
@@ -47,7 +47,7 @@ public enum LiveActivityStore {
 
     /// Whether a device other than `subscriptionID` holds `activityID` in this app (shared demo
     /// apps refuse such a registration: an activity id is not a capability).
-    public static func isHeldByAnotherDevice(appID: String, subscriptionID: String, activityID: String,
+    package static func isHeldByAnotherDevice(appID: String, subscriptionID: String, activityID: String,
                                              in connection: PostgresConnection) throws -> Bool {
         try !connection.query("""
             SELECT 1 FROM live_activities
@@ -58,7 +58,7 @@ public enum LiveActivityStore {
 
     /// Stamps one device's row ended, keeping the first end time. False when the device has no
     /// row by that id. A row that was still open appends `live_activity.ended`.
-    public static func end(appID: String, subscriptionID: String, activityID: String, reason: LiveActivityEndReason,
+    package static func end(appID: String, subscriptionID: String, activityID: String, reason: LiveActivityEndReason,
                            now: Double, in connection: PostgresConnection) throws -> Bool {
         let rows = try connection.query("""
             UPDATE live_activities la
@@ -78,7 +78,7 @@ public enum LiveActivityStore {
 
     /// APNs rejected this row's update token: the activity ends, the device stays reachable.
     @discardableResult
-    public static func endForDeadToken(rowID: String, registeredBefore invalidSince: Double? = nil, now: Double,
+    package static func endForDeadToken(rowID: String, registeredBefore invalidSince: Double? = nil, now: Double,
                                        in connection: PostgresConnection) throws -> Bool {
         try endedForDeadToken(rowID: rowID, registeredBefore: invalidSince, now: now, in: connection) != nil
     }
@@ -100,7 +100,7 @@ public enum LiveActivityStore {
 
     /// A retired or superseded subscription closes every open activity it holds.
     @discardableResult
-    public static func closeAll(subscriptionID: String, now: Double, in connection: PostgresConnection) throws -> Int {
+    package static func closeAll(subscriptionID: String, now: Double, in connection: PostgresConnection) throws -> Int {
         let rows = try connection.query("""
             UPDATE live_activities
             SET ended_at = to_timestamp(\(now)), ended_reason = \(LiveActivityEndReason.retired.rawValue),

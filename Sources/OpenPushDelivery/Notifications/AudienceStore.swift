@@ -1,22 +1,22 @@
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// Turns a send's explicit targeting into subscriptions. The result is SQL, not ids, so a send
 /// route composes it into the statement that writes its delivery rows, in one round trip:
 ///
 ///     "INSERT INTO deliveries (…) SELECT … FROM subscriptions WHERE id IN (\(AudienceStore.subscriptionIDs(…)))"
-public enum AudienceStore {
+package enum AudienceStore {
     /// `SELECT s.id FROM subscriptions s WHERE …`: the enabled, not retired subscriptions of
     /// `appID` named by `include_aliases` and `include_subscription_ids` (a union). A tenant of a
     /// shared demo app reaches only its own devices. Nothing named selects nothing.
-    public static func subscriptionIDs(appID: String, includeAliases: [String: [String]] = [:],
+    package static func subscriptionIDs(appID: String, includeAliases: [String: [String]] = [:],
                                        includeSubscriptionIDs: [String] = [], tenantID: String? = nil) -> PostgresQuery {
         subscriptionIDs(appID: appID, aliases: AudienceAliases(includeAliases), includeSubscriptionIDs: includeSubscriptionIDs,
                         tenantID: tenantID)
     }
 
     /// The same, from the targets `AudienceTargeting.read` returns for `include_aliases`.
-    public static func subscriptionIDs(appID: String, aliases: [AliasTarget], tenantID: String? = nil) -> PostgresQuery {
+    package static func subscriptionIDs(appID: String, aliases: [AliasTarget], tenantID: String? = nil) -> PostgresQuery {
         subscriptionIDs(appID: appID, aliases: AudienceAliases(aliases), includeSubscriptionIDs: [], tenantID: tenantID)
     }
 

@@ -1,14 +1,14 @@
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// A stored first answer to an idempotent request.
-public struct IdempotentResponse: Sendable, Equatable {
-    public var status: Int
-    public var body: JSONValue
-    public var requestDigest: [UInt8]?
-    public var messageID: String?
+package struct IdempotentResponse: Sendable, Equatable {
+    package var status: Int
+    package var body: JSONValue
+    package var requestDigest: [UInt8]?
+    package var messageID: String?
 
-    public init(status: Int, body: JSONValue, requestDigest: [UInt8]? = nil, messageID: String?) {
+    package init(status: Int, body: JSONValue, requestDigest: [UInt8]? = nil, messageID: String?) {
         self.status = status
         self.body = body
         self.requestDigest = requestDigest
@@ -20,16 +20,16 @@ public struct IdempotentResponse: Sendable, Equatable {
 /// REST keys are one caller, each shared demo tenant's key another, so tenants that choose the
 /// same key never replay each other's answers. Requests go through `IdempotentRequest`, which
 /// holds the key's lock, so a lookup followed by a save cannot race with another request for the same key.
-public enum IdempotencyStore {
-    public static let liveActivityStart = "live_activity_start"
-    public static let liveActivityRetention: Double = 30 * 24 * 3600
+package enum IdempotencyStore {
+    package static let liveActivityStart = "live_activity_start"
+    package static let liveActivityRetention: Double = 30 * 24 * 3600
 
     /// The caller a REST key stands for: its tenant, or '' for the app's own keys.
-    public static func caller(tenantID: String?) -> String {
+    package static func caller(tenantID: String?) -> String {
         tenantID ?? ""
     }
 
-    public static func find(appID: String, scope: String, caller: String, key: String, notBefore: Double,
+    package static func find(appID: String, scope: String, caller: String, key: String, notBefore: Double,
                             in connection: PostgresConnection) throws -> IdempotentResponse? {
         guard let row = try connection.query("""
             SELECT status, response::text AS response, request_digest, message_id FROM idempotency_keys
@@ -42,7 +42,7 @@ public enum IdempotencyStore {
     }
 
     /// Saves the first answer; an expired row with the same key is replaced.
-    public static func save(appID: String, scope: String, caller: String, key: String, response: IdempotentResponse,
+    package static func save(appID: String, scope: String, caller: String, key: String, response: IdempotentResponse,
                             now: Double, in connection: PostgresConnection) throws {
         try connection.query("""
             INSERT INTO idempotency_keys (app_id, scope, caller, key, request_digest, status, response, message_id,
@@ -57,7 +57,7 @@ public enum IdempotencyStore {
 
     /// Deletes keys older than their retention; run periodically.
     @discardableResult
-    public static func prune(scope: String, olderThan cutoff: Double, in database: PostgresPool) async throws -> Int {
+    package static func prune(scope: String, olderThan cutoff: Double, in database: PostgresPool) async throws -> Int {
         try await database.query("""
             DELETE FROM idempotency_keys WHERE scope = \(scope) AND created_at <= to_timestamp(\(cutoff))
             """).affectedRows

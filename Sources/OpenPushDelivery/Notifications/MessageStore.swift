@@ -1,34 +1,34 @@
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// The `messages` and `deliveries` tables from the sending side.
-public enum MessageStore {
+package enum MessageStore {
     /// Devices one Live Activity request reaches at most; the rest of the audience is counted,
     /// not sent, and the message is marked truncated.
-    public static let liveActivityFanOutCap = 2000
+    package static let liveActivityFanOutCap = 2000
 
     /// The channel delivery workers LISTEN on; the payload is the app id.
-    public static let deliveryChannel = "openpush_deliveries"
+    package static let deliveryChannel = "openpush_deliveries"
 
-    public struct NewMessage: Sendable {
-        public var appID: String
+    package struct NewMessage: Sendable {
+        package var appID: String
         /// The validated send, stored in its canonical form for the workers; the kind follows from it.
-        public var send: MessageSend
-        public var event: LiveActivityEvent?
-        public var name: String?
-        public var activityType: String?
-        public var activityID: String?
+        package var send: MessageSend
+        package var event: LiveActivityEvent?
+        package var name: String?
+        package var activityType: String?
+        package var activityID: String?
         /// The request as it came, for the view to echo.
-        public var request: JSONObject
+        package var request: JSONObject
         /// A Live Activity audience's are stored by `recordAudience` once it is queued.
-        public var audienceTotal: Int
-        public var truncated: Bool
+        package var audienceTotal: Int
+        package var truncated: Bool
         /// The shared demo tenant whose key sent it: only that tenant reads or cancels it.
-        public var tenantID: String?
+        package var tenantID: String?
         /// A Live Activity push's `aps.timestamp` (see `nextActivityTimestamp`).
-        public var pushTimestamp: Int?
+        package var pushTimestamp: Int?
 
-        public init(appID: String, send: MessageSend, event: LiveActivityEvent? = nil, name: String?,
+        package init(appID: String, send: MessageSend, event: LiveActivityEvent? = nil, name: String?,
                     activityType: String? = nil, activityID: String? = nil, request: JSONObject, audienceTotal: Int = 0,
                     truncated: Bool = false, tenantID: String? = nil, pushTimestamp: Int? = nil) {
             self.appID = appID
@@ -47,7 +47,7 @@ public enum MessageStore {
 
     /// Stores a new message in the first state of its lifecycle (`MessageLifecycle.created`):
     /// a notification waits for its expansion from `send_after`, anything else is queued now.
-    public static func insert(_ message: NewMessage, now: Double, in connection: PostgresConnection) throws -> String {
+    package static func insert(_ message: NewMessage, now: Double, in connection: PostgresConnection) throws -> String {
         let id = Identifier.make(prefix: "msg", now: now, random: KeyMaterial.identifierEntropy())
         let kind = message.send.kind
         let expansion: MessageExpansion? = MessageLifecycle.created(kind) == .pending ? .pending : nil
@@ -72,10 +72,10 @@ public enum MessageStore {
 
     /// What queueing a Live Activity audience found: everyone in it, and how many of them were
     /// queued (the first `liveActivityFanOutCap`).
-    public struct QueuedAudience: Sendable, Equatable {
-        public var total: Int
-        public var queued: Int
-        public var truncated: Bool { total > MessageStore.liveActivityFanOutCap }
+    package struct QueuedAudience: Sendable, Equatable {
+        package var total: Int
+        package var queued: Int
+        package var truncated: Bool { total > MessageStore.liveActivityFanOutCap }
 
         package init(total: Int, queued: Int) {
             self.total = total
@@ -89,7 +89,7 @@ public enum MessageStore {
     /// likely to be looked at). `audience` yields `subscription_id`, `token`, `live_activity_id`
     /// (null where there is none) and `last_session_at` (see `LiveActivityAudience`). The message
     /// row must exist; `recordAudience` stores what this returns on it.
-    public static func queueLiveActivity(messageID: String, appID: String, tokenKind: TokenKind, audience: PostgresQuery,
+    package static func queueLiveActivity(messageID: String, appID: String, tokenKind: TokenKind, audience: PostgresQuery,
                                          in connection: PostgresConnection) throws -> QueuedAudience {
         let insert = DeliveryQueue.jobsInsert(from: "r", messageID: messageID, appID: appID, lane: .urgent,
                                               tokenKind: tokenKind, jobSize: DeliveryQueue.defaultJobSize)
@@ -105,7 +105,7 @@ public enum MessageStore {
     }
 
     /// Stores on the message how many its audience held and whether the cap cut it.
-    public static func recordAudience(_ audience: QueuedAudience, messageID: String, in connection: PostgresConnection) throws {
+    package static func recordAudience(_ audience: QueuedAudience, messageID: String, in connection: PostgresConnection) throws {
         try connection.query("""
             UPDATE messages SET audience_total = \(audience.total), truncated = \(audience.truncated) WHERE id = \(messageID)
             """)
@@ -114,7 +114,7 @@ public enum MessageStore {
     /// The `aps.timestamp` of a new push to `activityID`: now, or one past the last one handed
     /// out, so pushes to one activity are strictly increasing in the order they were queued.
     /// The clock's row stays locked until the send commits, so concurrent sends take turns.
-    public static func nextActivityTimestamp(appID: String, activityID: String, now: Double,
+    package static func nextActivityTimestamp(appID: String, activityID: String, now: Double,
                                              in connection: PostgresConnection) throws -> Int {
         let clock = LiveActivityPayload.nextTimestamp(now: now, previous: nil)
         let value: Int64 = try connection.query("""
@@ -127,7 +127,7 @@ public enum MessageStore {
     }
 
     /// Wakes the delivery workers when the transaction commits.
-    public static func notifyWorkers(appID: String, in connection: PostgresConnection) throws {
+    package static func notifyWorkers(appID: String, in connection: PostgresConnection) throws {
         try connection.query("SELECT pg_notify(\(deliveryChannel), \(appID))")
     }
 }

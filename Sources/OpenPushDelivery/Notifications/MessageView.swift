@@ -1,8 +1,8 @@
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// A message as OneSignal's "view notification" shows it, plus OpenPush's own counters.
-public enum MessageView {
+package enum MessageView {
     /// Request fields OneSignal's view echoes back as they were sent (`null` when absent).
     static let requestEchoes = ["data", "include_aliases", "template_id", "throttle_rate_per_minute", "delayed_option",
                                 "delivery_time_of_day", "privacy_text"]
@@ -17,7 +17,7 @@ public enum MessageView {
     /// The message, or nil when the app has none by that id. With a `tenantID` (a shared demo
     /// tenant's key) only that tenant's messages are found: another tenant's is as missing as
     /// one that never existed, as in the list and cancel routes.
-    public static func find(messageID: String, appID: String, tenantID: String? = nil,
+    package static func find(messageID: String, appID: String, tenantID: String? = nil,
                             in connection: PostgresConnection) throws -> JSONValue? {
         guard let message = try NotificationStore.viewRow(messageID: messageID, appID: appID, tenantID: tenantID,
                                                           in: connection) else { return nil }

@@ -1,12 +1,12 @@
-public import OpenPushCore
+package import OpenPushCore
 import Synchronization
 
 /// Request counters and latency histograms, rendered in the Prometheus text format.
 /// Routes are recorded by template and methods outside the known set as `OTHER`, so that
 /// neither ids in paths nor invented methods can blow up the series count.
-public final class Metrics: Sendable {
+package final class Metrics: Sendable {
     /// Latency buckets in seconds: fine at the low end, where a healthy API lives.
-    public static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    package static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
     private struct RequestKey: Hashable {
         var method: String
@@ -50,16 +50,16 @@ public final class Metrics: Sendable {
     }
 
     /// Queue-to-accepted latency buckets in seconds.
-    public static let deliveryBuckets: [Double] = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
+    package static let deliveryBuckets: [Double] = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
 
     private let state = Mutex(State())
 
     /// Point-in-time values owned by other components (the APNs client's connections and
     /// streams), read when `/metrics` is rendered.
-    public typealias Gauge = (name: String, help: String, value: Double)
+    package typealias Gauge = (name: String, help: String, value: Double)
     private let gaugeSources = Mutex<[@Sendable () -> [Gauge]]>([])
 
-    public func addGauges(_ source: @escaping @Sendable () -> [Gauge]) {
+    package func addGauges(_ source: @escaping @Sendable () -> [Gauge]) {
         gaugeSources.withLock { $0.append(source) }
     }
 
@@ -68,20 +68,20 @@ public final class Metrics: Sendable {
     }
 
     /// Webhook events sent and failed, by app (the dispatcher records them).
-    public let webhooks = WebhookMetrics()
+    package let webhooks = WebhookMetrics()
 
     /// Figures only PostgreSQL knows, read by the maintenance loop (`Maintenance.refreshMetrics`)
     /// and served from here, so a scrape runs no query: however often it comes, and whatever the
     /// database's state, it costs the database nothing.
-    public struct DatabaseFigures: Sendable {
+    package struct DatabaseFigures: Sendable {
         /// Recipients waiting to be sent (`DeliveryQueue.depth`).
-        public var queueDepth: Int
+        package var queueDepth: Int
         /// Events waiting for each app's enabled webhook endpoints (`WebhookDispatchStore.pendingByApp`).
-        public var webhookPending: [(app: String, pending: Int64)]
+        package var webhookPending: [(app: String, pending: Int64)]
         /// When they were read (Unix seconds).
-        public var at: Double
+        package var at: Double
 
-        public init(queueDepth: Int, webhookPending: [(app: String, pending: Int64)], at: Double) {
+        package init(queueDepth: Int, webhookPending: [(app: String, pending: Int64)], at: Double) {
             self.queueDepth = queueDepth
             self.webhookPending = webhookPending
             self.at = at
@@ -91,21 +91,21 @@ public final class Metrics: Sendable {
     private let figures = Mutex<DatabaseFigures?>(nil)
 
     /// The last figures read; nil before the first read, and after a read that failed.
-    public var databaseFigures: DatabaseFigures? {
+    package var databaseFigures: DatabaseFigures? {
         get { figures.withLock { $0 } }
         set { figures.withLock { $0 = newValue } }
     }
 
-    public init() {}
+    package init() {}
 
     /// Methods recorded under their own name; any other token a client sends is `OTHER`.
-    public static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+    package static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
     static func methodLabel(_ method: String) -> String {
         knownMethods.contains(method) ? method : "OTHER"
     }
 
-    public func recordRequest(method: String, route: String, status: Int, seconds: Double) {
+    package func recordRequest(method: String, route: String, status: Int, seconds: Double) {
         let method = Self.methodLabel(method)
         state.withLock { state in
             state.requests[RequestKey(method: method, route: route, status: status), default: 0] += 1
@@ -115,13 +115,13 @@ public final class Metrics: Sendable {
 
     /// One push attempt's result: by token kind (`update`, `push_to_start`, …), the state it left
     /// the row in, and the APNs reason if any.
-    public func recordPush(kind: TokenKind, state: PushState, reason: String?) {
+    package func recordPush(kind: TokenKind, state: PushState, reason: String?) {
         self.state.withLock { $0.pushes[PushKey(kind: kind, state: state, reason: reason ?? ""), default: 0] += 1 }
     }
 
     /// The state a push attempt is counted in: how its row ended, or `queued` when it waits
     /// for another attempt.
-    public enum PushState: Sendable, Hashable {
+    package enum PushState: Sendable, Hashable {
         case finished(DeliveryState)
         case queued
 
@@ -135,25 +135,25 @@ public final class Metrics: Sendable {
 
     /// One job's push results, counted locally and recorded under the lock once: a job holds a
     /// thousand pushes, and a lock plus a hashed key per push showed up in the engine's profile.
-    public struct PushTally: Sendable {
+    package struct PushTally: Sendable {
         fileprivate var pushes: [PushKey: UInt64] = [:]
         /// Queue-to-accepted seconds → how many accepted pushes waited that long.
         fileprivate var latencies: [Double: UInt64] = [:]
 
-        public init() {}
+        package init() {}
 
         /// As `recordPush`.
-        public mutating func add(kind: TokenKind, state: PushState, reason: String?) {
+        package mutating func add(kind: TokenKind, state: PushState, reason: String?) {
             pushes[PushKey(kind: kind, state: state, reason: reason ?? ""), default: 0] += 1
         }
 
         /// As `recordDeliveryLatency`.
-        public mutating func addLatency(_ seconds: Double) {
+        package mutating func addLatency(_ seconds: Double) {
             latencies[seconds, default: 0] += 1
         }
     }
 
-    public func record(_ tally: PushTally) {
+    package func record(_ tally: PushTally) {
         guard !tally.pushes.isEmpty || !tally.latencies.isEmpty else { return }
         state.withLock { state in
             for (key, count) in tally.pushes { state.pushes[key, default: 0] += count }
@@ -165,17 +165,17 @@ public final class Metrics: Sendable {
 
     /// A message failed as a whole: its audience could not be expanded (`expansion`) or its
     /// stored request no longer decodes (`build`).
-    public func recordFailedMessage(stage: String) {
+    package func recordFailedMessage(stage: String) {
         state.withLock { $0.failedMessages[stage, default: 0] += 1 }
     }
 
     /// Time from a delivery's creation to APNs accepting it.
-    public func recordDeliveryLatency(_ seconds: Double) {
+    package func recordDeliveryLatency(_ seconds: Double) {
         state.withLock { $0.deliveryLatency.observe(seconds, bounds: Self.deliveryBuckets) }
     }
 
     /// The exposition text; `gauges` are point-in-time values read by the caller (pool state).
-    public func render(gauges: [Gauge] = []) -> String {
+    package func render(gauges: [Gauge] = []) -> String {
         let snapshot = state.withLock { $0 }
         var lines: [String] = []
         lines.append("# HELP openpush_http_requests_total HTTP requests answered, by method, route template and status.")

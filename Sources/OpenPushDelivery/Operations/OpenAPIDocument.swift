@@ -1,15 +1,15 @@
 import Foundation
-public import OpenPushCore
+package import OpenPushCore
 
 /// The OpenAPI document served at `/openapi.json`: `openapi/openapi.json` plus every fragment in
 /// `openapi/paths/*.json` (one per route area), whose `paths` and `components` are merged in.
 /// Fragments let each area document its routes next to nothing else's.
-public enum OpenAPIDocument {
-    public struct Invalid: Error, CustomStringConvertible {
-        public var description: String
+package enum OpenAPIDocument {
+    package struct Invalid: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    public static func load(directory: String) throws -> JSONValue {
+    package static func load(directory: String) throws -> JSONValue {
         guard var document = try read(directory + "/openapi.json").objectValue else {
             throw Invalid(description: "openapi/openapi.json is not a JSON object")
         }

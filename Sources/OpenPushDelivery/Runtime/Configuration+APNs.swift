@@ -1,9 +1,9 @@
-public import APNs
+package import APNs
 
 extension Configuration {
     /// The APNs client settings of this configuration: push and channel management hosts, CA
     /// file, request timeout.
-    public var apnsClientConfiguration: APNSClientConfiguration {
+    package var apnsClientConfiguration: APNSClientConfiguration {
         var settings = APNSClientConfiguration(productionURL: apnsProductionURL, sandboxURL: apnsDevelopmentURL, caFile: apnsCAFile,
                                                requestTimeout: Double(apnsRequestTimeoutSeconds))
         settings.channelsProductionURL = apnsChannelsProductionURL

@@ -26,7 +26,7 @@ final class LowPriorityExecutor: TaskExecutor, Sendable {
         thread.start()
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.withLock { $0.jobs.append(job) }
         ready.signal()

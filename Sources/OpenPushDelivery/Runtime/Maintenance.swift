@@ -1,4 +1,4 @@
-public import OpenPushCore
+package import OpenPushCore
 import Postgres
 
 /// Periodic housekeeping every serving process runs: expired idempotency keys (30 days for
@@ -9,15 +9,15 @@ import Postgres
 /// and daily partitions of delivery records: the next few days' created, those past
 /// `OPENPUSH_DELIVERY_RETENTION_DAYS` dropped (`DeliveryPartitions`). Running it in many
 /// processes at once is harmless.
-public enum Maintenance {
-    public static let interval: Duration = .seconds(600)
+package enum Maintenance {
+    package static let interval: Duration = .seconds(600)
     /// How often `/metrics`' database figures are read (`refreshMetrics`).
-    public static let metricsInterval: Duration = .seconds(15)
+    package static let metricsInterval: Duration = .seconds(15)
 
     /// Reads the figures `/metrics` serves from PostgreSQL (the queue depth, the webhook backlog
     /// by app) into `services.metrics`; when the read fails they are cleared, so a scrape shows
     /// them unknown rather than stale.
-    public static func refreshMetrics(_ services: Services) async throws {
+    package static func refreshMetrics(_ services: Services) async throws {
         do {
             let depth = try await DeliveryQueue.depth(in: services.database)
             let pending = try await WebhookDispatchStore.pendingByApp(in: services.database)
@@ -30,7 +30,7 @@ public enum Maintenance {
 
     /// One pass; returns how many rows each step removed, and the partitions it created and dropped.
     @discardableResult
-    public static func runOnce(_ services: Services, now: Double)
+    package static func runOnce(_ services: Services, now: Double)
         async throws -> (idempotencyKeys: Int, rateLimitEvents: Int, linkFailures: Int, partitions: DeliveryPartitions.Outcome,
                          dedupeClaims: Int)
     {
@@ -73,7 +73,7 @@ public enum Maintenance {
 
     /// Runs `runOnce` every `interval`, and `refreshMetrics` every `metricsInterval`, until the
     /// task is cancelled; failures are logged, not fatal.
-    public static func loop(_ services: Services, logger: Logger) async {
+    package static func loop(_ services: Services, logger: Logger) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await housekeeping(services, logger: logger) }
             group.addTask {

@@ -2,14 +2,14 @@ import Foundation
 
 /// Finds the directory that holds `migrations/` and `openapi/openapi.json`: the configured one,
 /// else the first match walking up from the working directory and from the executable.
-public enum ResourceLocator {
-    public struct NotFound: Error, CustomStringConvertible {
-        public var description: String {
+package enum ResourceLocator {
+    package struct NotFound: Error, CustomStringConvertible {
+        package var description: String {
             "cannot find migrations/ and openapi/openapi.json; set OPENPUSH_RESOURCES_DIR to the directory that holds them"
         }
     }
 
-    public static func resourcesDirectory(configured: String?) throws -> String {
+    package static func resourcesDirectory(configured: String?) throws -> String {
         if let configured {
             guard holdsResources(configured) else { throw NotFound() }
             return configured

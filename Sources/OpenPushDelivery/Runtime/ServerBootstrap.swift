@@ -1,15 +1,15 @@
 import Foundation
-public import OpenPushCore
+package import OpenPushCore
 import Postgres
-public import APNs
+package import APNs
 
 /// Builds a process's services and HTTP server from its configuration. Shared by `serve`,
 /// `dev` and the test harness, so all three run the same code.
-public enum ServerBootstrap {
+package enum ServerBootstrap {
     /// `servingHTTP` false (`openpush worker`): the OpenAPI document and the web pages, which
     /// only HTTP routes serve, are neither read nor parsed (most of a worker's start-up before
     /// its first claim).
-    public static func makeServices(configuration: Configuration, databaseURL: String,
+    package static func makeServices(configuration: Configuration, databaseURL: String,
                                     now: @escaping @Sendable () -> Double = WallClock.now, servingHTTP: Bool = true)
         throws -> Services
     {
@@ -31,7 +31,7 @@ public enum ServerBootstrap {
     /// many processes starting at once.
     /// On a connection of its own to the direct URL: a migration may hold locks and run for
     /// minutes, which a transaction pooler's timeouts and pool are not for.
-    public static func migrate(_ services: Services, logger: Logger) async throws {
+    package static func migrate(_ services: Services, logger: Logger) async throws {
         let direct = PostgresPool(conninfo: services.databaseConninfo, size: 1)
         let applied: [Int]
         do {
@@ -61,7 +61,7 @@ public enum ServerBootstrap {
 
 extension ServerBootstrap {
     /// The APNs client for the configured endpoints, and the delivery engine over it.
-    public static func makeDeliveryEngine(_ services: Services, logger: Logger) throws -> (DeliveryEngine, APNSClient) {
+    package static func makeDeliveryEngine(_ services: Services, logger: Logger) throws -> (DeliveryEngine, APNSClient) {
         let configuration = services.configuration
         let client = try APNSClient(configuration: configuration.apnsClientConfiguration, logger: logger.with("component", "apns"))
         var settings = DeliveryEngine.Settings()

@@ -5,16 +5,16 @@ import Foundation
 /// the server is still starting is remembered rather than lost. Lives outside `main.swift` on
 /// purpose: a handler formed in top-level code would be main-actor isolated and trap when
 /// Dispatch calls it.
-public enum TerminationSignal {
+package enum TerminationSignal {
     private static let state = SignalState()
 
     /// Starts listening. Call once, first thing in `main`.
-    public static func install() {
+    package static func install() {
         state.install()
     }
 
     /// The first termination signal received, waiting for one if none has arrived yet.
-    public static func wait() async -> Int32 {
+    package static func wait() async -> Int32 {
         await withCheckedContinuation { continuation in state.onSignal { continuation.resume(returning: $0) } }
     }
 }

@@ -1,5 +1,5 @@
 /// Why a stored secret does not open. Each says which key to look for, never the secret.
-public enum SealedSecretError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SealedSecretError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Sealed with a key that is neither `OPENPUSH_SECRET_KEY` nor in `OPENPUSH_SECRET_KEYS_OLD`.
     case unknownKey(String)
     /// The key is known but the value does not authenticate: changed in the database.
@@ -7,7 +7,7 @@ public enum SealedSecretError: Error, Sendable, Equatable, CustomStringConvertib
     /// Starts like a sealed value but is not one.
     case malformed
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownKey(let id):
             "sealed with secret key \(id), which is neither OPENPUSH_SECRET_KEY nor in OPENPUSH_SECRET_KEYS_OLD"
@@ -19,7 +19,7 @@ public enum SealedSecretError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// The reason recorded where a push or webhook attempt fails on it.
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .unknownKey: "SecretSealedWithUnknownKey"
         case .tampered, .malformed: "SecretUnreadable"

@@ -1,25 +1,25 @@
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// The secrets OpenPush keeps at rest — each app's `.p8` (`apps.apns_p8`) and each webhook's
 /// signing secrets (`webhooks.secret`, `previous_secret`) — as a whole: what a start-up checks,
 /// and what `openpush secrets rotate` re-seals.
-public enum SealedSecrets {
+package enum SealedSecrets {
     /// What a rotation did.
-    public struct Rotation: Sendable, Equatable {
+    package struct Rotation: Sendable, Equatable {
         /// The key everything is sealed with now.
-        public var keyID: String
-        public var resealedKeys = 0
-        public var resealedWebhookSecrets = 0
+        package var keyID: String
+        package var resealedKeys = 0
+        package var resealedWebhookSecrets = 0
         /// Values that were sealed with the current key already.
-        public var unchanged = 0
+        package var unchanged = 0
         /// Apps whose pushes were held because their `.p8` did not open, now sending again.
-        public var resumedApps = 0
+        package var resumedApps = 0
     }
 
     /// Why a rotation changed nothing.
-    public struct RotationRefusal: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct RotationRefusal: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     /// Every stored secret, as stored, with where to write it back.
@@ -32,7 +32,7 @@ public enum SealedSecrets {
     /// Warns when nothing is sealed; then, in the background (a database that is down does not
     /// hold up the start), names every key that sealed a stored value but is not configured
     /// (those apps' pushes and webhooks fail until it is). Never fails the start.
-    public static func checkAtStart(_ services: Services, logger: Logger) {
+    package static func checkAtStart(_ services: Services, logger: Logger) {
         if !services.configuration.secretKeyring.seals {
             logger.warning("OPENPUSH_SECRET_KEY is not set: .p8 keys and webhook secrets are stored in clear in the database")
         }
@@ -62,7 +62,7 @@ public enum SealedSecrets {
     /// Re-seals every stored secret that is in clear or sealed with an older key with the
     /// current key, in one transaction: either all of them are re-sealed or (when one does not
     /// open) none is, and the refusal names the keys missing.
-    public static func rotate(keyring: SecretKeyring, in database: PostgresPool) async throws -> Rotation {
+    package static func rotate(keyring: SecretKeyring, in database: PostgresPool) async throws -> Rotation {
         guard let current = keyring.current else {
             throw RotationRefusal(description: "OPENPUSH_SECRET_KEY is not set: there is no key to seal with")
         }

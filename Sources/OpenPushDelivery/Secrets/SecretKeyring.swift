@@ -10,12 +10,12 @@ import Foundation
 ///
 /// With no current key nothing is sealed (values are stored as given, as before), and a value
 /// stored in clear always reads back as itself: deployments that never set a key keep working.
-public struct SecretKeyring: Sendable, Equatable {
-    public struct Key: Sendable, Equatable {
-        public let id: String
+package struct SecretKeyring: Sendable, Equatable {
+    package struct Key: Sendable, Equatable {
+        package let id: String
         let bytes: [UInt8]
 
-        public init(bytes: [UInt8]) {
+        package init(bytes: [UInt8]) {
             precondition(bytes.count == AES256GCM.keySize, "a secret key is \(AES256GCM.keySize) bytes")
             self.bytes = bytes
             id = SHA256.hash(bytes).prefix(4).hexString
@@ -26,18 +26,18 @@ public struct SecretKeyring: Sendable, Equatable {
     static let version = "v1"
 
     /// Seals new values; nil: they are stored in clear.
-    public let current: Key?
+    package let current: Key?
     /// Open values sealed before the current key was introduced.
-    public let old: [Key]
+    package let old: [Key]
 
-    public init(current: Key? = nil, old: [Key] = []) {
+    package init(current: Key? = nil, old: [Key] = []) {
         self.current = current
         self.old = old.filter { $0 != current }
     }
 
     /// A key given as 64 hex digits or as base64 (standard or url-safe, padded or not) of 32
     /// bytes; nil for anything else.
-    public static func parseKey(_ text: String) -> Key? {
+    package static func parseKey(_ text: String) -> Key? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.utf8.count == 64, let bytes = [UInt8](hex: trimmed) { return Key(bytes: bytes) }
         let standard = trimmed.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
@@ -47,13 +47,13 @@ public struct SecretKeyring: Sendable, Equatable {
     }
 
     /// A fresh random key as 64 hex digits (what `openpush dev` keeps).
-    public static func generateKeyText() -> String { SecureRandom.bytes(AES256GCM.keySize).hexString }
+    package static func generateKeyText() -> String { SecureRandom.bytes(AES256GCM.keySize).hexString }
 
     /// Whether new values are sealed.
-    public var seals: Bool { current != nil }
+    package var seals: Bool { current != nil }
 
     /// `secret` sealed with the current key, or as it is when there is none.
-    public func seal(_ secret: String) -> String {
+    package func seal(_ secret: String) -> String {
         guard let current else { return secret }
         let header = Self.header(keyID: current.id)
         do {
@@ -66,7 +66,7 @@ public struct SecretKeyring: Sendable, Equatable {
     }
 
     /// The secret in a stored value: a sealed one opened, a clear one as it is.
-    public func open(_ stored: String) throws(SealedSecretError) -> String {
+    package func open(_ stored: String) throws(SealedSecretError) -> String {
         guard let sealed = Self.parse(stored) else {
             if stored.hasPrefix(Self.prefix) { throw .malformed }
             return stored
@@ -80,11 +80,11 @@ public struct SecretKeyring: Sendable, Equatable {
     }
 
     /// The id of the key a stored value was sealed with; nil for a value in clear.
-    public static func keyID(of stored: String) -> String? { parse(stored)?.keyID }
+    package static func keyID(of stored: String) -> String? { parse(stored)?.keyID }
 
     /// Whether `secrets rotate` has work to do on this value: it is in clear, or sealed with a
     /// key other than the current one. Always false without a current key.
-    public func needsResealing(_ stored: String) -> Bool {
+    package func needsResealing(_ stored: String) -> Bool {
         guard let current else { return false }
         return Self.keyID(of: stored) != current.id
     }

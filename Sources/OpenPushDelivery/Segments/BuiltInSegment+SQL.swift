@@ -1,11 +1,11 @@
 import OpenPushCore
-public import Postgres
+package import Postgres
 
 extension BuiltInSegment.Rule {
     /// The rule as a boolean over `subscriptions s`, built from the filter language's
     /// `last_session` so both mean the same thing. Pure: `now` is given. `last_session_at` is
     /// never NULL, so the condition is two-valued and `NOT` is its exact complement.
-    public func condition(now: Double) -> PostgresQuery {
+    package func condition(now: Double) -> PostgresQuery {
         switch self {
         case .everyone:
             return "true"

@@ -2,7 +2,7 @@ import Crypto
 
 /// The segments every app has without creating them. They have no rows; each id is derived from
 /// the app id, so every process and every restart shows the same one. Their names are reserved.
-public enum BuiltInSegment: String, CaseIterable, Sendable {
+package enum BuiltInSegment: String, CaseIterable, Sendable {
     /// Every enabled, not-retired subscription.
     case subscribedUsers = "Subscribed Users"
     /// OneSignal's older name for `Subscribed Users`; the same subscriptions.
@@ -13,7 +13,7 @@ public enum BuiltInSegment: String, CaseIterable, Sendable {
     case inactiveUsers = "Inactive Users"
 
     /// Which reachable subscriptions a built-in segment selects.
-    public enum Rule: Equatable, Sendable {
+    package enum Rule: Equatable, Sendable {
         case everyone
         /// `last_session_at` later than `now` minus this many hours.
         case sessionWithin(hours: Double)
@@ -22,16 +22,16 @@ public enum BuiltInSegment: String, CaseIterable, Sendable {
     }
 
     /// "Active" means a session in the last 7 days.
-    public static let activeWindowHours = 7 * 24.0
+    package static let activeWindowHours = 7 * 24.0
 
     /// The built-in segment of this exact name, if any (names are case-sensitive like saved ones).
-    public init?(named name: String) {
+    package init?(named name: String) {
         self.init(rawValue: name)
     }
 
-    public var name: String { rawValue }
+    package var name: String { rawValue }
 
-    public var rule: Rule {
+    package var rule: Rule {
         switch self {
         case .subscribedUsers, .all: .everyone
         case .activeUsers: .sessionWithin(hours: Self.activeWindowHours)
@@ -41,7 +41,7 @@ public enum BuiltInSegment: String, CaseIterable, Sendable {
 
     /// A lower-case UUID (RFC 9562 version 8, "custom") made from SHA-256 of the segment and app id.
     /// `Subscribed Users` keeps the seed it has always had, so its id never changes.
-    public func id(appID: String) -> String {
+    package func id(appID: String) -> String {
         var bytes = Array(SHA256.hash(Array("openpush.segment.\(slug):\(appID)".utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
@@ -53,7 +53,7 @@ public enum BuiltInSegment: String, CaseIterable, Sendable {
     }
 
     /// The built-in segment of an app with this id, if any.
-    public init?(id: String, appID: String) {
+    package init?(id: String, appID: String) {
         guard let segment = Self.allCases.first(where: { $0.id(appID: appID) == id }) else { return nil }
         self = segment
     }

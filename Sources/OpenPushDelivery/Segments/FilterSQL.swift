@@ -1,5 +1,5 @@
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// Compiles a `FilterExpression` into a boolean SQL expression over `subscriptions s`.
 ///
@@ -7,8 +7,8 @@ public import Postgres
 /// controls it. Every value — tag keys included — is a bind; only operators and column names
 /// chosen here are SQL text. Each condition is two-valued (never NULL), so an expression can be
 /// negated safely (`excluded_segments`).
-public enum FilterSQL {
-    public static func condition(_ expression: FilterExpression, now: Double) -> PostgresQuery {
+package enum FilterSQL {
+    package static func condition(_ expression: FilterExpression, now: Double) -> PostgresQuery {
         guard !expression.groups.isEmpty else { return "false" }
         let groups = expression.groups.map { group -> PostgresQuery in
             "(" + group.map { condition($0, now: now) }.joined(separator: " AND ") + ")"

@@ -1,29 +1,29 @@
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// Turns the send routes' targeting by segment names or raw filters into a subquery
 /// `SELECT s.id FROM subscriptions s WHERE …` of one app's reachable subscriptions: enabled, not
 /// retired, and — for a shared demo tenant's key — linked to that tenant. Always restricted to
 /// the app, whatever a filter says.
-public enum SegmentAudience {
+package enum SegmentAudience {
     /// `included_segments` (OR-ed) minus `excluded_segments`. Built-in names (`Subscribed Users`,
     /// `All`, `Active Users`, `Inactive Users`) follow their `BuiltInSegment.rule`. Unknown names
     /// are one `400` naming each: `segment 'x' not found`.
-    public static func subscriptionIDs(appID: String, tenantID: String? = nil, included: [String], excluded: [String] = [],
+    package static func subscriptionIDs(appID: String, tenantID: String? = nil, included: [String], excluded: [String] = [],
                                        now: Double, in connection: PostgresConnection) throws -> PostgresQuery {
         selectIDs(where: try condition(appID: appID, tenantID: tenantID, included: included, excluded: excluded, now: now,
                                        in: connection))
     }
 
     /// The send routes' `filters` targeting: the same subquery for a filter array.
-    public static func subscriptionIDs(appID: String, tenantID: String? = nil, filters: FilterExpression,
+    package static func subscriptionIDs(appID: String, tenantID: String? = nil, filters: FilterExpression,
                                        now: Double) -> PostgresQuery {
         selectIDs(where: condition(appID: appID, tenantID: tenantID, filters: filters, now: now))
     }
 
     /// `subscriptionIDs`' condition on `subscriptions s` alone, for a query that reads the
     /// table itself rather than joining it to the subquery (a notification's pages).
-    public static func condition(appID: String, tenantID: String? = nil, included: [String], excluded: [String] = [],
+    package static func condition(appID: String, tenantID: String? = nil, included: [String], excluded: [String] = [],
                                  now: Double, in connection: PostgresConnection) throws -> PostgresQuery {
         let conditions = try conditions(named: included + excluded, appID: appID, now: now, in: connection)
         var query = reachable(appID: appID, tenantID: tenantID)
@@ -34,7 +34,7 @@ public enum SegmentAudience {
         return query
     }
 
-    public static func condition(appID: String, tenantID: String? = nil, filters: FilterExpression, now: Double) -> PostgresQuery {
+    package static func condition(appID: String, tenantID: String? = nil, filters: FilterExpression, now: Double) -> PostgresQuery {
         reachable(appID: appID, tenantID: tenantID) + " AND " + FilterSQL.condition(filters, now: now)
     }
 

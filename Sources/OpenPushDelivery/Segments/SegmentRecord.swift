@@ -1,14 +1,14 @@
-public import OpenPushCore
+package import OpenPushCore
 import Postgres
 
 /// One saved segment: its filters as the client sent them (validated before they were stored).
-public struct SegmentRecord: Sendable, Equatable {
-    public var id: String
-    public var appID: String
-    public var name: String
-    public var filters: JSONValue
+package struct SegmentRecord: Sendable, Equatable {
+    package var id: String
+    package var appID: String
+    package var name: String
+    package var filters: JSONValue
     /// Unix seconds.
-    public var createdAt: Double
+    package var createdAt: Double
 
     static let columns: PostgresQuery = """
         SELECT id, app_id, name, filters::text AS filters, extract(epoch FROM created_at)::float8 AS created_at

@@ -1,11 +1,11 @@
 import Foundation
-public import OpenPushCore
-public import Postgres
+package import OpenPushCore
+package import Postgres
 
 /// Saved segments. Every query names the app, so no call can reach another app's segments.
-public enum SegmentStore {
+package enum SegmentStore {
     /// Inserts a segment with a fresh lower-case UUID; nil when the app already has one by that name.
-    public static func create(appID: String, name: String, filters: JSONValue, now: Double,
+    package static func create(appID: String, name: String, filters: JSONValue, now: Double,
                               in database: PostgresPool) async throws -> SegmentRecord? {
         let id = UUID().uuidString.lowercased()
         let rows = try await database.query("""
@@ -18,7 +18,7 @@ public enum SegmentStore {
     }
 
     /// The app's segments, oldest first, and how many it has in all.
-    public static func page(appID: String, limit: Int, offset: Int,
+    package static func page(appID: String, limit: Int, offset: Int,
                             in database: PostgresPool) async throws -> (total: Int, segments: [SegmentRecord]) {
         try await database.withConnection { connection in
             let total: Int = try connection.query("SELECT count(*) AS total FROM segments WHERE app_id = \(appID)")[0].decode("total")
@@ -30,13 +30,13 @@ public enum SegmentStore {
     }
 
     /// False when the app has no segment with this id.
-    public static func delete(id: String, appID: String, in database: PostgresPool) async throws -> Bool {
+    package static func delete(id: String, appID: String, in database: PostgresPool) async throws -> Bool {
         let rows = try await database.query("DELETE FROM segments WHERE id = \(id) AND app_id = \(appID) RETURNING id")
         return !rows.isEmpty
     }
 
     /// The app's segments with these names; names it does not have are simply absent.
-    public static func find(named names: [String], appID: String, in connection: PostgresConnection) throws -> [SegmentRecord] {
+    package static func find(named names: [String], appID: String, in connection: PostgresConnection) throws -> [SegmentRecord] {
         try connection.query(SegmentRecord.columns + " WHERE app_id = \(appID) AND name = ANY(\(names)::text[])")
             .map(SegmentRecord.init(row:))
     }

@@ -1,10 +1,10 @@
-public import HTTPClient
-public import OpenPushCore
+package import HTTPClient
+package import OpenPushCore
 
 extension ServerBootstrap {
     /// The outbound HTTP client and the webhook dispatcher over it, for every process that runs
     /// workers (`serve` with delivery loops, `worker`).
-    public static func makeWebhookDispatcher(_ services: Services, logger: Logger) throws -> (WebhookDispatcher, HTTPClient) {
+    package static func makeWebhookDispatcher(_ services: Services, logger: Logger) throws -> (WebhookDispatcher, HTTPClient) {
         let client = try HTTPClient(userAgent: "OpenPush-Webhooks")
         var settings = WebhookDispatcher.Settings()
         settings.allowPrivate = services.configuration.webhooksAllowPrivate

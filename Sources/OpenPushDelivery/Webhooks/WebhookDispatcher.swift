@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-public import HTTPClient
-public import OpenPushCore
+package import HTTPClient
+package import OpenPushCore
 import Postgres
 import Synchronization
 
@@ -13,35 +13,35 @@ import Synchronization
 /// most a share of them, so one app's slow endpoints cannot hold back another app's; nothing in
 /// the push path waits on any of it.
 /// Woken by `NOTIFY` on `EventOutbox.channel` and by the next due attempt; idle, it sleeps.
-public final class WebhookDispatcher: Sendable {
-    public struct Settings: Sendable {
+package final class WebhookDispatcher: Sendable {
+    package struct Settings: Sendable {
         /// Endpoints in flight at once in this process.
-        public var concurrency = 8
+        package var concurrency = 8
         /// Endpoints of one app in flight at once in this process (nil: a quarter of
         /// `concurrency`, at least 1), so slots stay free for the other apps.
-        public var perAppConcurrency: Int? = nil
+        package var perAppConcurrency: Int? = nil
         /// How long resolving a webhook's host may take (getaddrinfo has no timeout of its own).
-        public var resolveTimeout: Duration = .seconds(5)
+        package var resolveTimeout: Duration = .seconds(5)
         /// How often the loop moves idle endpoints' cursors past events they do not take.
-        public var skipInterval: Duration = .seconds(5)
+        package var skipInterval: Duration = .seconds(5)
         /// Events per POST.
-        public var batchSize = 100
+        package var batchSize = 100
         /// A 2xx within this is success (10 s; tests shorten it).
-        public var requestTimeout: Duration = .seconds(10)
+        package var requestTimeout: Duration = .seconds(10)
         /// How long a lease holds an endpoint for this process: past the request timeout.
-        public var leaseSeconds: Double = 60
+        package var leaseSeconds: Double = 60
         /// The longest an idle dispatcher sleeps without a NOTIFY: a safety net, not a poll.
-        public var idleWake: Duration = .seconds(30)
+        package var idleWake: Duration = .seconds(30)
         /// NOTIFYs arriving within this of the first wake the dispatcher once: a fan-out commits
         /// a job (and NOTIFYs) every few milliseconds, and each wake costs a claim and a due query.
-        public var wakeDebounce: Duration = .milliseconds(50)
-        public var schedule = WebhookRetrySchedule()
+        package var wakeDebounce: Duration = .milliseconds(50)
+        package var schedule = WebhookRetrySchedule()
         /// The database's clock as due times, leases and the retry window read it; tests advance it.
-        public var clock = DatabaseClock()
+        package var clock = DatabaseClock()
         /// http:// and private, loopback or link-local answers allowed (`OPENPUSH_WEBHOOKS_ALLOW_PRIVATE`).
-        public var allowPrivate = false
+        package var allowPrivate = false
 
-        public init() {}
+        package init() {}
     }
 
     private let services: Services
@@ -63,7 +63,7 @@ public final class WebhookDispatcher: Sendable {
     /// delivery leaves and never slow the pushes (they catch up after a fan-out).
     private let attempts = Mutex<LowPriorityExecutor?>(nil)
 
-    public init(services: Services, client: HTTPClient, settings: Settings = Settings(), logger: Logger,
+    package init(services: Services, client: HTTPClient, settings: Settings = Settings(), logger: Logger,
                 jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.services = services
         self.client = client
@@ -72,7 +72,7 @@ public final class WebhookDispatcher: Sendable {
         self.jitter = jitter
     }
 
-    public func start() {
+    package func start() {
         let listener = PostgresListener(conninfo: services.databaseConninfo, channels: [EventOutbox.channel])
         self.listener.withLock { $0 = listener }
         let notifications = listener.notifications
@@ -98,7 +98,7 @@ public final class WebhookDispatcher: Sendable {
 
     /// Takes no new endpoint; attempts in flight finish (each within the request timeout) and
     /// record their outcome, then the loop ends.
-    public func stop() async {
+    package func stop() async {
         stopping.store(true, ordering: .sequentiallyConsistent)
         listener.withLock { $0 }?.stop()
         wake.close()
@@ -190,7 +190,7 @@ public final class WebhookDispatcher: Sendable {
     /// transaction to end) is released unsent and not counted. For tests and tools: `start`
     /// runs the same thing continuously.
     @discardableResult
-    public func runOnce() async throws -> Int {
+    package func runOnce() async throws -> Int {
         try await skipUnwanted()
         let claims = try await claim(limit: settings.concurrency)
         return await withTaskGroup(of: Bool.self) { group in

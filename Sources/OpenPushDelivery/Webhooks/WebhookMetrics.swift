@@ -5,7 +5,7 @@ import Synchronization
 /// `openpush_webhook_events_failed_total{app}` (in failed attempts; a retried event counts once
 /// per failed attempt) and `openpush_webhook_events_pending{app}` (read by the maintenance loop,
 /// `Maintenance.refreshMetrics`, never per scrape).
-public final class WebhookMetrics: Sendable {
+package final class WebhookMetrics: Sendable {
     private struct Counts {
         var sent: [String: UInt64] = [:]
         var failed: [String: UInt64] = [:]
@@ -13,18 +13,18 @@ public final class WebhookMetrics: Sendable {
 
     private let counts = Mutex(Counts())
 
-    public init() {}
+    package init() {}
 
-    public func recordSent(app: String, events: Int) {
+    package func recordSent(app: String, events: Int) {
         counts.withLock { $0.sent[app, default: 0] += UInt64(events) }
     }
 
-    public func recordFailed(app: String, events: Int) {
+    package func recordFailed(app: String, events: Int) {
         counts.withLock { $0.failed[app, default: 0] += UInt64(events) }
     }
 
-    public func sent(app: String) -> UInt64 { counts.withLock { $0.sent[app] ?? 0 } }
-    public func failed(app: String) -> UInt64 { counts.withLock { $0.failed[app] ?? 0 } }
+    package func sent(app: String) -> UInt64 { counts.withLock { $0.sent[app] ?? 0 } }
+    package func failed(app: String) -> UInt64 { counts.withLock { $0.failed[app] ?? 0 } }
 
     /// The two counters' exposition lines.
     func renderCounters() -> [String] {

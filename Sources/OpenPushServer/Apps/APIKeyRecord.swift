@@ -1,24 +1,24 @@
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 /// One REST API key of an app, without its digest.
-public struct APIKeyRecord: Sendable, Equatable {
-    public var id: String
-    public var name: String
+package struct APIKeyRecord: Sendable, Equatable {
+    package var id: String
+    package var name: String
     /// Unix seconds.
-    public var createdAt: Double
-    public var rotatedAt: Double?
+    package var createdAt: Double
+    package var rotatedAt: Double?
     /// Unix seconds; nil never expires.
-    public var expiresAt: Double?
+    package var expiresAt: Double?
 
-    public static let columns: PostgresQuery = """
+    package static let columns: PostgresQuery = """
         SELECT id, name, extract(epoch FROM created_at)::float8 AS created_at,
                extract(epoch FROM rotated_at)::float8 AS rotated_at,
                extract(epoch FROM expires_at)::float8 AS expires_at
         FROM api_keys
         """
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         id = try row.decode("id")
         name = try row.decode("name")
         createdAt = try row.decode("created_at")
@@ -28,13 +28,13 @@ public struct APIKeyRecord: Sendable, Equatable {
 }
 
 /// A key and its value, which the caller sees this once.
-public struct IssuedAPIKey: Sendable {
-    public var key: APIKeyRecord
-    public var token: String
+package struct IssuedAPIKey: Sendable {
+    package var key: APIKeyRecord
+    package var token: String
 }
 
 /// Why a key operation did not happen.
-public enum APIKeyRefusal: Error, Sendable, Equatable {
+package enum APIKeyRefusal: Error, Sendable, Equatable {
     case unknownApp(String)
     case unknownKey(String)
     /// Deleting it would leave the app without a REST key.

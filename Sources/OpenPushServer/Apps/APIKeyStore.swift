@@ -1,15 +1,15 @@
 import OpenPushCore
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 /// The REST keys an app's owner manages with the organization key. Keys of shared-demo
 /// tenants (`tenant_id` set) belong to the tenant routes and are invisible here.
 ///
 /// Every operation locks the app's row first, so concurrent deletes cannot together remove
 /// the last key, and a missing app is told apart from a missing key.
-public enum APIKeyStore {
+package enum APIKeyStore {
     /// `lifetime` in seconds (already checked against `KeyLifetime.allowedSeconds`); nil never expires.
-    public static func create(appID: String, name: String, lifetime: Int64? = nil, now: Double,
+    package static func create(appID: String, name: String, lifetime: Int64? = nil, now: Double,
                               in database: PostgresPool) async throws -> IssuedAPIKey {
         let id = Identifier.make(prefix: "key", now: now, random: KeyMaterial.identifierEntropy())
         let issued = KeyMaterial.issue(prefix: "rest")
@@ -26,7 +26,7 @@ public enum APIKeyStore {
     }
 
     /// Oldest first.
-    public static func list(appID: String, in database: PostgresPool) async throws -> [APIKeyRecord] {
+    package static func list(appID: String, in database: PostgresPool) async throws -> [APIKeyRecord] {
         try await database.withConnection { connection in
             guard try AppStore.find(appID, in: connection) != nil else { throw APIKeyRefusal.unknownApp(appID) }
             let rows = try connection.query(APIKeyRecord.columns + """
@@ -37,7 +37,7 @@ public enum APIKeyStore {
     }
 
     /// A new value for the key; the old one stops working when this commits.
-    public static func rotate(appID: String, keyID: String, now: Double, in database: PostgresPool) async throws -> IssuedAPIKey {
+    package static func rotate(appID: String, keyID: String, now: Double, in database: PostgresPool) async throws -> IssuedAPIKey {
         let issued = KeyMaterial.issue(prefix: "rest")
         let key = try await database.transaction { connection in
             try lockApp(appID, in: connection)
@@ -52,7 +52,7 @@ public enum APIKeyStore {
     }
 
     /// Refuses to delete the app's last key: an app must always be reachable with one.
-    public static func delete(appID: String, keyID: String, in database: PostgresPool) async throws {
+    package static func delete(appID: String, keyID: String, in database: PostgresPool) async throws {
         try await database.transaction { connection in
             try lockApp(appID, in: connection)
             let keys = try connection.query("SELECT id FROM api_keys WHERE app_id = \(appID) AND tenant_id IS NULL")

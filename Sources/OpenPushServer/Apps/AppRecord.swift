@@ -1,40 +1,40 @@
-public import OpenPushCore
+package import OpenPushCore
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 /// One row of `apps`, without its secrets (the `.p8` text stays in the database).
-public struct AppRecord: Sendable, Equatable {
-    public var id: String
-    public var name: String
-    public var apnsEnv: DeviceEnvironment
-    public var hasAPNSKey: Bool
-    public var apnsKeyID: String?
-    public var apnsTeamID: String?
-    public var apnsBundleID: String?
-    public var apnsWatchBundleID: String?
-    public var sharedDemo: Bool
-    public var liveActivityAutoEndMinutes: Int?
-    public var onesignalAlias: Bool
+package struct AppRecord: Sendable, Equatable {
+    package var id: String
+    package var name: String
+    package var apnsEnv: DeviceEnvironment
+    package var hasAPNSKey: Bool
+    package var apnsKeyID: String?
+    package var apnsTeamID: String?
+    package var apnsBundleID: String?
+    package var apnsWatchBundleID: String?
+    package var sharedDemo: Bool
+    package var liveActivityAutoEndMinutes: Int?
+    package var onesignalAlias: Bool
     /// `dedupe_window_days` (1–365) and `stale_alert_seconds` (0 = off).
-    public var dedupeWindowDays: Int
-    public var staleAlertSeconds: Int
+    package var dedupeWindowDays: Int
+    package var staleAlertSeconds: Int
     /// Shown instead of the texts to a device that hides details, when a message has no `privacy_text`.
-    public var defaultPrivacyText: String
+    package var defaultPrivacyText: String
     /// Delivery policy: Live Activity update coalescing and the widget push throttle (0: off).
-    public var liveActivityUpdateIntervalSeconds: Int
-    public var widgetPushIntervalSeconds: Int
-    public var sdkKeyDigest: [UInt8]
+    package var liveActivityUpdateIntervalSeconds: Int
+    package var widgetPushIntervalSeconds: Int
+    package var sdkKeyDigest: [UInt8]
     /// Set while APNs rejects the app's credentials (its deliveries wait); the last rejection
     /// stays visible after the credentials are fixed.
-    public var apnsPausedAt: Double?
-    public var apnsStatusReason: String?
-    public var apnsStatusAt: Double?
+    package var apnsPausedAt: Double?
+    package var apnsStatusReason: String?
+    package var apnsStatusAt: Double?
     /// Unix seconds.
-    public var createdAt: Double
-    public var updatedAt: Double
+    package var createdAt: Double
+    package var updatedAt: Double
 
     /// The columns `init(row:)` reads; select them with `AppRecord.columns`.
-    public static let columns: PostgresQuery = """
+    package static let columns: PostgresQuery = """
         SELECT id, name, apns_env, apns_p8 IS NOT NULL AS has_apns_key, apns_key_id, apns_team_id, apns_bundle_id,
                apns_watch_bundle_id, shared_demo, live_activity_auto_end_minutes, onesignal_alias, sdk_key_digest,
                extract(epoch FROM created_at)::float8 AS created_at, extract(epoch FROM updated_at)::float8 AS updated_at,
@@ -44,7 +44,7 @@ public struct AppRecord: Sendable, Equatable {
         FROM apps
         """
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         id = try row.decode("id")
         name = try row.decode("name")
         let environment: String = try row.decode("apns_env")
@@ -74,12 +74,12 @@ public struct AppRecord: Sendable, Equatable {
     }
 }
 
-public enum AppStore {
-    public static func find(_ id: String, in connection: PostgresConnection) throws -> AppRecord? {
+package enum AppStore {
+    package static func find(_ id: String, in connection: PostgresConnection) throws -> AppRecord? {
         try connection.query(AppRecord.columns + " WHERE id = \(id)").first.map(AppRecord.init(row:))
     }
 
-    public static func find(_ id: String, in database: PostgresPool) async throws -> AppRecord? {
+    package static func find(_ id: String, in database: PostgresPool) async throws -> AppRecord? {
         try await database.withConnection { try find(id, in: $0) }
     }
 }

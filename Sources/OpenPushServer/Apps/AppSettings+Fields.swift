@@ -1,9 +1,9 @@
-public import OpenPushCore
+package import OpenPushCore
 import OpenPushDelivery
 
 extension AppSettings {
     /// The settings of a new app from a checked create body (a cleared field is simply unset).
-    public init(_ fields: AppFields) {
+    package init(_ fields: AppFields) {
         self.init(name: fields.name, apnsEnv: fields.apnsEnv, apnsP8: fields.apnsP8.newValue,
                   apnsKeyID: fields.apnsKeyID.newValue, apnsTeamID: fields.apnsTeamID.newValue,
                   apnsBundleID: fields.apnsBundleID.newValue, apnsWatchBundleID: fields.apnsWatchBundleID.newValue,

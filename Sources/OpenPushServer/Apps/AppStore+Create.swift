@@ -1,37 +1,37 @@
-public import OpenPushCore
-public import OpenPushDelivery
-public import Postgres
+package import OpenPushCore
+package import OpenPushDelivery
+package import Postgres
 
 /// What creating an app returns: the row and the two keys, shown this once.
-public struct CreatedApp: Sendable {
-    public var app: AppRecord
-    public var restKey: String
-    public var restKeyID: String
-    public var sdkKey: String
+package struct CreatedApp: Sendable {
+    package var app: AppRecord
+    package var restKey: String
+    package var restKeyID: String
+    package var sdkKey: String
 }
 
 /// The settings an app is created or updated with; `nil` leaves a column as it is (or at its
 /// default on creation).
-public struct AppSettings: Sendable, Equatable {
-    public var name: String?
-    public var apnsEnv: DeviceEnvironment?
-    public var apnsP8: String?
-    public var apnsKeyID: String?
-    public var apnsTeamID: String?
-    public var apnsBundleID: String?
-    public var apnsWatchBundleID: String?
-    public var sharedDemo: Bool?
-    public var liveActivityAutoEndMinutes: Int?
-    public var onesignalAlias: Bool?
+package struct AppSettings: Sendable, Equatable {
+    package var name: String?
+    package var apnsEnv: DeviceEnvironment?
+    package var apnsP8: String?
+    package var apnsKeyID: String?
+    package var apnsTeamID: String?
+    package var apnsBundleID: String?
+    package var apnsWatchBundleID: String?
+    package var sharedDemo: Bool?
+    package var liveActivityAutoEndMinutes: Int?
+    package var onesignalAlias: Bool?
     /// `dedupe_window_days` and `stale_alert_seconds` (`nil`: the default).
-    public var alertGates = AppAlertGateFields()
+    package var alertGates = AppAlertGateFields()
     /// `nil` keeps the column's default, `"New notification"`.
-    public var defaultPrivacyText: String?
+    package var defaultPrivacyText: String?
     /// Delivery policy intervals; nil: the column's default.
-    public var liveActivityUpdateIntervalSeconds: Int?
-    public var widgetPushIntervalSeconds: Int?
+    package var liveActivityUpdateIntervalSeconds: Int?
+    package var widgetPushIntervalSeconds: Int?
 
-    public init(name: String? = nil, apnsEnv: DeviceEnvironment? = nil, apnsP8: String? = nil, apnsKeyID: String? = nil,
+    package init(name: String? = nil, apnsEnv: DeviceEnvironment? = nil, apnsP8: String? = nil, apnsKeyID: String? = nil,
                 apnsTeamID: String? = nil, apnsBundleID: String? = nil, apnsWatchBundleID: String? = nil,
                 sharedDemo: Bool? = nil, liveActivityAutoEndMinutes: Int? = nil, onesignalAlias: Bool? = nil,
                 liveActivityUpdateIntervalSeconds: Int? = nil, widgetPushIntervalSeconds: Int? = nil) {
@@ -54,7 +54,7 @@ extension AppStore {
     /// Inserts an app with a fresh SDK key and a first REST key named "default", in one
     /// transaction. Settings are assumed valid (routes validate before calling). The `.p8` is
     /// stored sealed with `keyring` (in clear when it has no current key).
-    public static func create(_ settings: AppSettings, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
+    package static func create(_ settings: AppSettings, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
                               in database: PostgresPool) async throws -> CreatedApp {
         let id = Identifier.make(prefix: "app", now: now, random: KeyMaterial.identifierEntropy())
         let keyID = Identifier.make(prefix: "key", now: now, random: KeyMaterial.identifierEntropy())

@@ -1,11 +1,11 @@
-public import OpenPushCore
-public import OpenPushDelivery
-public import Postgres
+package import OpenPushCore
+package import OpenPushDelivery
+package import Postgres
 
 extension AppStore {
     /// Applies the fields a `PUT` gave and bumps `updated_at`; `nil` when there is no such app.
     /// A new `.p8` is stored sealed with `keyring` (in clear when it has no current key).
-    public static func update(_ id: String, with fields: AppFields, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
+    package static func update(_ id: String, with fields: AppFields, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
                               in database: PostgresPool) async throws -> AppRecord?
     {
         var assignments: [PostgresQuery] = []

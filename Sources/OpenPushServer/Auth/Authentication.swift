@@ -1,25 +1,25 @@
 import HTTPServer
 import OpenPushCore
-public import OpenPushDelivery
+package import OpenPushDelivery
 import Postgres
 
 /// Who is calling an app's routes with a REST key: the app, the key, and — on a shared demo
 /// app — the tenant the key belongs to (which then sees only its own devices).
-public struct RESTPrincipal: Sendable {
-    public var app: AppRecord
-    public var keyID: String
-    public var tenantID: String?
+package struct RESTPrincipal: Sendable {
+    package var app: AppRecord
+    package var keyID: String
+    package var tenantID: String?
 }
 
 /// The checks every authenticated route starts with. Messages are the contract's.
-public enum Authentication {
-    public static let badRESTKey =
+package enum Authentication {
+    package static let badRESTKey =
         "bad API key — send `Authorization: Key <your app's REST API key>` or X-OP-API-Key"
-    public static let badOrganizationKey =
+    package static let badOrganizationKey =
         "bad organization key — send `Authorization: Key <OPENPUSH_ORG_API_KEY>`"
-    public static let badSDKKey = "bad SDK key — send X-OP-SDK-Key with your app's SDK key"
+    package static let badSDKKey = "bad SDK key — send X-OP-SDK-Key with your app's SDK key"
 
-    public static func unknownApp(_ id: String) -> APIError { .notFound("unknown app '\(id)'") }
+    package static func unknownApp(_ id: String) -> APIError { .notFound("unknown app '\(id)'") }
 
     static func presentedKeys(_ context: RouteContext) -> [String] {
         PresentedKey.candidates(authorization: context.request.headers["Authorization"],
@@ -27,7 +27,7 @@ public enum Authentication {
     }
 
     /// The organization key guards `/apps`. With none configured, nobody gets in.
-    public static func requireOrganization(_ context: RouteContext) throws(APIError) {
+    package static func requireOrganization(_ context: RouteContext) throws(APIError) {
         guard let configured = context.services.configuration.organizationAPIKey else {
             throw APIError(status: 401, badOrganizationKey)
         }
@@ -40,7 +40,7 @@ public enum Authentication {
     /// The app must exist (`404`), and one of the presented keys must be one of its unexpired REST
     /// keys (`401`). Expiry is judged by the request's `now`, the clock that set `expires_at`; an
     /// expired key gets the same answer as an unknown one.
-    public static func requireRESTKey(appID: String, _ context: RouteContext) async throws -> RESTPrincipal {
+    package static func requireRESTKey(appID: String, _ context: RouteContext) async throws -> RESTPrincipal {
         let presented = presentedKeys(context)
         let now = context.services.now()
         let found = try await context.services.database.withConnection { connection -> (AppRecord, [PostgresRow])? in
@@ -65,7 +65,7 @@ public enum Authentication {
     }
 
     /// Native `/v1` routes: the app must exist (`404`) and `X-OP-SDK-Key` must be its SDK key (`401`).
-    public static func requireSDKKey(appID: String, _ context: RouteContext) async throws -> AppRecord {
+    package static func requireSDKKey(appID: String, _ context: RouteContext) async throws -> AppRecord {
         guard let app = try await AppStore.find(appID, in: context.services.database) else { throw unknownApp(appID) }
         guard let presented = context.request.headers["X-OP-SDK-Key"], KeyMaterial.matches(presented, digest: app.sdkKeyDigest)
         else { throw APIError(status: 401, badSDKKey) }

@@ -3,11 +3,11 @@ import OpenPushDelivery
 /// `Authorization: Key|Basic|Bearer <key>`, a bare `Authorization: <key>`, or `X-OP-API-Key`.
 /// The key is always the literal text after the scheme word: nothing is base64-decoded, so
 /// genuine RFC 7617 Basic credentials simply do not match any key.
-public enum PresentedKey {
+package enum PresentedKey {
     static let schemes = ["key", "basic", "bearer"]
 
     /// Every candidate key in the request, `Authorization` first.
-    public static func candidates(authorization: String?, apiKeyHeader: String?) -> [String] {
+    package static func candidates(authorization: String?, apiKeyHeader: String?) -> [String] {
         var keys: [String] = []
         if let authorization, let key = fromAuthorization(authorization) { keys.append(key) }
         if let header = apiKeyHeader?.trimmedSpaces, !header.isEmpty, !keys.contains(header) { keys.append(header) }

@@ -1,4 +1,4 @@
-public import HTTPServer
+package import HTTPServer
 import OpenPushCore
 import OpenPushDelivery
 
@@ -9,8 +9,8 @@ import OpenPushDelivery
 ///
 /// Another page is one line in `Routes.registerAll`:
 /// `WebAssetRoutes.mount(on: &router, at: "/console", folder: "console")`.
-public enum WebAssetRoutes {
-    public static func mount(on router: inout Router<RouteHandler>, at mountPath: String, folder: String) {
+package enum WebAssetRoutes {
+    package static func mount(on router: inout Router<RouteHandler>, at mountPath: String, folder: String) {
         router.add(.get, mountPath) { context in
             try serve(folder + "/index.html", context)
         }

@@ -1,13 +1,13 @@
 import Foundation
-public import HTTPServer
-public import OpenPushDelivery
+package import HTTPServer
+package import OpenPushDelivery
 
 /// Answering requests from the loaded assets: the HTTP side of `WebAssets`, which the services
 /// of every process (HTTP or not) hold.
 extension WebAssets {
     /// The asset at `path` for `request`: `200` with it, `304` when the client's
     /// `If-None-Match` already names its ETag, or `nil` when no such asset was loaded.
-    public func response(for path: String, request: HTTPRequest) -> HTTPResponse? {
+    package func response(for path: String, request: HTTPRequest) -> HTTPResponse? {
         guard let asset = asset(path) else { return nil }
         var response: HTTPResponse
         if Self.matches(ifNoneMatch: request.headers["If-None-Match"], etag: asset.etag) {

@@ -1,11 +1,11 @@
-public import OpenPushCore
+package import OpenPushCore
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 extension SubscriptionStore {
     /// Writes the device preferences a registration or a `PATCH` sent (`quiet_hours`,
     /// `muted_threads`), in the caller's transaction; what was not sent stays as it was.
-    public static func applyAttention(id: String, appID: String, quietHours: FieldChange<QuietHoursWindow>,
+    package static func applyAttention(id: String, appID: String, quietHours: FieldChange<QuietHoursWindow>,
                                       mutedThreads: [String]?, in connection: PostgresConnection) throws {
         guard !quietHours.isKeep || mutedThreads != nil else { return }
         let window = quietHours.newValue

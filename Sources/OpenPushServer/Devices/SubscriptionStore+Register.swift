@@ -1,11 +1,11 @@
-public import OpenPushCore
+package import OpenPushCore
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 /// What a registration did: the device's id, and whether its row is new.
-public struct RegisteredSubscription: Sendable, Equatable {
-    public var id: String
-    public var created: Bool
+package struct RegisteredSubscription: Sendable, Equatable {
+    package var id: String
+    package var created: Bool
 }
 
 extension SubscriptionStore {
@@ -16,7 +16,7 @@ extension SubscriptionStore {
     /// On a shared demo app a device already linked to a tenant — the token's or the previous
     /// token's — can only be changed with its `X-OP-Device-Key` (`deviceKey`); otherwise any
     /// holder of the shared SDK key could take it over.
-    public static func register(_ registration: SubscriptionRegistration, app: AppRecord, deviceKey: String?,
+    package static func register(_ registration: SubscriptionRegistration, app: AppRecord, deviceKey: String?,
                                 now: Double, in database: PostgresPool) async throws -> RegisteredSubscription {
         let newID = Identifier.make(prefix: "sub", now: now, random: KeyMaterial.identifierEntropy())
         let appID = app.id

@@ -1,12 +1,12 @@
-public import OpenPushCore
+package import OpenPushCore
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 extension SubscriptionStore {
     /// Applies a backend's `PATCH`: `enabled` replaces, tags merge (`""` removes a tag), device
     /// preferences replace. Tags that would go over `TagLimits.maxKeys` are a `400`: the caller's
     /// transaction then stores nothing.
-    public static func update(id: String, appID: String, _ changes: SubscriptionChanges, now: Double,
+    package static func update(id: String, appID: String, _ changes: SubscriptionChanges, now: Double,
                               in connection: PostgresConnection) throws {
         let tags = changes.tags ?? .none
         let tagsBefore = tags.assignsKeys ? try TagBound.lockedCount("subscriptions WHERE app_id = \(appID) AND id = \(id)", in: connection) : 0

@@ -1,21 +1,21 @@
 import OpenPushCore
-public import OpenPushDelivery
-public import Postgres
+package import OpenPushDelivery
+package import Postgres
 
 /// The devices of an app. Every lookup is scoped by app id, so one app never reaches another's rows.
-public enum SubscriptionStore {
-    public static func find(id: String, appID: String, in connection: PostgresConnection) throws -> SubscriptionRecord? {
+package enum SubscriptionStore {
+    package static func find(id: String, appID: String, in connection: PostgresConnection) throws -> SubscriptionRecord? {
         try connection.query(SubscriptionRecord.columns + " WHERE s.app_id = \(appID) AND s.id = \(id)")
             .first.map(SubscriptionRecord.init(row:))
     }
 
-    public static func find(token: String, appID: String, in connection: PostgresConnection) throws -> SubscriptionRecord? {
+    package static func find(token: String, appID: String, in connection: PostgresConnection) throws -> SubscriptionRecord? {
         try connection.query(SubscriptionRecord.columns + " WHERE s.app_id = \(appID) AND s.token = \(token)")
             .first.map(SubscriptionRecord.init(row:))
     }
 
     /// The live (not retired) devices carrying a user's `external_id`, oldest first.
-    public static func live(externalID: String, appID: String, in connection: PostgresConnection) throws -> [SubscriptionRecord] {
+    package static func live(externalID: String, appID: String, in connection: PostgresConnection) throws -> [SubscriptionRecord] {
         try connection.query(SubscriptionRecord.columns + """
              WHERE s.app_id = \(appID) AND s.external_id = \(externalID) AND s.retired_at IS NULL ORDER BY s.id
             """).map(SubscriptionRecord.init(row:))
@@ -25,7 +25,7 @@ public enum SubscriptionStore {
     /// `supersededBy` names the subscription that replaced it after a token refresh. Retiring
     /// twice keeps the first time. Every retirement — `/v1/…/retire`, `DELETE` and supersede —
     /// goes through here.
-    public static func retire(subscriptionID: String, supersededBy: String? = nil, now: Double,
+    package static func retire(subscriptionID: String, supersededBy: String? = nil, now: Double,
                               in connection: PostgresConnection) throws {
         try connection.query("""
             UPDATE subscriptions

@@ -1,18 +1,18 @@
 import Foundation
-public import HTTPServer
-public import OpenPushCore
-public import OpenPushDelivery
+package import HTTPServer
+package import OpenPushCore
+package import OpenPushDelivery
 import Postgres
 
 /// The HTTP responder: routes a request, turns thrown errors into the family's error body,
 /// and records an access-log line and metrics for every answer.
-public final class OpenPushApplication: HTTPResponder {
-    public let router: Router<RouteHandler>
-    public let services: Services
+package final class OpenPushApplication: HTTPResponder {
+    package let router: Router<RouteHandler>
+    package let services: Services
     private let logger: Logger
 
     /// `routes` lets a caller add routes beside OpenPush's own (the test harness does).
-    public init(services: Services, logger: Logger, routes: (inout Router<RouteHandler>) -> Void = { _ in }) {
+    package init(services: Services, logger: Logger, routes: (inout Router<RouteHandler>) -> Void = { _ in }) {
         self.services = services
         self.logger = logger
         var router = Router<RouteHandler>()
@@ -21,7 +21,7 @@ public final class OpenPushApplication: HTTPResponder {
         self.router = router
     }
 
-    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+    package func respond(to request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
         let family = RouteFamily.of(path: request.path)
         let requestLogger = logger.with("request.id", request.requestID)
@@ -30,7 +30,7 @@ public final class OpenPushApplication: HTTPResponder {
         return response
     }
 
-    public func bodyTooLarge(_ request: HTTPRequest) async -> HTTPResponse {
+    package func bodyTooLarge(_ request: HTTPRequest) async -> HTTPResponse {
         let family = RouteFamily.of(path: request.path)
         let limit = services.configuration.maxBodyBytes
         let response = HTTPResponse.error(

@@ -1,22 +1,22 @@
-public import HTTPServer
-public import OpenPushCore
-public import OpenPushDelivery
+package import HTTPServer
+package import OpenPushCore
+package import OpenPushDelivery
 
 /// What a route handler gets: the request, its family, and the process's services.
-public struct RouteContext: Sendable {
-    public var request: HTTPRequest
-    public var family: RouteFamily
-    public var services: Services
-    public var logger: Logger
+package struct RouteContext: Sendable {
+    package var request: HTTPRequest
+    package var family: RouteFamily
+    package var services: Services
+    package var logger: Logger
 
-    public func pathParameter(_ name: String) -> String {
+    package func pathParameter(_ name: String) -> String {
         // The router only calls a handler when every parameter of its template matched.
         request.pathParameters[name] ?? ""
     }
 
     /// The body as a JSON object: anything else is a `400` in the family's shape, and so is a
     /// NUL character anywhere in it (PostgreSQL can store none), named by where it is.
-    public func jsonObject() throws(APIError) -> JSONObject {
+    package func jsonObject() throws(APIError) -> JSONObject {
         guard let value = try? JSONValue.parse(request.body), let object = value.objectValue else {
             throw APIError.badRequest("the request body must be a JSON object")
         }
@@ -26,4 +26,4 @@ public struct RouteContext: Sendable {
     }
 }
 
-public typealias RouteHandler = @Sendable (RouteContext) async throws -> HTTPResponse
+package typealias RouteHandler = @Sendable (RouteContext) async throws -> HTTPResponse

@@ -1,9 +1,9 @@
-public import OpenPushCore
+package import OpenPushCore
 import OpenPushDelivery
 
 /// The families of routes OpenPush serves. Each family has its own error body shape, which
 /// existing clients of that family parse.
-public enum RouteFamily: Sendable, Equatable {
+package enum RouteFamily: Sendable, Equatable {
     /// `/v1/apps/{app_id}/…`, called by mobile SDKs: `{"detail": "…"}`.
     case native
     /// The send routes and the REST API, OneSignal-shaped: `{"errors": ["…"]}`.
@@ -11,18 +11,18 @@ public enum RouteFamily: Sendable, Equatable {
     /// `/health`, `/ready`, `/metrics`, `/openapi.json`, `/docs`.
     case operations
 
-    public static let operationsPaths: Set<String> = ["/health", "/ready", "/metrics", "/openapi.json", "/docs"]
+    package static let operationsPaths: Set<String> = ["/health", "/ready", "/metrics", "/openapi.json", "/docs"]
 
     /// The family a path belongs to, decided from the path alone so that even a request that
     /// matches no route (404, 405, 413) is answered in the shape its client expects.
-    public static func of(path: String) -> RouteFamily {
+    package static func of(path: String) -> RouteFamily {
         if path == "/v1" || path.hasPrefix("/v1/") { return .native }
         if operationsPaths.contains(path) { return .operations }
         return .rest
     }
 
     /// The error body for this family. `detail` carries the messages joined; `errors` lists them.
-    public func errorBody(_ messages: [String]) -> JSONValue {
+    package func errorBody(_ messages: [String]) -> JSONValue {
         switch self {
         case .native:
             return ["detail": .string(messages.joined(separator: "; "))]

@@ -1,12 +1,12 @@
 import OpenPushCore
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 /// The `push_to_start_tokens` table: one standing token per (app, device, activity type),
 /// with no expiry.
-public enum PushToStartStore {
+package enum PushToStartStore {
     /// Inserts or replaces the device's token for a type; returns the row id and whether it is new.
-    public static func register(appID: String, subscriptionID: String, activityType: String, token: String, now: Double,
+    package static func register(appID: String, subscriptionID: String, activityType: String, token: String, now: Double,
                                 in connection: PostgresConnection) throws -> (id: String, created: Bool) {
         let id = Identifier.make(prefix: "pts", now: now, random: KeyMaterial.identifierEntropy())
         let row = try connection.query("""
@@ -20,7 +20,7 @@ public enum PushToStartStore {
     }
 
     /// False when the device had no token for that type.
-    public static func remove(appID: String, subscriptionID: String, activityType: String,
+    package static func remove(appID: String, subscriptionID: String, activityType: String,
                               in connection: PostgresConnection) throws -> Bool {
         try connection.query("""
             DELETE FROM push_to_start_tokens
@@ -30,7 +30,7 @@ public enum PushToStartStore {
 
     /// APNs rejected a push-to-start token: unlike an update token, the row is deleted.
     @discardableResult
-    public static func deleteDeadToken(rowID: String, in connection: PostgresConnection) throws -> Bool {
+    package static func deleteDeadToken(rowID: String, in connection: PostgresConnection) throws -> Bool {
         try connection.query("DELETE FROM push_to_start_tokens WHERE id = \(rowID)").affectedRows > 0
     }
 }

@@ -1,30 +1,30 @@
 import Crypto
 import Foundation
 import OpenPushCore
-public import OpenPushDelivery
+package import OpenPushDelivery
 import Postgres
 
 /// The app `openpush dev` creates on first start, so there is something to try at once.
 /// Keys are shown once and stored only as digests, so their values are kept in
 /// `.openpush/demo_app.json` (mode 600) to print again on later starts.
-public struct DevDemoApp: Sendable, Equatable {
-    public var id: String
+package struct DevDemoApp: Sendable, Equatable {
+    package var id: String
     /// `nil` when the saved value no longer opens the app (it was rotated or deleted since).
-    public var restKey: String?
-    public var sdkKey: String?
+    package var restKey: String?
+    package var sdkKey: String?
     /// True when this start created the app.
-    public var isNew: Bool
+    package var isNew: Bool
 
     /// A demo app with a `.p8` of its own, so its pushes are signed like a real app's; the
     /// local APNs simulator of `openpush dev` accepts them.
-    public static func settings() throws -> AppSettings {
+    package static func settings() throws -> AppSettings {
         AppSettings(name: "Demo app", apnsP8: try P256SigningKey.generatePEM(), apnsKeyID: "DEMOKEY001",
                     apnsTeamID: "DEMOTEAM01", apnsBundleID: "com.example.openpush.demo")
     }
     static let fileName = "demo_app.json"
 
     /// The saved demo app when it still exists, else a new one (saved for next time).
-    public static func ensure(stateDirectory: String, services: Services) async throws -> DevDemoApp {
+    package static func ensure(stateDirectory: String, services: Services) async throws -> DevDemoApp {
         let path = stateDirectory + "/" + fileName
         if let saved = load(path), let current = try await stillPresent(saved, in: services.database) {
             return current

@@ -2,22 +2,22 @@ import OpenPushDelivery
 /// What `openpush dev` prints after the keys: the console's address and three commands that
 /// work as printed — register a device token (SDK key), send it a notification (REST key), and
 /// list what the local APNs simulator accepted for that token.
-public struct DevQuickstart: Sendable, Equatable {
+package struct DevQuickstart: Sendable, Equatable {
     /// The demo device's APNs token: hex, and no prefix the simulator answers with an error.
-    public static let deviceToken = String(repeating: "c0ffee00", count: 8)
+    package static let deviceToken = String(repeating: "c0ffee00", count: 8)
     /// The alias the device registers with and the notification targets.
-    public static let externalID = "quickstart-user"
+    package static let externalID = "quickstart-user"
 
     /// `http://host:port`, the host already bracketed when it is IPv6.
-    public var baseURL: String
-    public var appID: String
+    package var baseURL: String
+    package var appID: String
     /// Nil when the key was rotated since it was saved: the commands then name a placeholder.
-    public var restKey: String?
-    public var sdkKey: String?
+    package var restKey: String?
+    package var sdkKey: String?
     /// The simulator's control API (`http://127.0.0.1:port`), nil when pushes go to real APNs.
-    public var simulatorControlURL: String?
+    package var simulatorControlURL: String?
 
-    public init(baseURL: String, appID: String, restKey: String?, sdkKey: String?, simulatorControlURL: String?) {
+    package init(baseURL: String, appID: String, restKey: String?, sdkKey: String?, simulatorControlURL: String?) {
         self.baseURL = baseURL
         self.appID = appID
         self.restKey = restKey
@@ -25,10 +25,10 @@ public struct DevQuickstart: Sendable, Equatable {
         self.simulatorControlURL = simulatorControlURL
     }
 
-    public var consoleURL: String { baseURL + "/console" }
+    package var consoleURL: String { baseURL + "/console" }
 
     /// The three shell commands, in order (the third only with the simulator).
-    public var commands: [String] {
+    package var commands: [String] {
         let sdk = sdkKey ?? "<your SDK key>"
         let rest = restKey ?? "<your REST API key>"
         var commands = [
@@ -49,7 +49,7 @@ public struct DevQuickstart: Sendable, Equatable {
     }
 
     /// The banner's lines, indented like the rest of it.
-    public var text: String {
+    package var text: String {
         let steps = commands
         var lines = ["  console: \(consoleURL) (sign in with the organization key)", "  quickstart:"]
         lines.append("    1. register a device token (SDK key):")

@@ -1,11 +1,11 @@
 import Crypto
 import Foundation
-public import OpenPushDelivery
+package import OpenPushDelivery
 
 /// Secrets `openpush dev` invents on first start and keeps under `.openpush/`, so a restart
 /// keeps the same keys (and can open what the last run sealed).
-public enum DevSecrets {
-    public static func organizationKey(stateDirectory: String) throws -> String {
+package enum DevSecrets {
+    package static func organizationKey(stateDirectory: String) throws -> String {
         let path = stateDirectory + "/org_api_key"
         if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
             let key = existing.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -18,7 +18,7 @@ public enum DevSecrets {
     }
 
     /// The key that seals the dev database's secrets (`OPENPUSH_SECRET_KEY`), kept as 64 hex digits.
-    public static func secretKey(stateDirectory: String) throws -> SecretKeyring.Key {
+    package static func secretKey(stateDirectory: String) throws -> SecretKeyring.Key {
         let path = stateDirectory + "/secret_key"
         if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
             // Replacing it would leave what it sealed unreadable: stop instead.

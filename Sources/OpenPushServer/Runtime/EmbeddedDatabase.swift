@@ -1,16 +1,16 @@
 import OpenPushDelivery
 import Crypto
 import Foundation
-public import Postgres
+package import Postgres
 import Subprocess
 
 /// The private PostgreSQL cluster of `openpush dev`: created under `.openpush/` on first use,
 /// started (or reused when already running), holding one `openpush` database.
-public struct EmbeddedDatabase: Sendable {
-    public static let databaseName = "openpush"
-    public let cluster: PostgresCluster
+package struct EmbeddedDatabase: Sendable {
+    package static let databaseName = "openpush"
+    package let cluster: PostgresCluster
 
-    public init(stateDirectory: String) {
+    package init(stateDirectory: String) {
         var cluster = PostgresCluster(directory: Self.clusterDirectory(stateDirectory: stateDirectory))
         cluster.settings = Self.settings
         self.cluster = cluster
@@ -45,7 +45,7 @@ public struct EmbeddedDatabase: Sendable {
     }
 
     /// Starts the cluster and returns the conninfo of the `openpush` database.
-    public func start() throws -> String {
+    package func start() throws -> String {
         try cluster.initializeIfNeeded()
         try cluster.start()
         let admin = try PostgresConnection.connect(cluster.conninfo)
@@ -56,7 +56,7 @@ public struct EmbeddedDatabase: Sendable {
         return cluster.conninfo.replacingOccurrences(of: "dbname=postgres", with: "dbname=\(Self.databaseName)")
     }
 
-    public func stop() throws {
+    package func stop() throws {
         try cluster.stop(mode: .fast)
     }
 }

@@ -1,35 +1,35 @@
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 /// A sliding-window limit kept in PostgreSQL, so it holds across every process on the database:
 /// a request is admitted only if fewer than `limit` were admitted in the `window` seconds before it.
-public struct RateLimit: Sendable, Equatable {
-    public var bucket: String
-    public var limit: Int
-    public var window: Double
+package struct RateLimit: Sendable, Equatable {
+    package var bucket: String
+    package var limit: Int
+    package var window: Double
 
-    public init(bucket: String, limit: Int, window: Double) {
+    package init(bucket: String, limit: Int, window: Double) {
         self.bucket = bucket
         self.limit = limit
         self.window = window
     }
 
     /// The two Live Activity send routes share 60 requests per 60 s per app.
-    public static let liveActivitySends = RateLimit(bucket: "live_activity_sends", limit: 60, window: 60)
+    package static let liveActivitySends = RateLimit(bucket: "live_activity_sends", limit: 60, window: 60)
 }
 
-public enum RateLimiter {
+package enum RateLimiter {
     /// Admits and records one request in a short transaction of its own, committed before the
     /// request does its work: an admitted request keeps its slot whatever happens to it later
     /// (a `500`, a lost database), and the lock below is held only for these few statements.
-    public static func admit(appID: String, _ rateLimit: RateLimit, now: Double, in database: PostgresPool) async throws -> Bool {
+    package static func admit(appID: String, _ rateLimit: RateLimit, now: Double, in database: PostgresPool) async throws -> Bool {
         try await database.transaction { try admit(appID: appID, rateLimit, now: now, in: $0) }
     }
 
     /// Admits and records one request, or refuses it. Call inside a transaction: the per-app,
     /// per-bucket advisory lock it takes is held until commit, so concurrent requests from any
     /// process are counted one after another.
-    public static func admit(appID: String, _ rateLimit: RateLimit, now: Double, in connection: PostgresConnection) throws -> Bool {
+    package static func admit(appID: String, _ rateLimit: RateLimit, now: Double, in connection: PostgresConnection) throws -> Bool {
         try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(appID + "/" + rateLimit.bucket), 0))")
         let cutoff = now - rateLimit.window
         try connection.query("""

@@ -1,9 +1,9 @@
-public import HTTPServer
-public import OpenPushDelivery
+package import HTTPServer
+package import OpenPushDelivery
 
 /// Only `serve` and `dev` listen, so starting the HTTP server stays beside the routes.
 extension ServerBootstrap {
-    public static func startHTTP(application: OpenPushApplication) throws -> HTTPServer {
+    package static func startHTTP(application: OpenPushApplication) throws -> HTTPServer {
         let configuration = application.services.configuration
         var http = HTTPServerConfiguration()
         http.host = configuration.listenHost

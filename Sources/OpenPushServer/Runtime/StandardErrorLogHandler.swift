@@ -1,12 +1,12 @@
 import Foundation
-public import OpenPushCore
+package import OpenPushCore
 import OpenPushDelivery
 
 /// Writes one line per record to standard error, with a UTC timestamp.
-public struct StandardErrorLogHandler: LogHandler {
-    public init() {}
+package struct StandardErrorLogHandler: LogHandler {
+    package init() {}
 
-    public func log(_ record: LogRecord) {
+    package func log(_ record: LogRecord) {
         let line = "\(Self.timestamp()) \(record.formatted)\n"
         FileHandle.standardError.write(Data(line.utf8))
     }

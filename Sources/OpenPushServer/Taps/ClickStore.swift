@@ -1,15 +1,15 @@
 import OpenPushCore
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 /// Attributes taps on a Live Activity to the push that produced it (and counts taps for
 /// `OpenedStore`, ordinary notifications).
-public enum ClickStore {
+package enum ClickStore {
     /// Counts one tap on the message and stamps the device's delivery with its first tap.
     /// With `messageID`, that message; without it, this device's most recent Live Activity
     /// push of the activity id (narrowed by `activityType` when given). False when no such
     /// push reached this device.
-    public static func record(appID: String, subscriptionID: String, activityID: String, messageID: String?,
+    package static func record(appID: String, subscriptionID: String, activityID: String, messageID: String?,
                               activityType: String?, now: Double, in connection: PostgresConnection) throws -> Bool {
         // The activity's messages, newest first (a small index: one row per message); then this
         // device's first record of each (`openpush_first_delivery`, migration 0045).

@@ -1,26 +1,26 @@
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 /// One tenant of a shared demo app: it holds its own REST key and sees only the devices linked
 /// to it with its link code.
-public struct TenantRecord: Sendable, Equatable {
-    public var id: String
-    public var appID: String
-    public var name: String?
-    public var linkCode: String
+package struct TenantRecord: Sendable, Equatable {
+    package var id: String
+    package var appID: String
+    package var name: String?
+    package var linkCode: String
     /// The live (not retired) devices linked to it.
-    public var linkedDevices: Int
+    package var linkedDevices: Int
     /// Unix seconds.
-    public var createdAt: Double
+    package var createdAt: Double
 
     /// The columns `init(row:)` reads, from `tenants t`; add a `WHERE`.
-    public static let columns: PostgresQuery = """
+    package static let columns: PostgresQuery = """
         SELECT t.id, t.app_id, t.name, t.link_code, extract(epoch FROM t.created_at)::float8 AS created_at,
                (SELECT count(*)::int FROM subscriptions s WHERE s.tenant_id = t.id AND s.retired_at IS NULL) AS linked_devices
         FROM tenants t
         """
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         id = try row.decode("id")
         appID = try row.decode("app_id")
         name = try row.decode("name")
@@ -31,14 +31,14 @@ public struct TenantRecord: Sendable, Equatable {
 }
 
 /// A new tenant and its REST key, which the caller sees this once.
-public struct CreatedTenant: Sendable {
-    public var tenant: TenantRecord
-    public var restKey: String
+package struct CreatedTenant: Sendable {
+    package var tenant: TenantRecord
+    package var restKey: String
 }
 
 /// A device just linked to a tenant, with its device key, shown this once.
-public struct DeviceLink: Sendable, Equatable {
-    public var deviceKey: String
-    public var tenantID: String
-    public var subscriptionID: String
+package struct DeviceLink: Sendable, Equatable {
+    package var deviceKey: String
+    package var tenantID: String
+    package var subscriptionID: String
 }

@@ -1,10 +1,10 @@
-public import OpenPushCore
+package import OpenPushCore
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 extension TenantStore {
-    public static let unknownLinkCode = "unknown link code"
-    public static let tooManyWrongCodes = "too many wrong link codes from this device, try again later"
+    package static let unknownLinkCode = "unknown link code"
+    package static let tooManyWrongCodes = "too many wrong link codes from this device, try again later"
 
     /// What one link attempt came to inside its transaction. A wrong code is not thrown, so
     /// that its failure row commits before the `404` goes out.
@@ -19,7 +19,7 @@ extension TenantStore {
     /// old key stops working. The row is locked, so two links of one device cannot both win,
     /// and its wrong codes are counted one at a time: after `limit.failures` within the window
     /// every attempt is a `429` until the oldest of them ages out.
-    public static func link(token: String, code: String, deviceKey: String?, appID: String, now: Double,
+    package static func link(token: String, code: String, deviceKey: String?, appID: String, now: Double,
                             limit: LinkFailureLimit = .standard, in database: PostgresPool) async throws -> DeviceLink {
         let issued = KeyMaterial.issue(prefix: "dev")
         let attempt = try await database.transaction { connection -> LinkAttempt in

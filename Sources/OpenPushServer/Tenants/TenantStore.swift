@@ -1,10 +1,10 @@
 import Crypto
 import OpenPushCore
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 /// Tenants of shared demo apps, managed with the organization key. Every query names the app.
-public enum TenantStore {
+package enum TenantStore {
     static let keyName = "tenant"
     /// A fresh code collides with one of the app's codes about once in 10^12 draws; a few tries
     /// make a failure a sign of a broken random source, not bad luck.
@@ -12,7 +12,7 @@ public enum TenantStore {
 
     /// The tenant, its REST key (an `api_keys` row carrying `tenant_id`) and its link code, in
     /// one transaction. Only a shared demo app has tenants.
-    public static func create(appID: String, name: String?, now: Double, in database: PostgresPool) async throws -> CreatedTenant {
+    package static func create(appID: String, name: String?, now: Double, in database: PostgresPool) async throws -> CreatedTenant {
         let id = Identifier.make(prefix: "ten", now: now, random: KeyMaterial.identifierEntropy())
         let keyID = Identifier.make(prefix: "key", now: now, random: KeyMaterial.identifierEntropy())
         let restKey = KeyMaterial.issue(prefix: "rest")
@@ -38,7 +38,7 @@ public enum TenantStore {
     }
 
     /// The app's tenants, oldest first; `404` for an unknown app.
-    public static func list(appID: String, in database: PostgresPool) async throws -> [TenantRecord] {
+    package static func list(appID: String, in database: PostgresPool) async throws -> [TenantRecord] {
         try await database.withConnection { connection in
             guard try AppStore.find(appID, in: connection) != nil else { throw Authentication.unknownApp(appID) }
             return try connection.query(TenantRecord.columns + " WHERE t.app_id = \(appID) ORDER BY t.created_at, t.id")
@@ -49,7 +49,7 @@ public enum TenantStore {
     /// Deletes a tenant and its REST key. Its devices stay registered but are unlinked: no
     /// tenant, no device key (on a shared app they must link again before their `/v1` calls
     /// work). Returns how many devices were unlinked.
-    public static func delete(_ tenantID: String, appID: String, now: Double, in database: PostgresPool) async throws -> Int {
+    package static func delete(_ tenantID: String, appID: String, now: Double, in database: PostgresPool) async throws -> Int {
         try await database.transaction { connection in
             guard try AppStore.find(appID, in: connection) != nil else { throw Authentication.unknownApp(appID) }
             let unlinked = try connection.query("""

@@ -3,16 +3,16 @@ import OpenPushDelivery
 import Postgres
 
 /// A user of an app with its aliases (label → value, one value per label).
-public struct UserRecord: Sendable, Equatable {
-    public var id: String
-    public var appID: String
-    public var tags: [String: String]
-    public var language: String?
-    public var timezoneID: String?
-    public var country: String?
-    public var aliases: [String: String]
+package struct UserRecord: Sendable, Equatable {
+    package var id: String
+    package var appID: String
+    package var tags: [String: String]
+    package var language: String?
+    package var timezoneID: String?
+    package var country: String?
+    package var aliases: [String: String]
 
-    public var externalID: String? { aliases[AliasLabel.externalID] }
+    package var externalID: String? { aliases[AliasLabel.externalID] }
 
     static let columns: PostgresQuery = """
         SELECT u.id, u.app_id, u.tags::text AS tags, u.language, u.timezone_id, u.country FROM users u

@@ -1,12 +1,12 @@
 import OpenPushCore
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 extension UserStore {
     /// Adds aliases to a user. A label the user already has takes the new value, except
     /// `external_id`, which ties the user to its devices and never changes once set. An alias
     /// held by another user is a `409`.
-    public static func addAliases(_ identity: [String: String], userID: String, appID: String,
+    package static func addAliases(_ identity: [String: String], userID: String, appID: String,
                                   in connection: PostgresConnection) throws {
         let current = try aliases(userID: userID, in: connection)
         for (label, value) in identity.sorted(by: { $0.key < $1.key }) {
@@ -23,7 +23,7 @@ extension UserStore {
         }
     }
 
-    public static func addAliases(_ identity: [String: String], userID: String, appID: String, now: Double,
+    package static func addAliases(_ identity: [String: String], userID: String, appID: String, now: Double,
                                   in database: PostgresPool) async throws -> UserRecord? {
         try await conflictsAs409 {
             try await database.transaction { connection in
@@ -35,7 +35,7 @@ extension UserStore {
     }
 
     /// Removes one alias; false when the user has no alias with that label.
-    public static func deleteAlias(label: String, userID: String, now: Double, in connection: PostgresConnection) throws -> Bool {
+    package static func deleteAlias(label: String, userID: String, now: Double, in connection: PostgresConnection) throws -> Bool {
         let deleted = try connection.query("DELETE FROM user_aliases WHERE user_id = \(userID) AND label = \(label) RETURNING label")
         try connection.query("UPDATE users SET updated_at = to_timestamp(\(now)) WHERE id = \(userID)")
         return !deleted.isEmpty
@@ -43,7 +43,7 @@ extension UserStore {
 
     /// Deletes a user and its aliases. Its devices stay registered (they still receive pushes
     /// sent to segments) but are unlinked: their `external_id` is cleared.
-    public static func delete(userID: String, appID: String, now: Double, in connection: PostgresConnection) throws {
+    package static func delete(userID: String, appID: String, now: Double, in connection: PostgresConnection) throws {
         let externalID = try aliases(userID: userID, in: connection)[AliasLabel.externalID]
         try connection.query("DELETE FROM users WHERE app_id = \(appID) AND id = \(userID)")
         if let externalID {

@@ -1,13 +1,13 @@
-public import OpenPushCore
+package import OpenPushCore
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 extension UserStore {
     /// Creates a user, or — when some of the aliases already name one user — merges into that
     /// user (`created: false`), OneSignal's behaviour. Aliases of two different users, or one
     /// held by another user, are a `409`. A shared demo tenant (`tenantID`) merges only into a
     /// user of its own (`403`, see `TenantAccess.requireOwnUser`).
-    public static func create(_ creation: UserCreation, appID: String, tenantID: String? = nil, now: Double,
+    package static func create(_ creation: UserCreation, appID: String, tenantID: String? = nil, now: Double,
                               in database: PostgresPool) async throws -> (user: UserRecord, created: Bool) {
         try await conflictsAs409 {
             try await database.transaction { connection in

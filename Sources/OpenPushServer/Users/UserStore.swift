@@ -1,12 +1,12 @@
-public import OpenPushCore
+package import OpenPushCore
 import OpenPushDelivery
-public import Postgres
+package import Postgres
 
 /// Users and their aliases. A user's devices are the app's subscriptions carrying its
 /// `external_id` alias; everything is scoped by app id.
-public enum UserStore {
+package enum UserStore {
     /// The id of the user a lookup names, or nil.
-    public static func resolve(_ lookup: UserLookup, appID: String, in connection: PostgresConnection) throws -> String? {
+    package static func resolve(_ lookup: UserLookup, appID: String, in connection: PostgresConnection) throws -> String? {
         let rows: PostgresRows
         switch lookup {
         case .userID(let id):
@@ -25,7 +25,7 @@ public enum UserStore {
         return try rows.first?.decode("user_id")
     }
 
-    public static func find(id: String, appID: String, in connection: PostgresConnection) throws -> UserRecord? {
+    package static func find(id: String, appID: String, in connection: PostgresConnection) throws -> UserRecord? {
         guard let row = try connection.query(UserRecord.columns + " WHERE u.app_id = \(appID) AND u.id = \(id)").first else {
             return nil
         }
@@ -48,7 +48,7 @@ public enum UserStore {
     /// Makes sure a user with this `external_id` exists, so a device registered with it is found
     /// through the user routes. Safe under concurrent registrations of one `external_id`: the
     /// loser of the alias insert removes the user it made.
-    public static func ensureUser(externalID: String, appID: String, now: Double, in connection: PostgresConnection) throws {
+    package static func ensureUser(externalID: String, appID: String, now: Double, in connection: PostgresConnection) throws {
         if try owner(label: AliasLabel.externalID, value: externalID, appID: appID, in: connection) != nil { return }
         let id = Identifier.make(prefix: "usr", now: now, random: KeyMaterial.identifierEntropy())
         try insertUser(id: id, appID: appID, properties: UserProperties(), now: now, in: connection)

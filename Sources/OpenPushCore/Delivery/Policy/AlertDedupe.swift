@@ -8,20 +8,20 @@
 /// again and win), and is given back in the completion transaction when that push ends in
 /// `error`: a device that was never told may be told later. This type holds the pure part: which
 /// recipients need a claim, the window, and what happens to a claim after the push.
-public enum AlertDedupe {
-    public static let defaultWindowDays = 30
-    public static let longestWindowDays = 365
+package enum AlertDedupe {
+    package static let defaultWindowDays = 30
+    package static let longestWindowDays = 365
 
     /// One (app, key, device) claim, made for one message.
-    public struct Claim: Hashable, Sendable {
-        public var appID: String
-        public var dedupeKey: String
-        public var subscriptionID: String
-        public var messageID: String
+    package struct Claim: Hashable, Sendable {
+        package var appID: String
+        package var dedupeKey: String
+        package var subscriptionID: String
+        package var messageID: String
         /// Unix seconds: a claim made before this by another message no longer dedupes.
-        public var windowStart: Double
+        package var windowStart: Double
 
-        public init(appID: String, dedupeKey: String, subscriptionID: String, messageID: String, windowStart: Double) {
+        package init(appID: String, dedupeKey: String, subscriptionID: String, messageID: String, windowStart: Double) {
             self.appID = appID
             self.dedupeKey = dedupeKey
             self.subscriptionID = subscriptionID
@@ -30,15 +30,15 @@ public enum AlertDedupe {
         }
 
         /// What a database row identifies it by.
-        public var key: Key { Key(appID: appID, dedupeKey: dedupeKey, subscriptionID: subscriptionID) }
+        package var key: Key { Key(appID: appID, dedupeKey: dedupeKey, subscriptionID: subscriptionID) }
     }
 
-    public struct Key: Hashable, Sendable {
-        public var appID: String
-        public var dedupeKey: String
-        public var subscriptionID: String
+    package struct Key: Hashable, Sendable {
+        package var appID: String
+        package var dedupeKey: String
+        package var subscriptionID: String
 
-        public init(appID: String, dedupeKey: String, subscriptionID: String) {
+        package init(appID: String, dedupeKey: String, subscriptionID: String) {
             self.appID = appID
             self.dedupeKey = dedupeKey
             self.subscriptionID = subscriptionID
@@ -46,18 +46,18 @@ public enum AlertDedupe {
     }
 
     /// The earliest claim that still dedupes at `now`: `days` whole days back.
-    public static func windowStart(now: Double, days: Int) -> Double {
+    package static func windowStart(now: Double, days: Int) -> Double {
         now - Double(min(max(days, 1), longestWindowDays)) * 86_400
     }
 
     /// Whether a claim made at `claimedAt` still dedupes at `now`.
-    public static func dedupes(claimedAt: Double, now: Double, days: Int) -> Bool {
+    package static func dedupes(claimedAt: Double, now: Double, days: Int) -> Bool {
         claimedAt >= windowStart(now: now, days: days)
     }
 
     /// The claim a push must win before it is sent, or nil when it needs none: only an alert
     /// (to a device token) of a message with a `dedupe_key` does.
-    public static func claim(for delivery: ClaimedDelivery, context: DeliveryContext, now: Double) -> Claim? {
+    package static func claim(for delivery: ClaimedDelivery, context: DeliveryContext, now: Double) -> Claim? {
         guard delivery.tokenKind == .device, let send = context.message(for: delivery)?.notification, send.kind == .alert,
               let key = send.gates.dedupeKey, let app = context.app(for: delivery) else { return nil }
         return Claim(appID: delivery.appID, dedupeKey: key, subscriptionID: delivery.subscriptionID,
@@ -67,7 +67,7 @@ public enum AlertDedupe {
     /// Splits the pushes that needed a claim by what the database granted (`won`, by key): the
     /// first push per key that won goes and holds the claim; every other is deduplicated —
     /// including a second push of one device in the same batch.
-    public static func split<ID: Hashable>(_ wanted: [(id: ID, claim: Claim)], won: Set<Key>)
+    package static func split<ID: Hashable>(_ wanted: [(id: ID, claim: Claim)], won: Set<Key>)
         -> (granted: [ID: Claim], deduplicated: Set<ID>) {
         var granted: [ID: Claim] = [:]
         var deduplicated: Set<ID> = []
@@ -85,12 +85,12 @@ public enum AlertDedupe {
     /// Whether the claim behind a push is given back after its decision: only when the push ended
     /// in `error` (rejected for good, its token dead, or its attempts used up), so the device was
     /// never told. An accepted push keeps it; a retry or a held push keeps it for its next attempt.
-    public static func releases(after decision: DeliveryOutcome.Decision) -> Bool {
+    package static func releases(after decision: DeliveryOutcome.Decision) -> Bool {
         if case .finished(.error, _) = decision { return true }
         return false
     }
 
     /// Claims made before this no longer dedupe in an app with a `days` window: the maintenance
     /// loop deletes them.
-    public static func pruneBefore(now: Double, days: Int) -> Double { windowStart(now: now, days: days) }
+    package static func pruneBefore(now: Double, days: Int) -> Double { windowStart(now: now, days: days) }
 }

@@ -2,13 +2,13 @@
 /// (the device hides details, or the message is ids-only), the privacy text because its own all
 /// rendered empty (never a blank notification), or nothing at all (blank: not sent). Pure: the
 /// texts come in already rendered for the device.
-public enum AlertPrivacy {
+package enum AlertPrivacy {
     /// The app's `default_privacy_text` when it was never set.
-    public static let defaultPrivacyText = "New notification"
-    public static let defaultPrivacyTextMaxLength = 255
+    package static let defaultPrivacyText = "New notification"
+    package static let defaultPrivacyTextMaxLength = 255
 
     /// How the push is worded; the payload builder strips more than the texts for some.
-    public enum Shape: String, Sendable, Hashable {
+    package enum Shape: String, Sendable, Hashable {
         /// The message's own texts.
         case full
         /// The device hides details: the privacy text as the body, no title or subtitle, and no
@@ -22,13 +22,13 @@ public enum AlertPrivacy {
         case blankFallback
     }
 
-    public struct Texts: Sendable, Hashable {
-        public var title: String?
-        public var subtitle: String?
-        public var body: String?
-        public var shape: Shape
+    package struct Texts: Sendable, Hashable {
+        package var title: String?
+        package var subtitle: String?
+        package var body: String?
+        package var shape: Shape
 
-        public init(title: String? = nil, subtitle: String? = nil, body: String? = nil, shape: Shape) {
+        package init(title: String? = nil, subtitle: String? = nil, body: String? = nil, shape: Shape) {
             self.title = title
             self.subtitle = subtitle
             self.body = body
@@ -36,7 +36,7 @@ public enum AlertPrivacy {
         }
     }
 
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         case send(Texts)
         /// Nothing to show and no privacy text: not sent, recorded `suppressed` reason `blank`.
         case blank
@@ -45,7 +45,7 @@ public enum AlertPrivacy {
     /// A notification alert to one device. `privacyText` is the message's, rendered for the
     /// device (nil when it has none); `localized` is whether `apns_alert` words it with a
     /// localization key (then it is not blank whatever the texts render to).
-    public static func notification(privacy: NotificationPrivacy, hideDetails: Bool, title: String?, subtitle: String?,
+    package static func notification(privacy: NotificationPrivacy, hideDetails: Bool, title: String?, subtitle: String?,
                                     body: String?, privacyText: String?, defaultPrivacyText: String,
                                     localized: Bool = false) -> Decision {
         let privacyText = visible(privacyText)
@@ -66,7 +66,7 @@ public enum AlertPrivacy {
     }
 
     /// What a Live Activity push does with its `alert`.
-    public enum LiveActivityDecision: Sendable, Equatable {
+    package enum LiveActivityDecision: Sendable, Equatable {
         /// The alert with these texts (`full` or `hidden`).
         case send(Texts)
         /// The texts all rendered empty: the push goes with its content state and no `alert`
@@ -78,7 +78,7 @@ public enum AlertPrivacy {
 
     /// A Live Activity push to one device. `hasTexts` is whether the message has headings or
     /// contents at all: one with neither (a sound-only alert, or no alert) is left as it is.
-    public static func liveActivity(event: LiveActivityEvent, hasTexts: Bool, hideDetails: Bool, title: String?,
+    package static func liveActivity(event: LiveActivityEvent, hasTexts: Bool, hideDetails: Bool, title: String?,
                                     body: String?, defaultPrivacyText: String) -> LiveActivityDecision {
         guard hasTexts else { return .send(Texts(title: title, body: body, shape: .full)) }
         let title = visible(title), body = visible(body)

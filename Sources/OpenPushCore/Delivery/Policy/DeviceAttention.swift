@@ -1,18 +1,18 @@
 /// What a device asked of the alerts it gets — its quiet hours and the threads it muted — and
 /// its local time of day, as the server loaded them for one batch. Only devices that set a
 /// preference have one.
-public struct DeviceAttention: Sendable, Equatable {
-    public var quietHours: QuietHoursWindow?
-    public var mutedThreads: Set<String>
+package struct DeviceAttention: Sendable, Equatable {
+    package var quietHours: QuietHoursWindow?
+    package var mutedThreads: Set<String>
     /// The device's wall clock (seconds after local midnight) when the context was loaded, in its
     /// zone: the subscription's IANA `timezone`, else its user's `timezone_id`, else its offset
     /// `timezone`, else UTC.
-    public var localSecondsOfDay: Double
+    package var localSecondsOfDay: Double
     /// The first instant (unix seconds) at or after then at which that clock reads the quiet
     /// hours' end, computed in the zone (so a DST change is accounted for).
-    public var quietHoursEndAt: Double?
+    package var quietHoursEndAt: Double?
 
-    public init(quietHours: QuietHoursWindow? = nil, mutedThreads: Set<String> = [], localSecondsOfDay: Double = 0,
+    package init(quietHours: QuietHoursWindow? = nil, mutedThreads: Set<String> = [], localSecondsOfDay: Double = 0,
                 quietHoursEndAt: Double? = nil) {
         self.quietHours = quietHours
         self.mutedThreads = mutedThreads
@@ -27,8 +27,8 @@ public struct DeviceAttention: Sendable, Equatable {
 /// usual; Live Activity pushes never come here (an activity is something the user started). A
 /// muted thread's alerts never go, whatever their interruption level. In quiet hours,
 /// `time-sensitive` and `critical` alerts go as usual; the others follow the message's mode.
-public enum DeviceAttentionPolicy {
-    public enum Decision: Sendable, Equatable {
+package enum DeviceAttentionPolicy {
+    package enum Decision: Sendable, Equatable {
         case send
         /// Sent now, `interruption-level: passive` and without a sound.
         case silence
@@ -38,7 +38,7 @@ public enum DeviceAttentionPolicy {
         case deferUntil(Double)
     }
 
-    public static func decide(_ send: NotificationSend, attention: DeviceAttention?, now: Double) -> Decision {
+    package static func decide(_ send: NotificationSend, attention: DeviceAttention?, now: Double) -> Decision {
         guard send.kind == .alert, let attention else { return .send }
         if MutedThreads.mutes(attention.mutedThreads, threadID: send.threadID) { return .suppress(.muted) }
         guard let window = attention.quietHours, send.quietHours != .ignore else { return .send }
@@ -57,7 +57,7 @@ public enum DeviceAttentionPolicy {
     }
 
     /// The send as it goes to a device in quiet hours with `silence`: passive, no sound.
-    public static func silenced(_ send: NotificationSend) -> NotificationSend {
+    package static func silenced(_ send: NotificationSend) -> NotificationSend {
         var quiet = send
         quiet.interruptionLevel = .passive
         quiet.sound = nil

@@ -4,20 +4,20 @@
 /// update goes. Every update folded into a later one is `coalesced`, carried by the push that
 /// carried a newer state. An `end` is never held and drops the updates still waiting (carried by
 /// the end). Per activity row: two devices holding one activity id are independent. Pure.
-public enum LiveActivityCoalescing {
-    public static let intervalRange: ClosedRange<Int64> = 0...60
-    public static let defaultInterval = 5
+package enum LiveActivityCoalescing {
+    package static let intervalRange: ClosedRange<Int64> = 0...60
+    package static let defaultInterval = 5
 
     /// What the server knows of one device's activity, from PostgreSQL.
-    public struct Activity: Sendable, Equatable {
+    package struct Activity: Sendable, Equatable {
         /// The last update slot claimed for it.
-        public var slot: PushSlot?
+        package var slot: PushSlot?
         /// The newest update waiting for it (due now), across every job and worker.
-        public var newestPending: PushRank?
+        package var newestPending: PushRank?
         /// The `end` queued for it, if any.
-        public var end: PushRank?
+        package var end: PushRank?
 
-        public init(slot: PushSlot? = nil, newestPending: PushRank? = nil, end: PushRank? = nil) {
+        package init(slot: PushSlot? = nil, newestPending: PushRank? = nil, end: PushRank? = nil) {
             self.slot = slot
             self.newestPending = newestPending
             self.end = end
@@ -26,7 +26,7 @@ public enum LiveActivityCoalescing {
 
     /// `update`: the push's `aps.timestamp` and message; `attempts` including this one (a retry
     /// older than the slot's holder is `superseded`, as any older retry after a newer push).
-    public static func decide(update: PushRank, attempts: Int, intervalSeconds: Int, activity: Activity,
+    package static func decide(update: PushRank, attempts: Int, intervalSeconds: Int, activity: Activity,
                               now: Double) -> PushIntervalDecision {
         guard intervalSeconds > 0 else { return .send(claim: nil) }
         // An end carries the final state: every update older than it is dropped.
@@ -36,7 +36,7 @@ public enum LiveActivityCoalescing {
     }
 
     /// What the planner records instead of a push, or nil to send it.
-    public static func refusal(_ decision: PushIntervalDecision) -> DeliveryPlanner.Refusal? {
+    package static func refusal(_ decision: PushIntervalDecision) -> DeliveryPlanner.Refusal? {
         switch decision {
         case .send: nil
         case .folded(let carrier, _): .suppressed(.coalesced, carriedBy: carrier)

@@ -1,27 +1,27 @@
 /// Which of two pushes to one device carries the newer state: Live Activity updates by their
 /// `aps.timestamp` (fixed at enqueue, strictly increasing per activity), widget reloads by when
 /// their message became due; ties by message id.
-public struct PushRank: Sendable, Hashable, Comparable {
-    public var order: Int64
-    public var messageID: String
+package struct PushRank: Sendable, Hashable, Comparable {
+    package var order: Int64
+    package var messageID: String
 
-    public init(order: Int64, messageID: String) {
+    package init(order: Int64, messageID: String) {
         self.order = order
         self.messageID = messageID
     }
 
-    public static func < (lhs: PushRank, rhs: PushRank) -> Bool {
+    package static func < (lhs: PushRank, rhs: PushRank) -> Bool {
         (lhs.order, lhs.messageID) < (rhs.order, rhs.messageID)
     }
 }
 
 /// The one push a device's activity (or its widgets) gets in an interval: when the interval
 /// began (the slot was claimed) and which push holds it.
-public struct PushSlot: Sendable, Equatable {
-    public var claimedAt: Double
-    public var holder: PushRank
+package struct PushSlot: Sendable, Equatable {
+    package var claimedAt: Double
+    package var holder: PushRank
 
-    public init(claimedAt: Double, holder: PushRank) {
+    package init(claimedAt: Double, holder: PushRank) {
         self.claimedAt = claimedAt
         self.holder = holder
     }
@@ -30,7 +30,7 @@ public struct PushSlot: Sendable, Equatable {
 /// What an interval rule (`LiveActivityCoalescing`, `WidgetThrottle`) decides for one push to
 /// one device. The server records the claim (in PostgreSQL, under the slot's row lock) in the
 /// transaction that decided it, so two workers never both send in one interval.
-public enum PushIntervalDecision: Sendable, Equatable {
+package enum PushIntervalDecision: Sendable, Equatable {
     /// Send now. `claim`: the slot to record for it (nil: the rule is off, or it holds the slot already).
     case send(claim: PushSlot?)
     /// Not sent: a newer push carries its state. `claim`: a slot to record for that newer push,

@@ -1,25 +1,25 @@
 /// A device's quiet hours: a daily window of its local wall clock, `start` inclusive, `end`
 /// exclusive, in minutes after midnight. A window whose start is after its end wraps midnight
 /// (`22:00`–`07:00`); start and end are never equal (that window would be empty or all day).
-public struct QuietHoursWindow: Sendable, Hashable {
-    public static let minutesPerDay = 24 * 60
+package struct QuietHoursWindow: Sendable, Hashable {
+    package static let minutesPerDay = 24 * 60
 
     /// Minutes after local midnight, 0...1439.
-    public let start: Int
-    public let end: Int
+    package let start: Int
+    package let end: Int
 
     /// Nil unless both are within a day and they differ.
-    public init?(start: Int, end: Int) {
+    package init?(start: Int, end: Int) {
         guard (0..<Self.minutesPerDay).contains(start), (0..<Self.minutesPerDay).contains(end), start != end else { return nil }
         self.start = start
         self.end = end
     }
 
     /// Whether the window wraps midnight.
-    public var wrapsMidnight: Bool { start > end }
+    package var wrapsMidnight: Bool { start > end }
 
     /// `"HH:MM"`, 24-hour, two digits each: `"07:00"`, `"22:30"`. Nil for anything else.
-    public static func minutes(_ text: String) -> Int? {
+    package static func minutes(_ text: String) -> Int? {
         let bytes = Array(text.utf8)
         guard bytes.count == 5, bytes[2] == UInt8(ascii: ":") else { return nil }
         func digit(_ byte: UInt8) -> Int? {
@@ -33,14 +33,14 @@ public struct QuietHoursWindow: Sendable, Hashable {
     }
 
     /// The `"HH:MM"` spelling of minutes after midnight.
-    public static func text(_ minutes: Int) -> String {
+    package static func text(_ minutes: Int) -> String {
         let hours = minutes / 60
         let rest = minutes % 60
         return (hours < 10 ? "0" : "") + String(hours) + ":" + (rest < 10 ? "0" : "") + String(rest)
     }
 
     /// `{"start": "HH:MM", "end": "HH:MM"}`, as the subscription views show it.
-    public var json: JSONValue { ["start": .string(Self.text(start)), "end": .string(Self.text(end))] }
+    package var json: JSONValue { ["start": .string(Self.text(start)), "end": .string(Self.text(end))] }
 }
 
 /// Whether a device is in its quiet hours now, and when they end. Pure: the device's local time
@@ -48,10 +48,10 @@ public struct QuietHoursWindow: Sendable, Hashable {
 /// the delivery's context), and so, where the caller knows it, is the instant the device's clock
 /// next reads the window's end — which on a day the clocks change is not `now` plus the wall-clock
 /// distance.
-public enum QuietHours {
-    public static let secondsPerDay: Double = 86_400
+package enum QuietHours {
+    package static let secondsPerDay: Double = 86_400
 
-    public enum State: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
         /// Not in quiet hours.
         case open
         /// In quiet hours until `until` (unix seconds): the first instant the window is over.
@@ -64,7 +64,7 @@ public enum QuietHours {
     ///   - endsAt: the first instant at or after `now` at which the device's wall clock reads the
     ///     window's end, when the caller computed it in the device's zone (DST-correct); without
     ///     it, `now` plus the wall-clock distance to the end.
-    public static func state(_ window: QuietHoursWindow, localSecondsOfDay: Double, now: Double,
+    package static func state(_ window: QuietHoursWindow, localSecondsOfDay: Double, now: Double,
                              endsAt: Double? = nil) -> State {
         let local = wrapped(localSecondsOfDay)
         let start = Double(window.start * 60)

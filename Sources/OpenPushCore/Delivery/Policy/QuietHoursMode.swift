@@ -1,5 +1,5 @@
 /// `POST /notifications`' `quiet_hours`: what an alert does to a device in its quiet hours.
-public enum QuietHoursMode: String, Sendable, Equatable, CaseIterable {
+package enum QuietHoursMode: String, Sendable, Equatable, CaseIterable {
     /// Sent at once, `interruption-level: passive` and without a sound (the default).
     case silence
     /// Held until the device's quiet hours end, then sent as usual.
@@ -7,5 +7,5 @@ public enum QuietHoursMode: String, Sendable, Equatable, CaseIterable {
     /// Sent as usual.
     case ignore
 
-    public static let `default` = QuietHoursMode.silence
+    package static let `default` = QuietHoursMode.silence
 }

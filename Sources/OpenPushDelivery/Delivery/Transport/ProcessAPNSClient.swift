@@ -4,7 +4,7 @@ import Synchronization
 /// The process's one APNs client, shared by its delivery engine (pushes and broadcasts) and its
 /// channel routes (channel management). A process that delivers hands its engine's client
 /// here (`share`); one that only serves HTTP makes it on the first channel request.
-public final class ProcessAPNSClient: Sendable {
+package final class ProcessAPNSClient: Sendable {
     private struct Held {
         var client: APNSClient
         /// Made here, so shut down here; a shared one is its engine owner's to shut down.
@@ -13,7 +13,7 @@ public final class ProcessAPNSClient: Sendable {
 
     private let held = Mutex<Held?>(nil)
 
-    public init() {}
+    package init() {}
 
     /// The client, made from `configuration` on first use unless an engine shared its own.
     package func client(_ configuration: Configuration) throws -> APNSClient {
@@ -33,7 +33,7 @@ public final class ProcessAPNSClient: Sendable {
     }
 
     /// Ends the client's threads, if this made it.
-    public func shutdown() async {
+    package func shutdown() async {
         guard let held = held.withLock({ $0 }), held.owned else { return }
         await held.client.shutdown()
     }
