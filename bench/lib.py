@@ -114,3 +114,35 @@ def h2load_ratio(ours, push_type, topic):
     print("== h2load against the same simulator, same payload (-c 2 -m 100), three runs")
     theirs = sorted(h2load(push_type, topic) for _ in range(3))[1]
     print("== ratio: openpush %.0f pushes/s vs h2load %.0f req/s (median of three) = %.2fx" % (ours, theirs, ours / theirs))
+
+
+def wrk(path, seconds, connections=32, script=None, env=None):
+    """One wrk run (-t2, `connections`, --latency) against the API; returns a dict of
+    requests/s, p50/p99 in ms, the requests made and the non-2xx answers. `script`: a file under
+    bench/wrk/, `env`: variables it reads."""
+    command = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency"]
+    if script: command += ["-s", os.path.join(os.path.dirname(__file__), "wrk", script)]
+    run = subprocess.run(command + [f"http://127.0.0.1:{os.environ['API_PORT']}{path}"], capture_output=True, text=True,
+                         check=True, env={**os.environ, **(env or {})})
+    out = run.stdout
+    def latency(percent):
+        found = re.search(rf"^\s+{percent}%\s+([0-9.]+)(us|ms|s)\s*$", out, re.M)
+        value, unit = float(found.group(1)), found.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {"rate": float(re.search(r"Requests/sec:\s+([0-9.]+)", out).group(1)),
+            "requests": int(re.search(r"(\d+) requests in", out).group(1)),
+            "p50": latency(50), "p99": latency(99), "non2xx": int(non2xx.group(1)) if non2xx else 0}
+
+
+def database_figures(conninfo):
+    """Commits and rolled-back transactions of the `openpush` database so far."""
+    out = subprocess.run(["psql", conninfo, "-Atq", "-c",
+                          "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()"],
+                         capture_output=True, text=True, check=True).stdout
+    return int(out.strip())
+
+
+def psql(conninfo, sql):
+    """One statement through psql; its unaligned output."""
+    return subprocess.run(["psql", conninfo, "-Atq", "-c", sql], capture_output=True, text=True, check=True).stdout.strip()
