@@ -146,3 +146,9 @@ def database_figures(conninfo):
 def psql(conninfo, sql):
     """One statement through psql; its unaligned output."""
     return subprocess.run(["psql", conninfo, "-Atq", "-c", sql], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def reset_statements(conninfo):
+    """With STATEMENTS=1 (`bench_track_statements`): forget the statements run so far, so the
+    figures cover only what is measured next."""
+    if os.environ.get("STATEMENTS"): psql(conninfo, "SELECT pg_stat_statements_reset()")

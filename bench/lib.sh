@@ -68,3 +68,30 @@ import lib, os
 lib.h2load_ratio(float(os.environ["RATE"]), os.environ["PUSH_TYPE"], os.environ["TOPIC"])
 PY
 }
+
+# STATEMENTS=1: restarts the embedded PostgreSQL of `bench_start` with pg_stat_statements, so
+# `bench_statements N` can print the statements per request afterwards. The server reconnects
+# its pool; the restart happens before anything is measured.
+bench_track_statements() {
+  [ -n "${STATEMENTS:-}" ] || return 0
+  local data bindir
+  data=$(readlink -f "$state/.openpush/postgres")/data
+  bindir=/usr/lib/postgresql/15/bin
+  [ -x "$bindir/pg_ctl" ] || bindir=$(dirname "$(command -v pg_ctl)")
+  psql "$conninfo" -q -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$bindir/pg_ctl" -D "$data" -m fast -w restart >/dev/null
+  else "$bindir/pg_ctl" -D "$data" -m fast -w restart >/dev/null; fi
+  psql "$conninfo" -q -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" -c "SELECT pg_stat_statements_reset()" >/dev/null
+  for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$api_port/ready" >/dev/null 2>&1 && break; sleep 0.2; done
+}
+
+# After `bench_track_statements`: statements per request ($1 requests) since the reset, and the
+# 12 that took longest (calls per request, mean ms per call, the statement's start).
+bench_statements() {
+  [ -n "${STATEMENTS:-}" ] || return 0
+  psql "$conninfo" -Atq -c "SELECT '== statements per request: ' || round(sum(calls)::numeric / $1, 1) FROM pg_stat_statements
+      WHERE query NOT IN ('BEGIN', 'COMMIT') AND query NOT LIKE '%pg_stat_statements%'"
+  psql "$conninfo" -q -c "SELECT round(calls::numeric / $1, 2) AS per_request, round((total_exec_time / calls)::numeric, 3) AS mean_ms,
+      left(regexp_replace(query, '\s+', ' ', 'g'), 110) AS statement FROM pg_stat_statements
+      WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 12"
+}

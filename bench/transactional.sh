@@ -6,13 +6,15 @@
 # always. Prints wrk on `GET /health` in the same run (the request path's limit), then for the
 # sends: requests/s, API latency p50/p99, delivered/s (first request to last push accepted),
 # queue→accepted p50/p99 (the message's creation to its record's commit), CPU per request of
-# OpenPush and of PostgreSQL, commits per request, and the ratio to GET /health.
+# OpenPush and of PostgreSQL, commits and WAL bytes per request, and the ratio to GET /health.
+# STATEMENTS=1 adds the statements per request and the costliest ones (pg_stat_statements).
 # Usage: [LOOPS=8] [DURATION=20] [USERS=100000] bench/transactional.sh     (run `make bench`, which builds first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
 bench_require wrk python3 psql
 bench_start ${LOOPS:-8}
+bench_track_statements
 users=${USERS:-100000}
 started=$(date +%s.%N)
 psql "$conninfo" -q -c "INSERT INTO subscriptions (id, app_id, token, external_id, first_session_at, last_session_at)
@@ -24,7 +26,7 @@ psql "$conninfo" -q -c "INSERT INTO subscriptions (id, app_id, token, external_i
     SELECT '$app', 'usr_t' || lpad(i::text, 8, '0'), 'external_id', 'u-' || i FROM generate_series(1, $users) AS i" -c "ANALYZE"
 echo "== seeded $users users of one device each"
 
-bench_python SECONDS_="${DURATION:-20}" USERS="$users" CONNINFO="$conninfo" SIM_PID="$simulator" <<'PY'
+STATEMENTS="${STATEMENTS:-}" bench_python SECONDS_="${DURATION:-20}" USERS="$users" CONNINFO="$conninfo" SIM_PID="$simulator" <<'PY'
 import lib, os, time
 seconds, users, conninfo = int(os.environ["SECONDS_"]), int(os.environ["USERS"]), os.environ["CONNINFO"]
 app, rest = lib.demo["id"], lib.demo["rest_key"]
@@ -45,7 +47,9 @@ print(f"== GET /health (wrk -t2 -c32 -d10s): {health['rate']:,.0f} req/s, p50 {h
 already = lib.control("/pushes?limit=0")["accepted_count"]
 since = lib.psql(conninfo, "SELECT now()")
 cpu = lambda: (lib.cpu_seconds(os.environ["SERVER_PID"]), lib.postgres_cpu_seconds())
+lib.reset_statements(conninfo)
 before, commits = cpu(), lib.database_figures(conninfo)
+wal = lib.psql(conninfo, "SELECT pg_current_wal_lsn()")
 begun = time.monotonic()
 sends = lib.wrk("/notifications", seconds, script="notification.lua",
                 env={"APP": app, "REST": rest, "USERS": str(users), "TEMPLATE": template["id"]})
@@ -53,6 +57,7 @@ sent = int(lib.psql(conninfo, f"SELECT count(*) FROM messages WHERE app_id = '{a
 _, last = lib.wait_accepted(sent, begun, others=lambda: already, limit=600)
 spent = [(b - a) / sent * 1000 for a, b in zip(before, cpu())]
 commits = (lib.database_figures(conninfo) - commits) / sent
+wal = int(lib.psql(conninfo, f"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '{wal}')::bigint")) / sent
 p50, p99 = lib.psql(conninfo, f"""
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) * 1000, percentile_cont(0.99) WITHIN GROUP (ORDER BY s) * 1000
     FROM (SELECT extract(epoch FROM d.finished_at - m.created_at) AS s FROM deliveries d JOIN messages m ON m.id = d.message_id
@@ -61,6 +66,8 @@ print(f"== POST /notifications to one user (wrk -t2 -c32 -d{seconds}s): {sends['
       f" p99 {sends['p99']:.1f} ms, non-2xx {sends['non2xx']}")
 print(f"   {sent:,} messages delivered at {sent / last:,.0f}/s (first request to last accepted, {last:.1f} s);"
       f" queue→accepted p50 {float(p50):.0f} ms, p99 {float(p99):.0f} ms")
-print(f"   per request: OpenPush {spent[0]:.2f} ms CPU, PostgreSQL {spent[1]:.2f} ms CPU, {commits:.1f} commits")
+print(f"   per request: OpenPush {spent[0]:.2f} ms CPU, PostgreSQL {spent[1]:.2f} ms CPU, {commits:.1f} commits, {wal:,.0f} B of WAL")
 print(f"== ratio to GET /health: requests {sends['rate'] / health['rate']:.3f}x, delivered {sent / last / health['rate']:.3f}x")
+open(os.path.join(lib.state, "requests"), "w").write(str(sent))
 PY
+bench_statements "$(cat "$state/requests")"
