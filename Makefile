@@ -53,6 +53,8 @@ bench: deps release
 	bench/apns-client.sh
 	bench/fanout.sh
 	bench/fairness.sh
+	bench/transactional.sh
+	bench/register.sh
 	bench/idle.sh
 	bench/coalescing.sh
 	bench/webhooks.sh
