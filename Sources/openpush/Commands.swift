@@ -15,7 +15,9 @@ struct CommandLineError: Error {
 /// comes from and whether the HTTP server runs.
 enum Commands {
     static var usage: String {
-        let variables = Configuration.documentation.map { "  \($0.name.padding(toLength: 26, withPad: " ", startingAt: 0)) \($0.meaning)" }
+        // Padded to the longest name: `padding(toLength:)` also truncates, and cut names apart.
+        let width = Configuration.documentation.map(\.name.count).max() ?? 0
+        let variables = Configuration.documentation.map { "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0)) \($0.meaning)" }
         return """
         usage: openpush <command> [options]
 

@@ -28,6 +28,15 @@ import Postgres
         #expect(output.text.contains("apps create --name NAME --bundle-id ID"))
     }
 
+    /// Each variable whole, however long its name: the list was once cut at 26 characters.
+    @Test func helpNamesEveryVariableWhole() async throws {
+        let output = try await OpenPushProcess.run(["help"])
+        let lines = output.text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        for variable in Configuration.documentation {
+            #expect(lines.contains { $0.hasPrefix(variable.name + " ") }, "\(variable.name)")
+        }
+    }
+
     @Test func createPrintsKeysThatWork() async throws {
         let database = try await TestDatabase.create()
         let empty = try await database.createEmptySibling()
