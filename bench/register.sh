@@ -13,7 +13,7 @@ bench_require wrk python3 psql
 bench_start 0
 known=${KNOWN:-100000}
 psql "$conninfo" -q -c "INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
-    SELECT 'sub_k' || lpad(i::text, 8, '0'), '$app', 'ka' || lpad(to_hex(i), 62, '0'), now(), now()
+    SELECT 'sub_k' || lpad(i::text, 8, '0'), '$app', 'ca' || lpad(to_hex(i), 62, '0'), now(), now()
     FROM generate_series(1, $known) AS i" -c "ANALYZE"
 echo "== seeded $known known devices"
 
@@ -31,7 +31,7 @@ spent = [(b - a) / run["requests"] * 1000 for a, b in zip(before, cpu())]
 commits = (lib.database_figures(conninfo) - commits) / run["requests"]
 counted = int(lib.psql(conninfo, f"SELECT sum(session_count) FROM subscriptions WHERE app_id = '{app}'")) - sessions
 print(f"== POST /v1/apps/{{id}}/subscriptions (wrk -t2 -c32 -d{seconds}s): {run['rate']:,.0f} req/s, p50 {run['p50']:.1f} ms,"
-      f" p99 {run['p99']:.1f} ms, non-2xx {run['non2xx']}; sessions counted {counted:,} of {run['requests']:,} requests")
+      f" p99 {run['p99']:.1f} ms, non-2xx {run['non2xx']}; sessions added {counted:,} for {run['requests']:,} requests")
 print(f"   per request: OpenPush {spent[0]:.2f} ms CPU, PostgreSQL {spent[1]:.2f} ms CPU, {commits:.1f} commits")
 print(f"== ratio to GET /health: {run['rate'] / health['rate']:.3f}x")
 PY
