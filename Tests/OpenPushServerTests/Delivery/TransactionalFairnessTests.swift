@@ -11,36 +11,40 @@ import OpenPushTestSupport
 import Postgres
 
 /// Issue 39: one app's fan-out must not hold another app's one-user sends (the mixed run of
-/// bench/mixed.sh, in small). APNs is the slow side here — a simulator capped at `rate` pushes a
-/// second answers in arrival order — so whatever A has on the wire is a queue B's pushes stand
-/// behind. Per-app fairness keeps that queue short: A's jobs in flight are capped below the
-/// loops, and a free loop takes the app with the fewest jobs in flight first. Without it every
-/// loop holds one of A's jobs, all of A's recipients are on the wire at once, and B's pushes come
-/// after nearly all of them. Asserted on the order of acceptance, not on time. Timing group: it
-/// needs the rate cap to be the only slow thing.
+/// bench/mixed.sh, in small). APNs is slow for A: the simulator answers each of A's pushes only
+/// after `slowDelay` (its `5105` token prefix), so each of A's jobs holds its loop that long,
+/// while B's pushes are answered at once. Per-app fairness keeps loops free for B: A's jobs in
+/// flight are capped below the loops, and a free loop takes the app with the fewest jobs in
+/// flight first. Without it every loop holds one of A's jobs, and each of B's jobs waits for a
+/// wave of A's to be answered. Asserted on the order of acceptance, not on time.
+///
+/// Not a rate-capped simulator (`maxRate`): it answers in arrival order across connections, so
+/// B's push waits behind whatever A has on the wire, and B's one-device jobs, capped per app too,
+/// go out in rounds, each behind A's capped backlog: B's last push then follows `sends × jobSize`
+/// of A's whether or not A is capped, which says nothing about the engine's fairness.
 @Suite struct TransactionalFairnessTests {
-    /// The simulator's cap, pushes a second: A's fan-out takes `fanOut / rate` = 20 s.
-    static let rate = 100.0
-    /// A's recipients: exactly what `loops` jobs of `jobSize` hold, so that without the cap all
-    /// of A is on the wire at once.
+    /// How long the simulator holds each of A's pushes.
+    static let slowDelay = Duration.seconds(2)
+    /// A's recipients: 20 jobs, more than every loop can hold at once (16 × 100 = 1,600): without
+    /// the cap, B's jobs wait for that first wave to be answered.
     static let fanOut = 2000
     /// B's one-user notifications, each to a user of its own with one device.
     static let sends = 10
 
     static func settings() -> DeliveryEngine.Settings {
         var settings = DeliveryEngine.Settings()
-        settings.loops = 8
-        settings.jobSize = 250
-        // A holds at most 2 × 250 pushes on the wire; 6 loops stay free for other apps.
+        settings.loops = 16
+        settings.jobSize = 100
+        // A holds 2 loops (a few more in the first claims, made at once), 14 stay free for others.
         settings.appJobsInFlight = 2
-        // A job of A waits up to 250 / `rate` s for its answers: its lease must outlast that
-        // on a loaded machine without depending on renewals.
+        // A job of A waits `slowDelay` for its answers: its lease outlasts that on a loaded
+        // machine without depending on renewals.
         settings.leaseSeconds = 60
         return settings
     }
 
-    /// The harness of `DeliveryHarness`, with a rate-capped simulator and an APNs client with
-    /// streams enough for all of A's pushes at once.
+    /// The harness of `DeliveryHarness`, with a simulator whose slow answers take `slowDelay`
+    /// and an APNs client with streams enough for every loop's job at once.
     struct Setup {
         let app: TestApp
         let simulator: APNSSimulator
@@ -49,23 +53,19 @@ import Postgres
         let a: CreatedApp
         let b: CreatedApp
 
-        static func make() async throws -> Setup {
+        static func make(settings: DeliveryEngine.Settings) async throws -> Setup {
             let pem = try P256SigningKey.generatePEM()
-            let simulator = try APNSSimulator(.init(acceptAnyToken: true, maxRate: TransactionalFairnessTests.rate,
+            let simulator = try APNSSimulator(.init(acceptAnyToken: true, slowDelay: TransactionalFairnessTests.slowDelay,
                                                     recordLimit: 10_000))
             try simulator.start()
             let app = try await TestApp.make(configure: {
                 $0.apnsProductionURL = simulator.endpoint
                 $0.apnsDevelopmentURL = simulator.endpoint
-                // The engine's 8 loops and B's requests.
-                $0.databasePoolSize = 12
             })
-            // 4 × 1,000 streams: A's 2,000 pushes fit on the wire at once, none waits in the
-            // client (where the client's own turns between apps would let B pass).
+            // 2 × 1,000 streams: 16 jobs of 100 fit on the wire at once with room for B.
             let client = try APNSClient(configuration: APNSClientConfiguration(
-                productionURL: simulator.endpoint, sandboxURL: simulator.endpoint, connectionsPerKey: 4, requestTimeout: 300))
-            let engine = DeliveryEngine(services: app.services, client: client, settings: TransactionalFairnessTests.settings(),
-                                        logger: .discarding())
+                productionURL: simulator.endpoint, sandboxURL: simulator.endpoint, requestTimeout: 300))
+            let engine = DeliveryEngine(services: app.services, client: client, settings: settings, logger: .discarding())
             // One team key for both apps, as one company's two apps have: their pushes share
             // the client's connections.
             let a = try await app.createApp(AppSettings(name: "A", apnsP8: pem, apnsKeyID: "KEYID00001", apnsTeamID: "TEAM000001",
@@ -86,11 +86,12 @@ import Postgres
     static func bToken(_ n: Int) -> String { "bb" + String(repeating: "0", count: 60) + String(format: "%02x", n) }
 
     @Test func anotherAppsOneUserSendsPassAFanOutOnASlowAPNs() async throws {
-        let setup = try await Setup.make()
+        let setup = try await Setup.make(settings: Self.settings())
+        defer { Task { await setup.shutdown() } }
         let database = setup.app.services.database
         try await setup.app.seed("""
             INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
-            SELECT 'sub_a' || lpad(g::text, 8, '0'), \(setup.a.app.id), 'aa' || lpad(to_hex(g), 62, '0'), now(), now()
+            SELECT 'sub_a' || lpad(g::text, 8, '0'), \(setup.a.app.id), '5105' || lpad(to_hex(g), 60, '0'), now(), now()
             FROM generate_series(1, \(Self.fanOut)) AS g
             """)
         // B's users, one device each, registered as an SDK does.
@@ -104,7 +105,7 @@ import Postgres
         try #require(fanOut.status == 200, "A's fan-out: \(fanOut.text)")
         setup.engine.start()
 
-        // A's delivery is under way: its first push was accepted.
+        // A's delivery is under way: its first pushes were answered.
         let outer = ContinuousClock.now + .seconds(300)
         while setup.simulator.acceptedCount == 0 {
             try #require(ContinuousClock.now < outer, "A's fan-out never started")
@@ -147,6 +148,5 @@ import Postgres
         #expect(aAcceptedThen < Self.fanOut / 2,
                 "B's last push was accepted after \(aAcceptedThen) of A's \(Self.fanOut): B waited behind A's fan-out")
         print("TransactionalFairnessTests: B's \(Self.sends) sends all accepted after \(aAcceptedThen) of A's \(Self.fanOut) pushes")
-        await setup.shutdown()
     }
 }
