@@ -27,7 +27,7 @@ run: deps release
 # then the PgBouncer deployment of two servers and two workers on its own (beside the heavy
 # group, a CI run saw one of its sends wait more than 30 s for an answer), then, alone, the
 # suites that check timing rules (push intervals, webhook timeouts, the HTTP client, one app's
-# one-user sends beside another's fan-out on a rate-capped APNs), which any load starves.
+# one-user sends beside another's fan-out on a slow APNs), which any load starves.
 HEAVY_SUITES := OneSignalPythonClientTests|WebhookIdleEndpointsTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|DeliveryResilienceTests|DeliveryGuaranteesTests
 SCALE_SUITES := PgBouncerScaleOutTests
 TIMING_SUITES := PushIntervalsTests|TemplateIsolationTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests|TransactionalFairnessTests
