@@ -68,10 +68,15 @@ for n in range(20):
 lib.wait_accepted(20, time.monotonic())
 warm = lib.control("/pushes?limit=0")["accepted_count"]
 
-def a_done():
-    """A's recipients recorded so far (its message's counts, committed with each job)."""
+def a_view():
+    """A's message as the API shows it: its counts are committed with each of its jobs."""
     status, view = lib.call("GET", f"/notifications/{a_message}?app_id={a}", None, rest_a)
     assert status == 200, (status, view)
+    return view
+
+def a_done():
+    """A's recipients recorded so far."""
+    view = a_view()
     return view["successful"] + view["failed"] + view["errored"]
 
 # A's fan-out; nothing else is sent until its first push is accepted, so that push is A's.
@@ -106,7 +111,7 @@ b_p50, b_p99, b_accepted = lib.psql(conninfo, f"""
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) * 1000, percentile_cont(0.99) WITHIN GROUP (ORDER BY s) * 1000, count(*)
     FROM (SELECT extract(epoch FROM d.finished_at - m.created_at) AS s FROM deliveries d JOIN messages m ON m.id = d.message_id
           WHERE m.app_id = '{b}' AND m.created_at >= '{since}' AND d.state = 'accepted') AS q""").split("|")
-while a_done() < total:
+while a_view()["completed_at"] is None:
     if time.monotonic() - started > 1800: raise SystemExit(f"A's fan-out not done after 1800 s")
     time.sleep(0.2)
 a_last = time.monotonic() - started
