@@ -26,11 +26,11 @@ run: deps release
 # the 20,000-50,000-push deliveries through child workers that are stopped or killed midway),
 # then the PgBouncer deployment of two servers and two workers on its own (beside the heavy
 # group, a CI run saw one of its sends wait more than 30 s for an answer), then, alone, the
-# suites that check timing rules (push intervals, webhook timeouts, the HTTP client), which any
-# load starves.
+# suites that check timing rules (push intervals, webhook timeouts, the HTTP client, one app's
+# one-user sends beside another's fan-out on a slow APNs), which any load starves.
 HEAVY_SUITES := OneSignalPythonClientTests|WebhookIdleEndpointsTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|DeliveryResilienceTests|DeliveryGuaranteesTests
 SCALE_SUITES := PgBouncerScaleOutTests
-TIMING_SUITES := PushIntervalsTests|TemplateIsolationTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests
+TIMING_SUITES := PushIntervalsTests|TemplateIsolationTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests|TransactionalFairnessTests
 AFTER_SUITES := $(HEAVY_SUITES)|$(SCALE_SUITES)|$(TIMING_SUITES)
 test: deps compat-venv browser-deps
 	@$(call install-missing,$(SCALE_PACKAGES))
@@ -59,6 +59,7 @@ bench: deps release
 	bench/coalescing.sh
 	bench/webhooks.sh
 	bench/scale.sh
+	bench/mixed.sh
 
 # Installs the Debian packages $(1) only when one is missing, so repeated runs stay fast and offline.
 install-missing = if ! dpkg -s $(1) >/dev/null 2>&1; then \
