@@ -134,4 +134,26 @@ import Testing
         #expect(try row.decode("completed", as: Bool.self))
         #expect(try row.decode("completions", as: Int.self) == 1)
     }
+
+    @Test func concurrentRepeatsOfOneKeyQueueOneMessageAndReplayItsAnswer() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        _ = try await harness.app.insertSubscription(appID: harness.created.app.id, token: Self.token("f1"), externalID: "user-1")
+        let responses = await withTaskGroup(of: TestResponse.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    await Self.send(harness, ["include_external_user_ids": ["user-1"]], headers: ["Idempotency-Key": "repeat-1"])
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let ids = Set(responses.compactMap { $0.json?.objectValue?["id"]?.stringValue })
+        #expect(responses.allSatisfy { $0.status == 200 }, "\(responses.map(\.text))")
+        #expect(ids.count == 1)
+        #expect(responses.filter { $0.headers["Idempotent-Replayed"] == "true" }.count == 7)
+        let id = try #require(ids.first)
+        #expect(try await Self.stored(harness, id) == Stored(expansion: "done", audienceTotal: 1, jobs: 1, recipients: 1))
+        let messages: Int = try await harness.app.services.database.query("SELECT count(*)::int AS n FROM messages")[0].decode("n")
+        #expect(messages == 1)
+    }
 }
