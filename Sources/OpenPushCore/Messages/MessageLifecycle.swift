@@ -142,3 +142,14 @@ package enum MessageLifecycle {
         kind.expands ? .pending : .queued
     }
 }
+
+extension MessageLifecycle {
+    /// `messages.expansion` of a new notification once its first page is written (`last` when
+    /// that page held the whole audience): what `expansionPageWritten` does to a pending message.
+    package static func expansion(afterFirstPage last: Bool) -> MessageExpansion {
+        let pending = Snapshot(state: created(.notification), completed: false)
+        guard let written = try? transition(pending, on: .expansionPageWritten(last: last)) else { return .pending }
+        for case .endExpansion(let expansion) in written.actions { return expansion }
+        return .pending
+    }
+}

@@ -31,14 +31,26 @@ package enum IdempotencyStore {
 
     package static func find(appID: String, scope: String, caller: String, key: String, notBefore: Double,
                             in connection: PostgresConnection) throws -> IdempotentResponse? {
-        guard let row = try connection.query("""
+        try connection.query("""
             SELECT status, response::text AS response, request_digest, message_id FROM idempotency_keys
             WHERE app_id = \(appID) AND scope = \(scope) AND caller = \(caller) AND key = \(key)
               AND created_at > to_timestamp(\(notBefore))
-            """).first else { return nil }
-        return IdempotentResponse(status: try row.decode("status"),
-                                  body: (try? JSONValue.parse(try row.decode("response", as: String.self))) ?? .null,
-                                  requestDigest: try row.decode("request_digest"), messageID: try row.decode("message_id"))
+            """).first.map(response)
+    }
+
+    /// Takes the key's lock until commit, then `find`s it, in one statement
+    /// (`openpush_send_idempotency_find`): a repeat that waited for the lock sees the first answer.
+    package static func lockAndFind(appID: String, scope: String, caller: String, key: String, notBefore: Double,
+                                   in connection: PostgresConnection) throws -> IdempotentResponse? {
+        try connection.query(prepared: """
+            SELECT * FROM openpush_send_idempotency_find(\(appID), \(scope), \(caller), \(key), to_timestamp(\(notBefore)))
+            """).first.map(response)
+    }
+
+    private static func response(_ row: PostgresRow) throws -> IdempotentResponse {
+        IdempotentResponse(status: try row.decode("status"),
+                           body: (try? JSONValue.parse(try row.decode("response", as: String.self))) ?? .null,
+                           requestDigest: try row.decode("request_digest"), messageID: try row.decode("message_id"))
     }
 
     /// Saves the first answer; an expired row with the same key is replaced.

@@ -7,10 +7,14 @@ package import Postgres
 ///
 /// `notification.completed` is emitted exactly once: `apply` locks the message row first, so of
 /// two transactions finishing the last jobs at once the second waits for the first to commit and
-/// then sees its job gone; the stamp `messages.completed_event_at` keeps it to one event.
+/// then sees its job gone; the stamp `messages.completed_event_at` keeps it to one event. The
+/// inputs that only settle a message take one statement (`MessageLifecycleStore+Settle`).
 package enum MessageLifecycleStore {
     /// Applies `input` to the message and settles it.
     package static func apply(_ input: MessageLifecycle.Input, messageID: String, in connection: PostgresConnection) throws {
+        if OneStatement(input) != .fullTransition {
+            return try apply(input, messageIDs: [messageID], in: connection)
+        }
         _ = try run(input, messageID: messageID, appID: nil, tenantID: nil, now: nil, in: connection)
     }
 

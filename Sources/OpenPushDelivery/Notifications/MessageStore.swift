@@ -48,19 +48,39 @@ package enum MessageStore {
     /// Stores a new message in the first state of its lifecycle (`MessageLifecycle.created`):
     /// a notification waits for its expansion from `send_after`, anything else is queued now.
     package static func insert(_ message: NewMessage, now: Double, in connection: PostgresConnection) throws -> String {
-        let id = Identifier.make(prefix: "msg", now: now, random: KeyMaterial.identifierEntropy())
+        let id = newID(now: now)
         let kind = message.send.kind
         let expansion: MessageExpansion? = MessageLifecycle.created(kind) == .pending ? .pending : nil
         try connection.query("""
-            INSERT INTO messages (id, app_id, kind, event, name, activity_type, activity_id, request, send, audience_total,
-                                  truncated, tenant_id, push_timestamp, send_after, expansion, created_at)
-            VALUES (\(id), \(message.appID), \(kind.rawValue), \(message.event?.rawValue), \(message.name), \(message.activityType),
-                    \(message.activityID), \(JSONValue.object(message.request).serialized)::jsonb,
-                    \(message.send.stored.serialized)::jsonb, \(message.audienceTotal),
-                    \(message.truncated), \(message.tenantID), \(message.pushTimestamp.map(Int64.init)),
-                    to_timestamp(\(message.send.sendAfter(now: now))), \(expansion?.rawValue), to_timestamp(\(now)))
+            INSERT INTO messages (\(columns)) VALUES (\(values(message, id: id, now: now, expansion: "\(expansion?.rawValue)")))
             """)
         return id
+    }
+
+    package static func newID(now: Double) -> String {
+        Identifier.make(prefix: "msg", now: now, random: KeyMaterial.identifierEntropy())
+    }
+
+    /// The columns a new message row is given (`values`), for an `INSERT INTO messages`.
+    static let columns: PostgresQuery = """
+        id, app_id, kind, event, name, activity_type, activity_id, request, send, audience_total,
+        truncated, tenant_id, push_timestamp, send_after, expansion, created_at
+        """
+
+    /// `columns`' values for `message`; `expansion` and `audienceTotal` (the message's when nil)
+    /// may be expressions of the statement that writes the row.
+    static func values(_ message: NewMessage, id: String, now: Double, expansion: PostgresQuery,
+                       audienceTotal: PostgresQuery? = nil) -> PostgresQuery {
+        let kind = message.send.kind
+        let total: PostgresQuery = if let audienceTotal { audienceTotal } else { "\(message.audienceTotal)" }
+        // Typed: in an `INSERT … SELECT` a bind is text unless cast.
+        return """
+            \(id)::text, \(message.appID)::text, \(kind.rawValue)::text, \(message.event?.rawValue)::text, \(message.name)::text,
+            \(message.activityType)::text, \(message.activityID)::text, \(JSONValue.object(message.request).serialized)::jsonb,
+            \(message.send.stored.serialized)::jsonb, (\(total))::int,
+            \(message.truncated)::boolean, \(message.tenantID)::text, \(message.pushTimestamp.map(Int64.init))::bigint,
+            to_timestamp(\(message.send.sendAfter(now: now))::float8), (\(expansion))::text, to_timestamp(\(now)::float8)
+            """
     }
 
     /// The `kind` column of a message row, typed.

@@ -28,7 +28,8 @@ enum NotificationExpansion {
     static func expandNextPage(pageSize: Int = defaultPageSize, jobSize: Int = DeliveryQueue.defaultJobSize,
                                in connection: PostgresConnection) throws -> Step {
         guard let row = try connection.query("""
-            SELECT id, app_id, tenant_id, expanded_through, expansion_attempts, \(StoredMessage.columns) FROM messages
+            SELECT id, app_id, tenant_id, expanded_through, expansion_attempts, extract(epoch FROM now())::float8 AS now,
+                   \(StoredMessage.columns) FROM messages
             WHERE expansion = 'pending' AND send_after <= now() AND (expansion_retry_at IS NULL OR expansion_retry_at <= now())
             ORDER BY send_after, id LIMIT 1
             FOR UPDATE SKIP LOCKED
@@ -52,8 +53,9 @@ enum NotificationExpansion {
                                in connection: PostgresConnection) throws -> Int {
         let appID: String = try row.decode("app_id")
         let send = try StoredMessage.notification(row, messageID: messageID)
+        // PostgreSQL's clock (read with the row), the one every worker shares.
         let targeted = try AudienceResolver.targeted(send.targeting, appID: appID, tenantID: try row.decode("tenant_id"),
-                                                     now: try now(in: connection), in: connection)
+                                                     now: try row.decode("now"), in: connection)
         let page = NotificationAudience.recipients(targeted: targeted, appID: appID, kind: send.kind,
                                                    after: try row.decode("expanded_through"))
         let lane = DeliveryLane.forNotification(interruptionLevel: send.interruptionLevel)
@@ -65,6 +67,8 @@ enum NotificationExpansion {
                                  jobSize: jobSize)
         // The page's rows in the order it read them (by id); a schedule's slots and due times
         // number them (`ord`). Numbering them by id again sorted text keys that share a prefix.
+        // The cursor and the audience count move in the same statement, and the workers are
+        // woken when it queued anyone.
         let written = try connection.query("""
             WITH page AS (\(page) LIMIT \(pageSize)),
             badges AS (\(badgeUpdate(send.badge))),
@@ -73,19 +77,23 @@ enum NotificationExpansion {
                        row_number() OVER () AS ord
                 FROM page LEFT JOIN badges ON badges.id = page.id
             ),
-            \(jobs)
-            SELECT (SELECT COALESCE(sum(n), 0) FROM jobs)::int AS n, (SELECT max(id) FROM page) AS last
+            \(jobs),
+            queued AS (SELECT COALESCE(sum(n), 0)::int AS n, (SELECT max(id) FROM page) AS last FROM jobs),
+            advanced AS (
+                UPDATE messages SET
+                    expanded_through = COALESCE(queued.last, expanded_through),
+                    audience_total = audience_total + queued.n,
+                    expansion_retry_at = NULL
+                FROM queued WHERE id = \(messageID)
+                RETURNING 1
+            ),
+            woken AS MATERIALIZED (
+                SELECT pg_notify(\(MessageStore.deliveryChannel), \(appID)) FROM queued WHERE queued.n > 0
+            )
+            SELECT queued.n, (SELECT count(*) FROM advanced)::int AS moved, (SELECT count(*) FROM woken)::int AS woken
+            FROM queued
             """)[0]
         let rows: Int = try written.decode("n")
-        let last: String? = try written.decode("last")
-        try connection.query("""
-            UPDATE messages SET
-                expanded_through = COALESCE(\(last), expanded_through),
-                audience_total = audience_total + \(rows),
-                expansion_retry_at = NULL
-            WHERE id = \(messageID)
-            """)
-        if rows > 0 { try MessageStore.notifyWorkers(appID: appID, in: connection) }
         // The last page ends the expansion: every job of the earlier pages may have finished already.
         try MessageLifecycleStore.apply(.expansionPageWritten(last: rows < pageSize), messageID: messageID, in: connection)
         return rows
@@ -114,11 +122,6 @@ enum NotificationExpansion {
     /// Seconds before a failed page is tried again: 10 s, 20 s, … at most 10 minutes.
     static func retryDelay(afterAttempt attempt: Int) -> Double {
         min(600, 5 * Double(1 << min(max(attempt, 1), 10)))
-    }
-
-    /// PostgreSQL's clock, the one every worker shares.
-    private static func now(in connection: PostgresConnection) throws -> Double {
-        try connection.query("SELECT extract(epoch FROM now())::float8 AS now")[0].decode("now")
     }
 
     /// The page's new badge numbers (`id`, `badge`): the per-subscription counter set or

@@ -41,7 +41,7 @@ package struct AppRecord: Sendable, Equatable {
                extract(epoch FROM apns_paused_at)::float8 AS apns_paused_at, apns_status_reason,
                extract(epoch FROM apns_status_at)::float8 AS apns_status_at,
                \(DeliveryPolicySettings.columns)
-        FROM apps
+        FROM apps \(DeliveryPolicySettings.source)
         """
 
     package init(row: PostgresRow) throws {

@@ -7,13 +7,20 @@ import Postgres
 enum DeliveryPolicySettings {
     /// Every delivery policy column of `apps`, read through the row's JSON, so an app can still be
     /// read (at the defaults) under a schema from before these columns, as in the middle of an
-    /// upgrade. Decoded as optionals: `AppRecord` supplies the defaults.
+    /// upgrade. Decoded as optionals: `AppRecord` supplies the defaults. The JSON is `policy.doc`
+    /// (`source`), made once per row, without the sealed `.p8`, which it need not carry.
     static let columns: PostgresQuery = """
-        (to_jsonb(apps) ->> 'live_activity_update_interval_seconds')::int AS live_activity_update_interval_seconds,
-        (to_jsonb(apps) ->> 'widget_push_interval_seconds')::int AS widget_push_interval_seconds,
-        (to_jsonb(apps) ->> 'dedupe_window_days')::int AS dedupe_window_days,
-        (to_jsonb(apps) ->> 'stale_alert_seconds')::int AS stale_alert_seconds,
-        to_jsonb(apps) ->> 'default_privacy_text' AS default_privacy_text
+        (policy.doc ->> 'live_activity_update_interval_seconds')::int AS live_activity_update_interval_seconds,
+        (policy.doc ->> 'widget_push_interval_seconds')::int AS widget_push_interval_seconds,
+        (policy.doc ->> 'dedupe_window_days')::int AS dedupe_window_days,
+        (policy.doc ->> 'stale_alert_seconds')::int AS stale_alert_seconds,
+        policy.doc ->> 'default_privacy_text' AS default_privacy_text
+        """
+
+    /// What follows `FROM apps` to give `columns` their `policy.doc`. `OFFSET 0` keeps it a
+    /// subquery made once per row, rather than an expression the planner copies into each column.
+    static let source: PostgresQuery = """
+        CROSS JOIN LATERAL (SELECT to_jsonb(apps) - 'apns_p8' AS doc OFFSET 0) AS policy
         """
 
     static func decode(_ row: PostgresRow) throws -> (liveActivityUpdate: Int, widgetPush: Int) {

@@ -43,13 +43,14 @@ package enum Authentication {
     package static func requireRESTKey(appID: String, _ context: RouteContext) async throws -> RESTPrincipal {
         let presented = presentedKeys(context)
         let now = context.services.now()
+        // The app and its keys in one round trip.
         let found = try await context.services.database.withConnection { connection -> (AppRecord, [PostgresRow])? in
-            guard let app = try AppStore.find(appID, in: connection) else { return nil }
-            let keys = try connection.query("""
+            let read = try connection.pipeline([AppRecord.columns + " WHERE id = \(appID)", """
                 SELECT id, tenant_id, digest FROM api_keys
                 WHERE app_id = \(appID) AND (expires_at IS NULL OR expires_at > to_timestamp(\(now)))
-                """)
-            return (app, Array(keys))
+                """])
+            guard let app = try read[0].first.map(AppRecord.init(row:)) else { return nil }
+            return (app, Array(read[1]))
         }
         guard let (app, keys) = found else { throw unknownApp(appID) }
         // Every key of the app is compared, so timing says nothing about which one matched.

@@ -28,9 +28,8 @@ struct IdempotentRequest: Sendable {
     static func run<T: Sendable>(_ request: IdempotentRequest?, now: Double, in connection: PostgresConnection,
                                  _ work: () throws -> (T, IdempotentResponse)) throws -> Outcome<T> {
         guard let request else { return .answered(try work().0) }
-        let lock = request.appID + "/" + request.scope + "/" + request.caller + "/" + request.key
-        try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lock), 0))")
-        if let first = try IdempotencyStore.find(appID: request.appID, scope: request.scope, caller: request.caller,
+        // The key's lock (`appID/scope/caller/key`) is held until commit.
+        if let first = try IdempotencyStore.lockAndFind(appID: request.appID, scope: request.scope, caller: request.caller,
                                                  key: request.key, notBefore: now - request.retention, in: connection) {
             if let digest = request.digest, first.requestDigest != digest { throw APIError(status: 409, conflict) }
             return .replayed(first)

@@ -23,6 +23,13 @@ enum MessageEnqueue {
         var audience: MessageStore.QueuedAudience
     }
 
+    /// A notification whose jobs are written with it (`ImmediateExpansion`), queued as the last
+    /// page of an expansion leaves it; nil when it reaches nobody, and then nothing is stored.
+    static func enqueueExpanded(_ message: MessageStore.NewMessage, send: NotificationSend, targeted: TargetedAudience,
+                                now: Double, in connection: PostgresConnection) throws -> String? {
+        try ImmediateExpansion.enqueue(message, send: send, targeted: targeted, now: now, in: connection)
+    }
+
     static func enqueue(_ message: MessageStore.NewMessage, to recipients: Recipients, now: Double,
                         in connection: PostgresConnection) throws -> Enqueued {
         var message = message

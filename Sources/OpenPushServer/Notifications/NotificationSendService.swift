@@ -5,7 +5,8 @@ import Postgres
 
 /// Creating a notification (`POST /notifications`): the template joins the body, the send is
 /// validated, and in one transaction the idempotency key is checked, the audience tested for
-/// anyone to send to, and the message queued (`MessageEnqueue`); the workers expand it later.
+/// anyone to send to, and the message queued (`MessageEnqueue`): with its jobs when it names its
+/// audience outright and is due now (`ImmediateExpansion`), else for the workers to expand.
 enum NotificationSendService {
     static let noRecipients = "All included players are not subscribed"
     static let twoIdempotencyKeys = "the Idempotency-Key header and the body's idempotency_key must be the same key when both are given"
@@ -29,28 +30,33 @@ enum NotificationSendService {
         }
         return try await database.transaction { connection -> Created in
             let outcome = try IdempotentRequest.run(key, now: now, in: connection) { () throws -> (JSONValue, IdempotentResponse) in
-                if try send.appleExcluded || isAudienceEmpty(send, appID: appID, tenantID: principal.tenantID, now: now,
-                                                             in: connection) {
-                    let response: JSONValue = ["id": "", "errors": [.string(noRecipients)]]
-                    return (response, IdempotentResponse(status: 200, body: response, messageID: nil))
+                let nobody: JSONValue = ["id": "", "errors": [.string(noRecipients)]]
+                let empty = (nobody, IdempotentResponse(status: 200, body: nobody, messageID: nil))
+                if send.appleExcluded { return empty }
+                let targeted = try AudienceResolver.targeted(send.targeting, appID: appID, tenantID: principal.tenantID,
+                                                             now: now, in: connection)
+                let message = MessageStore.NewMessage(appID: appID, send: .notification(send), name: send.name, request: request,
+                                                      tenantID: principal.tenantID)
+                let messageID: String
+                if ImmediateExpansion.applies(to: send, now: now) {
+                    // Zero rows written is the empty audience: nothing was stored.
+                    guard let written = try MessageEnqueue.enqueueExpanded(message, send: send, targeted: targeted, now: now,
+                                                                           in: connection) else { return empty }
+                    messageID = written
+                } else {
+                    if try NotificationAudience.isEmpty(targeted: targeted, appID: appID, kind: send.kind, in: connection) {
+                        return empty
+                    }
+                    messageID = try MessageEnqueue.enqueue(message, to: .expandedLater, now: now, in: connection).messageID
                 }
-                let queued = try MessageEnqueue.enqueue(.init(appID: appID, send: .notification(send), name: send.name,
-                                                              request: request, tenantID: principal.tenantID),
-                                                        to: .expandedLater, now: now, in: connection)
-                let response: JSONValue = ["id": .string(queued.messageID)]
-                return (response, IdempotentResponse(status: 200, body: response, messageID: queued.messageID))
+                let response: JSONValue = ["id": .string(messageID)]
+                return (response, IdempotentResponse(status: 200, body: response, messageID: messageID))
             }
             switch outcome {
             case .answered(let body): return Created(body: body, replayed: false)
             case .replayed(let first): return Created(body: first.body, replayed: true)
             }
         }
-    }
-
-    static func isAudienceEmpty(_ send: NotificationSend, appID: String, tenantID: String?, now: Double,
-                                in connection: PostgresConnection) throws -> Bool {
-        let targeted = try AudienceResolver.targeted(send.targeting, appID: appID, tenantID: tenantID, now: now, in: connection)
-        return try NotificationAudience.isEmpty(targeted: targeted, appID: appID, kind: send.kind, in: connection)
     }
 
     /// The key a create is idempotent under: the body's `idempotency_key` (or `external_id`),

@@ -82,13 +82,33 @@ import Testing
         #expect(try await Self.completed(harness, expecting: 2, timeout: .seconds(1)).count == 1)
     }
 
+    /// Throttled, so a worker expands it, after the device left (an immediate send queues its
+    /// devices with it: `directTargetsThatLeftAfterAnImmediateSendCompleteOnce`).
     @Test func directTargetsThatLeftCompleteOnce() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let subscription = try await harness.app.insertSubscription(appID: harness.created.app.id, token: Self.token)
+        let id = try await Self.post(harness, ["include_subscription_ids": [.string(subscription)], "throttle_rate_per_minute": 600])
+        try await Self.retire(harness)
+        try await Self.expectOneCompletion(harness, id)
+    }
+
+    /// An immediate send's device is queued when the API answers (`ImmediateExpansion`): one
+    /// that leaves before its push is recorded as unsubscribed, and the message completes once.
+    @Test func directTargetsThatLeftAfterAnImmediateSendCompleteOnce() async throws {
         let harness = try await DeliveryHarness.make()
         defer { Task { await harness.shutdown() } }
         let subscription = try await harness.app.insertSubscription(appID: harness.created.app.id, token: Self.token)
         let id = try await Self.post(harness, ["include_subscription_ids": [.string(subscription)]])
         try await Self.retire(harness)
-        try await Self.expectOneCompletion(harness, id)
+        try await harness.drain()
+        let events = try await Self.completed(harness)
+        #expect(events.count == 1, "\(events)")
+        let data = try #require(events.first)
+        #expect(data == EventData.notificationCompleted(view: try await Self.view(harness, id)))
+        #expect(data["successful"] == 0 && data["failed"] == 1 && data["remaining"] == 0, "\(data)")
+        #expect(data["errors_by_reason"] == ["Unsubscribed": 1], "\(data)")
+        #expect(harness.simulator.accepted().isEmpty)
     }
 
     @Test func aTemplateSendThatFindsNobodyCompletesOnce() async throws {
@@ -96,8 +116,9 @@ import Testing
         defer { Task { await harness.shutdown() } }
         let subscription = try await harness.app.insertSubscription(appID: harness.created.app.id, token: Self.token)
         let template = try await NotificationTemplatesTests.createTemplate(harness, NotificationTemplatesTests.template)
+        // Throttled: a worker expands it, after the device left.
         let id = try await Self.post(harness, ["template_id": .string(template), "include_subscription_ids": [.string(subscription)],
-                                               "contents": nil])
+                                               "contents": nil, "throttle_rate_per_minute": 600])
         try await Self.retire(harness)
         try await Self.expectOneCompletion(harness, id)
     }

@@ -92,4 +92,58 @@ import Testing
         let reason = try await app.services.database.query("SELECT failed_reason FROM messages WHERE id = \(b)")[0]
         #expect(try reason.decode("failed_reason", as: String?.self) == "segment gone")
     }
+
+    /// A queued notification of the app with its one job (expanded with its send).
+    static func queued(_ app: TestApp, _ created: CreatedApp, externalID: String, byte: String = "6f") async throws -> String {
+        _ = try await app.insertSubscription(appID: created.app.id, token: String(repeating: byte, count: 32), externalID: externalID)
+        let response = await app.request(.post, "/notifications", headers: .restKey(created.restKey), json: [
+            "app_id": .string(created.app.id), "contents": ["en": "Hi"], "include_external_user_ids": [.string(externalID)],
+        ])
+        return try #require(response.json?.objectValue?["id"]?.stringValue, "\(response.text)")
+    }
+
+    @Test func theBatchedFinishSettlesSeveralMessagesAndEmitsEachCompletionOnce() async throws {
+        let app = try await TestApp.make()
+        let (first, second) = (try await app.createApp(), try await app.createApp())
+        let a = try await Self.queued(app, first, externalID: "u-a", byte: "a1")
+        let b = try await Self.queued(app, first, externalID: "u-b", byte: "b1")
+        let c = try await Self.queued(app, second, externalID: "u-c", byte: "c1")
+        let d = try await Self.queued(app, second, externalID: "u-d", byte: "d1")
+        let queued = Row(expansion: "done", cancelled: false, completed: false, completions: 0)
+        #expect(try await Self.row(app, a) == queued)
+        // a, b and c finished their jobs; d still has one.
+        try await app.services.database.query("DELETE FROM delivery_jobs WHERE message_id = ANY(\([a, b, c])::text[])")
+        try await app.services.database.transaction {
+            try MessageLifecycleStore.apply(.jobFinished, messageIDs: [c, a, d, b, a, "msg_missing"], in: $0)
+        }
+        #expect(try await Self.row(app, a) == Row(expansion: "done", cancelled: false, completed: true, completions: 2))
+        #expect(try await Self.row(app, b) == Row(expansion: "done", cancelled: false, completed: true, completions: 2))
+        #expect(try await Self.row(app, c) == Row(expansion: "done", cancelled: false, completed: true, completions: 1))
+        #expect(try await Self.row(app, d) == Row(expansion: "done", cancelled: false, completed: false, completions: 1))
+        let completed = try await app.services.database.query("""
+            SELECT data->>'notification_id' AS id FROM events WHERE type = \(EventType.notificationCompleted.rawValue)
+            ORDER BY 1
+            """).map { try $0.decode("id", as: String.self) }
+        #expect(completed == [a, b, c].sorted())
+        // Settled messages stay settled: nothing emits twice.
+        try await app.services.database.transaction {
+            try MessageLifecycleStore.apply(.jobFinished, messageIDs: [a, b, c, d], in: $0)
+        }
+        #expect(try await Self.row(app, c) == Row(expansion: "done", cancelled: false, completed: true, completions: 1))
+        #expect(try await Self.row(app, d) == Row(expansion: "done", cancelled: false, completed: false, completions: 1))
+    }
+
+    @Test func theBatchedFormRefusesWhatTheMachineRefuses() async throws {
+        let app = try await TestApp.make()
+        let created = try await app.createApp()
+        let queued = try await Self.queued(app, created, externalID: "u-1")
+        let before = try await Self.row(app, queued)
+        // A queued message has no expansion page to take.
+        await #expect(throws: InvariantViolation.self) {
+            try await app.services.database.transaction {
+                try MessageLifecycleStore.apply(.expansionPageWritten(last: true), messageIDs: [queued], in: $0)
+            }
+        }
+        #expect(try await Self.row(app, queued) == before)
+    }
 }

@@ -1,0 +1,71 @@
+package import OpenPushCore
+package import Postgres
+
+/// The inputs that only settle a message — a finished job, an expansion page written, jobs
+/// queued — in one statement per call however many messages it names
+/// (`openpush_lifecycle_settle`): the rows are locked and settled there, and the machine checks
+/// what it did.
+extension MessageLifecycleStore {
+    /// Applies `input` to each of `messageIDs` (each once) and settles them; a message that
+    /// ends emits its `notification.completed`, all of them in one append. Messages that do not
+    /// exist are skipped, as `apply(_:messageID:in:)` skips them.
+    package static func apply(_ input: MessageLifecycle.Input, messageIDs: [String], in connection: PostgresConnection) throws {
+        let ids = Array(Set(messageIDs)).sorted()
+        guard !ids.isEmpty else { return }
+        guard case .settle(let endExpansion) = OneStatement(input) else {
+            for id in ids { try apply(input, messageID: id, in: connection) }
+            return
+        }
+        let rows = try connection.query(prepared: """
+            SELECT * FROM openpush_lifecycle_settle(\(ids)::text[], \(endExpansion?.rawValue))
+            """)
+        var events: [OutboundEvent] = []
+        for row in rows {
+            let messageID: String = try row.decode("message_id")
+            let appID: String = try row.decode("message_app_id")
+            let raw: String? = try row.decode("was_expansion")
+            let expansion = try raw.map { raw in
+                guard let expansion = MessageExpansion(rawValue: raw) else {
+                    throw InvariantViolation("messages.expansion of \(messageID) is '\(raw)'")
+                }
+                return expansion
+            }
+            let snapshot = MessageLifecycle.Snapshot(
+                expansion: expansion, expandedAny: try row.decode("was_expanded_any"), cancelled: try row.decode("was_cancelled"),
+                failed: try row.decode("was_failed"), completed: try row.decode("was_completed"))
+            let changed: MessageLifecycle.Transition
+            do {
+                changed = try MessageLifecycle.transition(snapshot, on: input)
+            } catch {
+                throw InvariantViolation("message \(messageID): \(error)")
+            }
+            let settled = MessageLifecycle.settle(.init(state: changed.state, completed: snapshot.completed),
+                                                  jobsLeft: try row.decode("jobs_left"))
+            let completes: Bool = try row.decode("completes")
+            guard settled.actions.contains(.complete) == completes else {
+                throw InvariantViolation("message \(messageID): settling it in SQL and in the machine disagree")
+            }
+            guard completes, let view = try MessageView.find(messageID: messageID, appID: appID, in: connection)?.objectValue
+            else { continue }
+            events.append(OutboundEvent(type: .notificationCompleted, appID: appID, data: EventData.notificationCompleted(view: view)))
+        }
+        try EventOutbox.append(events, in: connection)
+    }
+
+    /// How an input is applied: by the settle statement, with the expansion it ends with, or by
+    /// the full transition (a cancel, a failure: rare, and with writes of their own).
+    enum OneStatement: Equatable {
+        case settle(endingExpansion: MessageExpansion?)
+        case fullTransition
+
+        init(_ input: MessageLifecycle.Input) {
+            switch input {
+            case .jobsQueued, .jobFinished: self = .settle(endingExpansion: nil)
+            case .expansionPageWritten(let last):
+                // What a page does to a message still pending: ends its expansion after the last one.
+                self = .settle(endingExpansion: last ? MessageLifecycle.expansion(afterFirstPage: true) : nil)
+            case .expansionFailed, .cancelled, .failed: self = .fullTransition
+            }
+        }
+    }
+}
