@@ -99,14 +99,17 @@ BEGIN
     IF assigns_tags AND tags_after > max_tags AND tags_after > tags_before THEN
         RAISE EXCEPTION 'a registration over the tag bound' USING ERRCODE = 'OPTAG', DETAIL = tags_before || ' ' || tags_after;
     END IF;
-    IF device_external_id <> '' AND NOT EXISTS (
-        SELECT 1 FROM user_aliases ua WHERE ua.app_id = app AND ua.label = 'external_id' AND ua.value = device_external_id
-    ) THEN
-        INSERT INTO users (id, app_id, tags, created_at, updated_at) VALUES (new_user_id, app, '{}'::jsonb, stamp, stamp);
-        INSERT INTO user_aliases (app_id, user_id, label, value) VALUES (app, new_user_id, 'external_id', device_external_id)
-        ON CONFLICT DO NOTHING;
+    IF device_external_id <> '' THEN
+        -- A plain lookup, not NOT EXISTS: the planner costs an EXISTS as if a match came soon,
+        -- and may then scan the whole table for the usual answer, none.
+        PERFORM 1 FROM user_aliases ua WHERE ua.app_id = app AND ua.label = 'external_id' AND ua.value = device_external_id;
         IF NOT FOUND THEN
-            DELETE FROM users WHERE id = new_user_id;
+            INSERT INTO users (id, app_id, tags, created_at, updated_at) VALUES (new_user_id, app, '{}'::jsonb, stamp, stamp);
+            INSERT INTO user_aliases (app_id, user_id, label, value) VALUES (app, new_user_id, 'external_id', device_external_id)
+            ON CONFLICT DO NOTHING;
+            IF NOT FOUND THEN
+                DELETE FROM users WHERE id = new_user_id;
+            END IF;
         END IF;
     END IF;
     outcome := 'registered';

@@ -25,7 +25,9 @@ extension SubscriptionStore {
                                                in database: PostgresPool) async throws -> RegistrationOutcome {
         precondition(r.previousToken == nil, "a token refresh registers through register(_:app:…)")
         let subscriptionID = Identifier.make(prefix: "sub", now: now, random: KeyMaterial.identifierEntropy())
-        let userID = Identifier.make(prefix: "usr", now: now, random: KeyMaterial.identifierEntropy())
+        // The id of the user an `external_id` may create; the function uses it only when no user holds it.
+        let userID = (r.externalID ?? "").isEmpty ? nil
+            : Identifier.make(prefix: "usr", now: now, random: KeyMaterial.identifierEntropy())
         let window = r.quietHours.newValue
         let query: PostgresQuery = """
             SELECT outcome, subscription_id, created FROM openpush_register_subscription(
