@@ -14,6 +14,7 @@ extension PostgresConnection {
         guard PQsendQueryParams(handle, "COPY \(target.sql) FROM STDIN (FORMAT binary)", 0, nil, nil, nil, nil, 0) == 1 else {
             throw sendFailure(handle)
         }
+        traffic.record()
         let deadline = replyTimeout.map { ContinuousClock.now + $0 }
         let reply = try awaitResult(handle)
         guard let started = reply, PQresultStatus(started) == PGRES_COPY_IN else {

@@ -33,6 +33,7 @@ extension PostgresConnection {
             replies.append((query, nil))
         }
         guard PQpipelineSync(handle) == 1 else { throw sendFailure(handle) }
+        traffic.record(statements: queries.count)
         let deadline = replyTimeout.map { ContinuousClock.now + $0 }
         try flush(handle, until: deadline)
         var results: [PostgresRows] = []

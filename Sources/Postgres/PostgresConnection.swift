@@ -18,6 +18,8 @@ public final class PostgresConnection {
     /// The named statements this session prepared (`PostgresQuery.prepared`), by SQL text.
     var preparedStatements: [String: String] = [:]
     private(set) var statementsNamed = 0
+    /// Everything sent on this connection (`PostgresPool.traffic` sums it over the pool's callers).
+    public internal(set) var traffic = PostgresTraffic()
 
     private init(handle: OpaquePointer) {
         self.handle = handle
@@ -125,6 +127,7 @@ public final class PostgresConnection {
         let statement = self.statement(for: query)
         let handle = try requireHandle()
         guard send(query, as: statement, on: handle) else { throw sendFailure(handle) }
+        traffic.record()
         do {
             return try rows(from: awaitResult(handle))
         } catch {
@@ -175,6 +178,7 @@ public final class PostgresConnection {
     public func execute(script: String) throws {
         let handle = try requireHandle()
         guard PQsendQuery(handle, script) == 1 else { throw sendFailure(handle) }
+        traffic.record()
         _ = try rows(from: awaitResult(handle))
     }
 

@@ -13,6 +13,7 @@ public final class PostgresPool: Sendable {
     private let queues: [DispatchQueue]
     private let state: Locked<State>
     private let waiterIDs = Locked(0)
+    private let sent = Locked(PostgresTraffic())
 
     /// `timeouts` bound every connection the pool opens (see `PostgresTimeouts`); a connection
     /// whose reply is overdue is closed and its caller gets a connection failure.
@@ -31,6 +32,11 @@ public final class PostgresPool: Sendable {
 
     public var statistics: PostgresPoolStatistics {
         state.withLock { $0.statistics }
+    }
+
+    /// What the pool's callers have sent so far (a connection's own setup not included).
+    public var traffic: PostgresTraffic {
+        sent.withLock { $0 }
     }
 
     /// Lends a connection to `body`, which runs synchronously on the connection's own thread.
@@ -150,6 +156,11 @@ public final class PostgresPool: Sendable {
         } catch {
             release(slot: lease.slot, connection: nil)
             throw error
+        }
+        let before = connection.traffic
+        defer {
+            let spent = connection.traffic - before
+            sent.withLock { $0 = $0 + spent }
         }
         do {
             let value = try body(connection)

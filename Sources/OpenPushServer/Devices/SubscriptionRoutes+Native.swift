@@ -4,13 +4,28 @@ import OpenPushDelivery
 
 extension SubscriptionRoutes {
     /// `POST /v1/apps/{app_id}/subscriptions`: registers a device (`201`) or refreshes it (`200`).
+    /// A valid body without `previous_token` — what a device sends on every launch — costs one
+    /// statement, the SDK-key check included; anything else (a token refresh, or a body in error,
+    /// whose answer must still be the `404`/`401` when the app or key is wrong) takes the checks
+    /// first, then the registration's transaction.
     @Sendable static func registerDevice(_ context: RouteContext) async throws -> HTTPResponse {
+        if let registration = try? SubscriptionRegistration(body: context.jsonObject()), registration.previousToken == nil {
+            let appID = context.pathParameter("app_id")
+            let outcome = try await SubscriptionStore.registerInOneStatement(
+                registration, appID: appID, presentedSDKKey: context.request.headers["X-OP-SDK-Key"],
+                deviceKey: context.deviceKey, now: context.services.now(), in: context.services.database)
+            switch outcome {
+            case .unknownApp: throw Authentication.unknownApp(appID)
+            case .badSDKKey: throw APIError(status: 401, Authentication.badSDKKey)
+            case .missingDeviceKey: throw APIError(status: 401, NativeDevice.missingDeviceKey)
+            case .registered(let registered): return registered.response
+            }
+        }
         let (app, body) = try await context.nativeRequest()
         let registration = try SubscriptionRegistration(body: body)
         let registered = try await SubscriptionStore.register(registration, app: app, deviceKey: context.deviceKey,
                                                               now: context.services.now(), in: context.services.database)
-        return .json(["id": .string(registered.id), "created": .bool(registered.created)],
-                     status: registered.created ? 201 : 200)
+        return registered.response
     }
 
     /// `POST /v1/apps/{app_id}/subscriptions/retire` with `{"token": …}`. A device already
@@ -25,5 +40,11 @@ extension SubscriptionRoutes {
         try await DeviceService.retire(app: app, token: token ?? "", deviceKey: context.deviceKey, now: context.services.now(),
                                        in: context.services.database)
         return .json(["ok": true])
+    }
+}
+
+extension RegisteredSubscription {
+    fileprivate var response: HTTPResponse {
+        .json(["id": .string(id), "created": .bool(created)], status: created ? 201 : 200)
     }
 }
