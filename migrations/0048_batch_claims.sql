@@ -3,7 +3,9 @@
 -- `delivery_jobs_waiting`: the (lane, app) pairs with jobs no worker holds, found by a loose
 -- index scan (one probe per pair, `openpush_claim_candidates`) instead of grouping every queued
 -- job on every claim. A claim moves its rows out of it, so it holds only what waits.
-CREATE INDEX delivery_jobs_waiting ON delivery_jobs (lane, app_id, due_at) WHERE leased_until IS NULL;
+-- With `id` last, a pair's oldest due jobs come in claim order straight from it (the jobs of one
+-- send share a due time).
+CREATE INDEX delivery_jobs_waiting ON delivery_jobs (lane, app_id, due_at, id) WHERE leased_until IS NULL;
 
 -- The leased rows only: an app's jobs in flight are counted from these, and a lease that ran
 -- out is found here too.

@@ -41,36 +41,46 @@ BEGIN
         WHERE c.first_due <= now() AND c.busy < app_cap AND c.app_id <> ALL (paused)
         ORDER BY c.lane, c.busy, t.last_claimed_at NULLS FIRST, c.first_due
     LOOP
-        -- Another worker may hold this app's next job: then its next, or the next app.
+        -- A job whose lease ran out first (it came due before any waiting one), then the oldest
+        -- waiting; another worker may hold the next one: then its next, or the next app.
         SELECT d.id, d.token_kind, COALESCE(d.recipients, cardinality(d.subscription_ids))
         INTO first_id, first_kind, first_size
         FROM delivery_jobs d
         WHERE d.app_id = candidate.app_id AND d.lane = candidate.lane AND d.due_at <= now()
-          AND (d.leased_until IS NULL OR d.leased_until <= now())
+          AND d.leased_until IS NOT NULL AND d.leased_until <= now()
         ORDER BY d.due_at, d.id
         LIMIT 1
         FOR UPDATE SKIP LOCKED;
+        IF first_id IS NULL THEN
+            SELECT d.id, d.token_kind, COALESCE(d.recipients, cardinality(d.subscription_ids))
+            INTO first_id, first_kind, first_size
+            FROM delivery_jobs d
+            WHERE d.lane = candidate.lane AND d.app_id = candidate.app_id AND d.leased_until IS NULL AND d.due_at <= now()
+            ORDER BY d.due_at, d.id
+            LIMIT 1
+            FOR UPDATE SKIP LOCKED;
+        END IF;
         IF first_id IS NOT NULL THEN
             taken := ARRAY[first_id];
             IF max_jobs > 1 AND first_kind = 'device' AND first_size < max_recipients THEN
-                -- Lock only as many as fit (counted first, unlocked), then keep those that
-                -- still fit once the ones another worker holds are skipped.
+                -- More waiting device jobs (a lease that ran out is taken by a claim of its own):
+                -- lock only as many as fit (counted first, unlocked), then keep those that still
+                -- fit once the ones another worker holds are skipped.
                 taken := taken || ARRAY(
                     SELECT f.id FROM (
                         SELECT l.id, sum(l.size) OVER (ORDER BY l.due_at, l.id) AS total FROM (
                             SELECT d.id, d.due_at, COALESCE(d.recipients, cardinality(d.subscription_ids)) AS size
                             FROM delivery_jobs d
-                            WHERE d.app_id = candidate.app_id AND d.lane = candidate.lane AND d.token_kind = 'device'
-                              AND d.id <> first_id AND d.due_at <= now()
-                              AND (d.leased_until IS NULL OR d.leased_until <= now())
+                            WHERE d.lane = candidate.lane AND d.app_id = candidate.app_id AND d.leased_until IS NULL
+                              AND d.due_at <= now() AND d.id <> first_id AND d.token_kind = 'device'
                             ORDER BY d.due_at, d.id
                             LIMIT (SELECT count(*) FROM (
                                        SELECT sum(COALESCE(e.recipients, cardinality(e.subscription_ids)))
                                                   OVER (ORDER BY e.due_at, e.id) AS total
                                        FROM delivery_jobs e
-                                       WHERE e.app_id = candidate.app_id AND e.lane = candidate.lane
-                                         AND e.token_kind = 'device' AND e.id <> first_id AND e.due_at <= now()
-                                         AND (e.leased_until IS NULL OR e.leased_until <= now())
+                                       WHERE e.lane = candidate.lane AND e.app_id = candidate.app_id
+                                         AND e.leased_until IS NULL AND e.due_at <= now() AND e.id <> first_id
+                                         AND e.token_kind = 'device'
                                        ORDER BY e.due_at, e.id
                                        LIMIT max_jobs - 1) AS counted
                                    WHERE counted.total <= max_recipients - first_size)
