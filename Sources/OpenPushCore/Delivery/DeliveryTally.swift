@@ -51,4 +51,17 @@ package struct DeliveryTally: Sendable, Equatable {
             break
         }
     }
+
+    /// Adds another batch's tally: a completion of several jobs adds them to their app's rollup once.
+    package mutating func add(_ other: DeliveryTally) {
+        successful += other.successful
+        failed += other.failed
+        errored += other.errored
+        cancelled += other.cancelled
+        errorsByReason.merge(other.errorsByReason, uniquingKeysWith: +)
+        suppressedByReason.merge(other.suppressedByReason, uniquingKeysWith: +)
+        records += other.records
+        errors += other.errors
+        suppressed += other.suppressed
+    }
 }

@@ -7,29 +7,35 @@ import Postgres
 extension DeliveryEngine {
     struct PlannedJob: Sendable {
         var batch: PushBatch
-        /// False for pushes that must not be tried twice (`ttl: 0`): a passing failure is final.
-        var retryable: Bool
+        /// Messages whose pushes must not be tried twice (`ttl: 0`): a passing failure is final.
+        var unretryable: Set<String>
     }
 
-    /// The job's pushes, planned as its token kind is; nil when the lease was lost meanwhile.
-    /// A message that does not decode throws `UndecodableMessage`.
-    func plan(_ job: DeliveryJob, lease: JobLease) async throws -> PlannedJob? {
+    /// The batch's pushes, planned as its token kind is; nil when the lease was lost meanwhile.
+    /// Its jobs' recipients are planned together: one context load (every message, app and
+    /// device of the batch in one pipelined round trip), one pass of the planner. A message
+    /// that does not decode throws `UndecodableMessage`.
+    func plan(_ jobs: JobBatch, lease: JobLease) async throws -> PlannedJob? {
+        let job = jobs.first
         if job.tokenKind == .channel {
             let credentials = self.credentials
             let now = services.now()
             let batch = try await services.database.withConnection {
                 try ChannelBroadcastPlanning.plan(job, now: now, credentials: credentials, in: $0)
             }
-            return PlannedJob(batch: batch, retryable: true)
+            return PlannedJob(batch: batch, unretryable: [])
         }
-        let claimed = job.deliveries
-        let context = try await services.database.withConnection { try DeliveryContext.load(for: claimed, job: job, in: $0) }
+        let claimed = jobs.deliveries
+        // A job alone: PostgreSQL reads its own id arrays.
+        let single = jobs.jobs.count == 1 ? job : nil
+        let context = try await services.database.withConnection { try DeliveryContext.load(for: claimed, job: single, in: $0) }
         let deliveries = context.withCurrentTokens(claimed)
         // Delivery policy decided from PostgreSQL state (interval rules): what must not go now.
+        // Only update and widget jobs go through one, and those are claimed alone.
         var held: [Int64: DeliveryPlanner.Refusal] = [:]
-        if PushIntervals.applies(to: job, deliveries: deliveries, context: context) {
+        if let single, PushIntervals.applies(to: single, deliveries: deliveries, context: context) {
             held = try await services.database.transaction {
-                try PushIntervals.decide(job, deliveries: deliveries, context: context, in: $0)
+                try PushIntervals.decide(single, deliveries: deliveries, context: context, in: $0)
             }
         }
         let now = services.now()
@@ -37,11 +43,11 @@ extension DeliveryEngine {
             await self.planDevices(deliveries, context: context, now: now, held: held, lease: lease)
         }
         guard var planned = planning else { return nil }
-        let message = context.message(forID: job.messageID, appID: job.appID)
-        if message?.notification?.gates.dedupeKey != nil {
+        let messages = jobs.messageIDs.compactMap { context.message(forID: $0, appID: job.appID) }
+        if messages.contains(where: { $0.notification?.gates.dedupeKey != nil }) {
             try await claimDedupeKeys(&planned, context: context, now: services.now())
         }
-        return PlannedJob(batch: planned, retryable: message?.notification?.ttl != 0)
+        return PlannedJob(batch: planned, unretryable: Set(messages.filter { $0.notification?.ttl == 0 }.map(\.id)))
     }
 
     /// How long planning runs before it lets the other jobs waiting for the planning threads

@@ -12,13 +12,16 @@ import Synchronization
 /// the next job is due.
 package final class DeliveryEngine: Sendable {
     package struct Settings: Sendable {
-        /// Recipients per job written by notification expansion.
+        /// Recipients per job written by notification expansion, and at most per claimed batch.
         package var jobSize: Int = DeliveryQueue.defaultJobSize
+        /// Jobs one claim leases at most: small jobs of one app (one-user messages) share a
+        /// claim, a send to APNs and a completion. 1: a job per claim.
+        package var batchJobs: Int = DeliveryQueue.defaultBatchJobs
         /// Jobs in flight at once per process. While one job's pushes are in flight, the next
         /// ones load and record: bench/fanout.sh went from ~27k to 31-40k pushes/s going from 4 to 8.
         package var loops: Int = 8
-        /// Jobs of one app in flight at once, across processes: the rest wait, so another app's
-        /// job always finds a free worker.
+        /// Claims (batches) of one app in flight at once, across processes: the rest wait, so
+        /// another app's job always finds a free worker.
         package var appJobsInFlight: Int = 6
         /// The longest an idle loop sleeps without a NOTIFY: a safety net, not a poll.
         package var idleWake: Duration = .seconds(30)
@@ -83,7 +86,9 @@ package final class DeliveryEngine: Sendable {
         var started = [Task {
             for await _ in notifications {
                 self.expansionHint.withLock { $0.due = true; $0.generation += 1 }
-                wake.signalAll()
+                // One loop: it claims a batch, and wakes the next when it found work. Waking
+                // every loop for each send cost a claim per loop per message.
+                wake.signal()
             }
         }]
         for _ in 0..<max(1, settings.loops) {
@@ -114,9 +119,9 @@ package final class DeliveryEngine: Sendable {
     private func loop() async {
         while !isStopping {
             switch await nextStep() {
-            case .idle:
+            case .idle(let wait):
                 guard !isStopping else { return }
-                await wake.wait(timeout: await idleWait())
+                await wake.wait(timeout: await idleWait(wait))
             case .handled:
                 wake.signal()
             case .job(let prepared):
@@ -136,14 +141,19 @@ package final class DeliveryEngine: Sendable {
             return try await next()
         } catch {
             logger.warning("delivery job failed", ["error": String(describing: error)])
-            return .idle
+            return .idle(.unknown)
         }
     }
 
     /// Until the next job is due (at least a moment: a due job another app's cap holds back
-    /// is retried shortly), at most `idleWake`.
-    private func idleWait() async -> Duration {
-        let seconds = (try? await services.database.withConnection { try DeliveryQueue.secondsUntilNextDue(in: $0) }) ?? nil
+    /// is retried shortly), at most `idleWake`. The claim that found nothing said when (no
+    /// query); only after a failed claim is it asked.
+    private func idleWait(_ wait: IdleWait) async -> Duration {
+        let seconds: Double?
+        switch wait {
+        case .until(let known): seconds = known
+        case .unknown: seconds = (try? await services.database.withConnection { try DeliveryQueue.secondsUntilNextDue(in: $0) }) ?? nil
+        }
         guard let seconds else { return settings.idleWake }
         return min(settings.idleWake, .milliseconds(Int64(max(0.05, seconds) * 1000)))
     }
@@ -151,25 +161,32 @@ package final class DeliveryEngine: Sendable {
     /// What a loop does next: nothing is due, work was done without pushes (a page expanded,
     /// a message failed), or a job leased and planned, ready to send.
     private enum Step: Sendable {
-        case idle
+        case idle(IdleWait)
         case handled(Int)
         case job(Prepared)
     }
 
-    /// A leased job, its pushes planned; its lease is renewed from the claim on.
+    /// How long an idle loop may sleep: as the claim said (seconds until a job is due, nil:
+    /// nothing waits), or not known (the claim failed).
+    private enum IdleWait: Sendable {
+        case until(Double?)
+        case unknown
+    }
+
+    /// A leased batch, its pushes planned; its lease is renewed from the claim on.
     private struct Prepared: Sendable {
-        var job: DeliveryJob
-        var batch: PushBatch
-        /// False for pushes that must not be tried twice (`ttl: 0`): a passing failure is final.
-        var retryable: Bool
+        var batch: JobBatch
+        var pushes: PushBatch
+        /// Messages whose pushes must not be tried twice (`ttl: 0`): a passing failure is final.
+        var unretryable: Set<String>
         var renewal: Task<Void, Never>
         var lease: JobLease
         /// 1 when a page was expanded before the claim.
         var expanded: Int
     }
 
-    /// Leases one job and, unless it is in the urgent lane, expands one page of a due
-    /// notification (when the last claim saw one), then runs the job; returns how many
+    /// Leases one batch of jobs and, unless it is in the urgent lane, expands one page of a due
+    /// notification (when the last claim saw one), then runs the batch; returns how many
     /// recipients it handled, plus one when it expanded a page (0: nothing to do now).
     @discardableResult
     package func runOnce() async throws -> Int {
@@ -178,18 +195,20 @@ package final class DeliveryEngine: Sendable {
         case .handled(let count): return count
         case .job(let prepared):
             try await deliver(prepared)
-            return prepared.job.recipients.count + prepared.expanded
+            return prepared.batch.recipientCount + prepared.expanded
         }
     }
 
     private func next() async throws -> Step {
-        guard !isStopping else { return .idle }
+        guard !isStopping else { return .idle(.until(nil)) }
         let (due, generation) = expansionHint.withLock { ($0.due, $0.generation) }
         let worker = self.worker
         let lease = settings.leaseSeconds
         let cap = settings.appJobsInFlight
+        let (batchJobs, jobSize) = (settings.batchJobs, settings.jobSize)
         let claim = try await services.database.withConnection {
-            try DeliveryQueue.claimNext(worker: worker, leaseSeconds: lease, appCap: cap, in: $0)
+            try DeliveryQueue.claimNext(worker: worker, leaseSeconds: lease, appCap: cap, maxJobs: batchJobs, maxRecipients: jobSize,
+                                        in: $0)
         }
         expansionHint.withLock { hint in
             if hint.generation == generation { hint.due = claim.expansionDue }
@@ -208,35 +227,47 @@ package final class DeliveryEngine: Sendable {
                 logger.warning("expanding a page failed", ["error": String(describing: error)])
             }
         }
-        guard let job = claim.job else { return expanded > 0 ? .handled(expanded) : .idle }
-        let jobLease = JobLease()
-        let renewal = Task { await self.renewLease(job.id, lease: jobLease) }
-        let planned: PlannedJob?
-        do {
-            planned = try await plan(job, lease: jobLease)
-        } catch let undecodable as UndecodableMessage {
-            renewal.cancel()
-            try await fail(job, reason: undecodable.reason)
-            return .handled(job.recipients.count + expanded)
-        } catch {
-            renewal.cancel()
-            throw error
+        guard !claim.jobs.isEmpty else { return expanded > 0 ? .handled(expanded) : .idle(.until(claim.secondsUntilNextDue)) }
+        var batch = JobBatch(claim.jobs)
+        let jobLease = JobLease(jobIDs: batch.jobIDs)
+        let renewal = Task { await self.renewLease(jobLease) }
+        var failed = 0
+        while true {
+            let planned: PlannedJob?
+            do {
+                planned = try await plan(batch, lease: jobLease)
+            } catch let undecodable as UndecodableMessage {
+                // That message fails, with every recipient of it; the rest of the batch still goes.
+                try await fail(undecodable.messageID, jobs: batch.jobs, reason: undecodable.reason)
+                failed += batch.jobs.filter { $0.messageID == undecodable.messageID }.reduce(0) { $0 + $1.recipients.count }
+                guard let rest = batch.removing(messageID: undecodable.messageID) else {
+                    renewal.cancel()
+                    return .handled(failed + expanded)
+                }
+                batch = rest
+                jobLease.keep(rest.jobIDs)
+                continue
+            } catch {
+                renewal.cancel()
+                throw error
+            }
+            guard let planned else {
+                renewal.cancel()
+                abandon(batch)
+                return .handled(failed + expanded)
+            }
+            return .job(Prepared(batch: batch, pushes: planned.batch, unretryable: planned.unretryable, renewal: renewal,
+                                 lease: jobLease, expanded: expanded))
         }
-        guard let planned else {
-            renewal.cancel()
-            abandon(job)
-            return .handled(expanded)
-        }
-        return .job(Prepared(job: job, batch: planned.batch, retryable: planned.retryable, renewal: renewal, lease: jobLease,
-                             expanded: expanded))
     }
 
     private func deliver(_ prepared: Prepared) async throws {
         defer { prepared.renewal.cancel() }
-        guard !prepared.lease.isLost else { return abandon(prepared.job) }
-        let transport = transports.transport(for: prepared.job.tokenKind)
-        let outcomes = await transport.send(prepared.batch, recipients: prepared.job.recipients.count, lane: prepared.job.lane)
-        try await record(prepared.job, batch: prepared.batch, outcomes: outcomes, retryable: prepared.retryable)
+        guard !prepared.lease.isLost else { return abandon(prepared.batch) }
+        let first = prepared.batch.first
+        let transport = transports.transport(for: first.tokenKind)
+        let outcomes = await transport.send(prepared.pushes, recipients: prepared.batch.recipientCount, lane: first.lane)
+        try await record(prepared.batch, pushes: prepared.pushes, outcomes: outcomes, unretryable: prepared.unretryable)
     }
 
     /// One page of the next notification due for expansion; 1 when a page was expanded or failed.
@@ -255,33 +286,37 @@ package final class DeliveryEngine: Sendable {
         return step == .idle ? 0 : 1
     }
 
-    /// A job whose lease another worker took: nothing more of it is sent or recorded here.
-    private func abandon(_ job: DeliveryJob) {
-        logger.warning("a job's lease was taken by another worker: this one stops sending it", ["job.id": String(job.id)])
+    /// A batch a job of which another worker took: nothing more of it is sent or recorded here.
+    private func abandon(_ batch: JobBatch) {
+        logger.warning("a job's lease was taken by another worker: this one stops sending it",
+                       ["job.id": batch.jobIDs.map(String.init).joined(separator: ",")])
     }
 
     /// A message that does not decode fails, with every recipient of it. A broadcast's is
     /// recorded on its row instead (its planning refuses it): it keeps no delivery records.
-    private func fail(_ job: DeliveryJob, reason: String) async throws {
-        logger.error("message failed: its stored request does not decode", ["message.id": job.messageID, "reason": reason])
+    private func fail(_ messageID: String, jobs: [DeliveryJob], reason: String) async throws {
+        logger.error("message failed: its stored request does not decode", ["message.id": messageID, "reason": reason])
         try await services.database.transaction {
-            try MessageLifecycleStore.apply(.failed(reason: reason), messageID: job.messageID, in: $0)
+            try MessageLifecycleStore.apply(.failed(reason: reason), messageID: messageID, in: $0)
         }
         services.metrics.recordFailedMessage(stage: "build")
-        for _ in job.recipients { services.metrics.recordPush(kind: job.tokenKind, state: .finished(.error), reason: "MessageFailed") }
+        for job in jobs where job.messageID == messageID {
+            for _ in job.recipients { services.metrics.recordPush(kind: job.tokenKind, state: .finished(.error), reason: "MessageFailed") }
+        }
     }
 
-    /// Renews the job's lease every third of it until cancelled; marks `lease` lost, and stops,
-    /// when the row no longer names this worker.
-    private func renewLease(_ jobID: Int64, lease: JobLease) async {
+    /// Renews the batch's leases every third of one until cancelled; marks `lease` lost, and
+    /// stops, when a job's row no longer names this worker.
+    private func renewLease(_ lease: JobLease) async {
         let worker = self.worker
         let seconds = settings.leaseSeconds
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(seconds / 3))
             guard !Task.isCancelled else { return }
             do {
+                let jobIDs = lease.jobIDs
                 let held = try await services.database.withConnection {
-                    try DeliveryQueue.renewLease(jobID: jobID, worker: worker, leaseSeconds: seconds, in: $0)
+                    try DeliveryQueue.renewLease(jobIDs: jobIDs, worker: worker, leaseSeconds: seconds, in: $0)
                 }
                 guard held else {
                     lease.markLost()
@@ -290,7 +325,8 @@ package final class DeliveryEngine: Sendable {
             } catch {
                 // The next renewal may still come in time; if none does, the job is run again
                 // after its lease, and this says why.
-                logger.warning("delivery lease renewal failed", ["job.id": String(jobID), "error": String(describing: error)])
+                logger.warning("delivery lease renewal failed",
+                               ["job.id": lease.jobIDs.map(String.init).joined(separator: ","), "error": String(describing: error)])
             }
         }
     }

@@ -31,25 +31,42 @@ package enum DeliveryQueue {
         try claimNext(worker: worker, leaseSeconds: leaseSeconds, appCap: appCap, in: connection).job
     }
 
-    /// What one claim statement tells a worker: the job it leased, and whether a notification
-    /// is due for expansion (so a worker runs the expansion transaction only when there is one).
+    /// What one claim statement tells a worker: the jobs it leased (one batch, or none), whether
+    /// a notification is due for expansion (so a worker runs the expansion transaction only when
+    /// there is one), and, when it leased nothing, how long nothing comes due.
     package struct Claim: Sendable {
-        package var job: DeliveryJob?
+        /// One app's and lane's, oldest first; empty when nothing was due.
+        package var jobs: [DeliveryJob]
         package var expansionDue: Bool
+        /// With no job: seconds until a job comes due or a lease runs out (nil: nothing waits),
+        /// so an idle worker knows how long to sleep without another query.
+        package var secondsUntilNextDue: Double?
+
+        package var job: DeliveryJob? { jobs.first }
     }
 
+    /// Jobs leased by one claim at most (`claimNext`): enough that a burst of one-user messages
+    /// shares a claim and a completion, few enough that a batch's recipients load in one go.
+    package static let defaultBatchJobs = 128
+
     /// `claim` as one statement, safe outside a transaction (it commits on its own): one round
-    /// trip per job instead of four, which is most of a claim's cost on a loaded machine.
+    /// trip per batch. Up to `maxJobs` jobs of one app and lane whose recipients add up to at most
+    /// `maxRecipients` (device jobs only; a larger first job is a batch alone), leased together:
+    /// they count as one job in flight toward `appCap`.
     package static func claimNext(worker: String, leaseSeconds: Double = defaultLeaseSeconds, appCap: Int,
+                                 maxJobs: Int = 1, maxRecipients: Int = defaultJobSize,
                                  in connection: PostgresConnection) throws -> Claim {
-        // `openpush_claim_job` (migration 0036): a function, so its plans are kept per connection.
+        // `openpush_claim_batch` (migration 0048): a function, so its plans are kept per connection.
         // A lease lost in a server crash is a job another worker runs again (`bookkeeping`).
-        let row = try connection.query(prepared: """
-            SELECT * FROM openpush_claim_job(\(worker), \(leaseSeconds)::float8, \(appCap))
-            """, durability: bookkeeping)[0]
-        let expansionDue: Bool = try row.decode("expansion_due")
-        guard !row.isNull("id") else { return Claim(job: nil, expansionDue: expansionDue) }
-        return Claim(job: try job(row), expansionDue: expansionDue)
+        let rows = try connection.query(prepared: """
+            SELECT * FROM openpush_claim_batch(\(worker), \(leaseSeconds)::float8, \(appCap), \(maxJobs), \(maxRecipients))
+            """, durability: bookkeeping)
+        let expansionDue: Bool = try rows[0].decode("expansion_due")
+        guard !rows[0].isNull("id") else {
+            return Claim(jobs: [], expansionDue: expansionDue, secondsUntilNextDue: try rows[0].decode("next_due"))
+        }
+        let jobs = try rows.map(job).sorted { $0.id < $1.id }
+        return Claim(jobs: jobs, expansionDue: expansionDue, secondsUntilNextDue: nil)
     }
 
     static func job(_ row: PostgresRow) throws -> DeliveryJob {
@@ -81,10 +98,18 @@ package enum DeliveryQueue {
     @discardableResult
     package static func renewLease(jobID: Int64, worker: String, leaseSeconds: Double = defaultLeaseSeconds,
                                   in connection: PostgresConnection) throws -> Bool {
-        try connection.query("""
+        try renewLease(jobIDs: [jobID], worker: worker, leaseSeconds: leaseSeconds, in: connection)
+    }
+
+    /// Renews every job of a batch in one statement; false when any of them is no longer leased
+    /// by `worker`: the other worker sends that one, so this one stops sending the batch.
+    @discardableResult
+    package static func renewLease(jobIDs: [Int64], worker: String, leaseSeconds: Double = defaultLeaseSeconds,
+                                  in connection: PostgresConnection) throws -> Bool {
+        try connection.query(prepared: """
             UPDATE delivery_jobs SET leased_until = now() + make_interval(secs => \(leaseSeconds))
-            WHERE id = \(jobID) AND leased_by = \(worker)
-            """, durability: bookkeeping).affectedRows == 1
+            WHERE id = ANY(\(jobIDs)::int8[]) AND leased_by = \(worker)
+            """, durability: bookkeeping).affectedRows == jobIDs.count
     }
 
     /// Queues the rows of `recipients` (a query yielding `subscription_id`, `token`,
@@ -116,9 +141,11 @@ package enum DeliveryQueue {
         let (tokens, tokensAggregate): (PostgresQuery, PostgresQuery) = tokenKind.isReadWhenSent
             ? (noTokens, "NULL::text[]") : ("a.tokens[j.first:j.last]", "array_agg(s.token)")
         return """
-            INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, subscription_ids, tokens, live_activity_ids, badges)
+            INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, subscription_ids, tokens, live_activity_ids, badges,
+                                       recipients)
             SELECT \(messageID), \(appID), \(lane.rawValue), \(tokenKind.rawValue), a.ids[j.first:j.last], \(tokens),
-                   a.activities[j.first:j.last], a.badges[j.first:j.last]
+                   a.activities[j.first:j.last], a.badges[j.first:j.last],
+                   least(j.last, cardinality(a.ids)) - j.first + 1
             FROM (SELECT array_agg(s.subscription_id) AS ids, \(tokensAggregate) AS tokens,
                          array_agg(s.live_activity_id) AS activities, array_agg(s.badge) AS badges
                   FROM \(identifier: source) AS s) AS a,
@@ -142,86 +169,6 @@ package enum DeliveryQueue {
 
     /// The `tokens` of a device or widget job (`TokenKind.isReadWhenSent`, migration 0043).
     static let noTokens: PostgresQuery = "'{}'::text[]"
-
-    /// What one attempt at a job leaves behind: a record per finished recipient, the
-    /// recipients to try again (a job on the next attempt, due after `retryDelay`), those
-    /// never really tried (a paused app: a job on the same attempt, due at once), and those a
-    /// delivery policy holds until later (a job on the same attempt per due time).
-    package struct Completion: Sendable {
-        package var records: [DeliveryRecord] = []
-        package var retry: [DeliveryJob.Recipient] = []
-        package var retryDelay: Double = 0
-        package var held: [DeliveryJob.Recipient] = []
-        /// Due time (unix seconds) → the recipients waiting for it.
-        package var deferred: [Double: [DeliveryJob.Recipient]] = [:]
-
-        package init() {}
-    }
-
-    /// Ends a job: appends its records in one statement, queues its retry job, and deletes it —
-    /// only while this worker still holds it (false: the lease ran out and another worker has
-    /// it, so nothing is written). A message cancelled meanwhile gets no retry job: those
-    /// recipients are recorded `cancelled`.
-    package static func complete(_ job: DeliveryJob, worker: String, with completion: Completion,
-                                in connection: PostgresConnection) throws -> Bool {
-        guard let tally = try completeUncounted(job, worker: worker, with: completion, in: connection) else { return false }
-        try DeliveryCounts.add(tally, messageID: job.messageID, in: connection)
-        return true
-    }
-
-    /// `complete` without adding the records to the message's counts: returns what the caller
-    /// must add (`DeliveryCounts.add`) before it commits, or nil when the lease was lost. Adding
-    /// them locks the message row until commit, and every job of a fan-out shares that row, so
-    /// the engine adds them last, holding the lock for the shortest time.
-    static func completeUncounted(_ job: DeliveryJob, worker: String, with completion: Completion,
-                                  in connection: PostgresConnection) throws -> DeliveryTally? {
-        // The records' `finished_at`: this transaction's now(), in the form binary COPY takes.
-        // A job whose recipients were all accepted writes its batch from the row it removes.
-        let wholeJobBatch = DeliveryRecord.wholeJobBatch(completion.records, of: job)
-        // Without it the job's arrays are not read back at all.
-        let (arrays, batch): (PostgresQuery, PostgresQuery) = wholeJobBatch.map {
-            ("subscription_ids, live_activity_ids", ", batch AS (\($0))")
-        } ?? ("1", "")
-        guard let held = try connection.query(prepared: """
-            WITH held AS (
-                DELETE FROM delivery_jobs WHERE id = \(job.id) AND leased_by = \(worker) RETURNING \(arrays)
-            )\(batch)
-            SELECT ((extract(epoch FROM now()) - 946684800) * 1000000)::int8 AS now_since_2000 FROM held
-            """).first else { return nil }
-        let finishedAt: Int64 = try held.decode("now_since_2000")
-        var records = completion.records
-        let deferred = completion.deferred.sorted { $0.key < $1.key }
-        var again: [(recipients: [DeliveryJob.Recipient], attempt: Int, due: PostgresQuery)] = [
-            // A retry of a throttled message takes the message's next free slot (no sooner than
-            // its backoff), so retries keep to the rate too.
-            (completion.retry, job.attempt + 1, """
-                COALESCE(openpush_throttle_reserve(\(job.messageID), now() + make_interval(secs => \(completion.retryDelay)), 1),
-                         now() + make_interval(secs => \(completion.retryDelay)))
-                """),
-            (completion.held, job.attempt, "now()"),
-        ] + deferred.map { ($0.value, job.attempt, "to_timestamp(\($0.key))") }
-        let waiting = completion.retry + completion.held + deferred.flatMap(\.value)
-        if !waiting.isEmpty, try isCancelled(job.messageID, in: connection) {
-            records += waiting.map { DeliveryRecord(job: job, recipient: $0, state: .cancelled) }
-            again = []
-        }
-        try DeliveryRecord.append(records, of: job, finishedAt: finishedAt, batchWritten: wholeJobBatch != nil, in: connection)
-        // Without a snapshot (`PushToStartChanges`): their tokens were read under this job's, which
-        // the job does not carry, so a push-to-start retry checks every token.
-        for (recipients, attempt, due) in again where !recipients.isEmpty {
-            try connection.query(prepared: """
-                INSERT INTO delivery_jobs (message_id, app_id, lane, token_kind, attempt, due_at, subscription_ids, tokens,
-                                           live_activity_ids, badges, created_at, recipients_snapshot)
-                VALUES (\(job.messageID), \(job.appID), \(job.lane.rawValue), \(job.tokenKind.rawValue), \(attempt),
-                        \(due), \(recipients.map(\.subscriptionID))::text[],
-                        \(job.tokenKind.isReadWhenSent ? [] : recipients.map { $0.token ?? "" })::text[],
-                        \(recipients.map(\.liveActivityID))::text[],
-                        \(recipients.map(\.badge))::int[], to_timestamp(\(job.createdAt)), NULL)
-                """)
-        }
-        // Lazily: `map` built an array of thousands of pairs only to read it once.
-        return DeliveryTally(records.lazy.map { (state: $0.state, reason: $0.reason) })
-    }
 
     /// Fails a message that cannot be built: it says why, and its recipients — in this job and
     /// every other — are recorded `error` with `MessageFailed`, so nothing of it is tried again.

@@ -48,27 +48,25 @@ package struct DeliveryRecord: Sendable, Equatable {
         jobID << positionBits | Int64(position)
     }
 
-    /// Appends every record of one job: its plain acceptances (`isBatched`), nearly all of a
-    /// fan-out's, as one `delivery_batches` row (migration 0045), numbered first; every other
-    /// record as a row of `delivery_rows`, in one binary `COPY`: nothing for PostgreSQL to parse
-    /// or plan per record. `finishedAt` is the transaction's `now()` (PostgreSQL's clock), as
-    /// microseconds since 2000-01-01, the form COPY takes. `apns_id` is left out: readers
-    /// derive it (`storedAPNSID`, migration 0039); so is the token (migration 0040).
-    /// `batchWritten`: the caller wrote the batch already, from the job's own arrays
-    /// (`wholeJobBatch`), so only the other records (none, then) are left.
-    static func append(_ records: [DeliveryRecord], of job: DeliveryJob, finishedAt: Int64, batchWritten: Bool = false,
-                       in connection: PostgresConnection) throws {
-        guard !records.isEmpty else { return }
+    /// A job's records as they are appended: its plain acceptances (`isBatched`), nearly all of
+    /// a fan-out's, as one `delivery_batches` row (migration 0045), numbered first; every other
+    /// record as a row of `delivery_rows` (`appendRows`, one binary `COPY` for a whole batch of
+    /// jobs), numbered after them. `apns_id` is left out: readers derive it (`storedAPNSID`,
+    /// migration 0039); so is the token (migration 0040).
+    struct Split {
+        var batched: [DeliveryRecord] = []
+        var single: [DeliveryRecord] = []
+        /// The APNs status the batch row records: the first acceptance's.
+        var status: Int?
+    }
+
+    static func split(_ records: [DeliveryRecord], of job: DeliveryJob) -> Split {
         precondition(records.count < 1 << positionBits, "a job of \(records.count) records outnumbers its record ids")
-        let status = batchStatus(records)
-        var batched: [DeliveryRecord] = [], single: [DeliveryRecord] = []
+        var split = Split(status: batchStatus(records))
         for record in records {
-            if record.isBatched(attempt: job.attempt, status: status) { batched.append(record) } else { single.append(record) }
+            if record.isBatched(attempt: job.attempt, status: split.status) { split.batched.append(record) } else { split.single.append(record) }
         }
-        if !batchWritten {
-            try appendBatch(batched, status: status, of: job, in: connection)
-        }
-        try appendRows(single, firstPosition: batched.count, of: job, finishedAt: finishedAt, in: connection)
+        return split
     }
 
     /// The APNs status a job's batch records: its first acceptance's.
@@ -76,10 +74,16 @@ package struct DeliveryRecord: Sendable, Equatable {
         records.first { $0.state == .accepted }?.apnsStatus
     }
 
-    /// The usual fan-out job: every recipient accepted plainly, in the job's order. Then its
-    /// batch is the job's own arrays, and the statement that removes the job (`DeliveryQueue`)
-    /// writes it from them: no id is formatted here or parsed there. Nil otherwise.
-    static func wholeJobBatch(_ records: [DeliveryRecord], of job: DeliveryJob) -> PostgresQuery? {
+    /// The usual fan-out job, and a one-user message's: every recipient accepted plainly, in the
+    /// job's order. Then its batch row is the job's own arrays, which the statement that removes
+    /// the job (`DeliveryQueue`) writes: no id is formatted here or parsed there.
+    struct WholeJob: Sendable {
+        var status: Int?
+        var hasActivities: Bool
+    }
+
+    /// Nil unless every recipient of the job was accepted plainly, in the job's order.
+    static func wholeJob(_ records: [DeliveryRecord], of job: DeliveryJob) -> WholeJob? {
         guard !records.isEmpty, records.count == job.recipients.count else { return nil }
         let status = batchStatus(records)
         for index in records.indices {
@@ -87,8 +91,7 @@ package struct DeliveryRecord: Sendable, Equatable {
             guard record.isBatched(attempt: job.attempt, status: status), record.subscriptionID == recipient.subscriptionID,
                   record.liveActivityID == recipient.liveActivityID else { return nil }
         }
-        let activities: PostgresQuery = records.contains { $0.liveActivityID != nil } ? "held.live_activity_ids" : "NULL"
-        return batchInsert(of: job, status: status, ids: "held.subscription_ids", activities: activities, from: "held")
+        return WholeJob(status: status, hasActivities: records.contains { $0.liveActivityID != nil })
     }
 
     /// The `INSERT` of a job's batch whose element arrays `ids` and `activities` are read from
@@ -113,38 +116,11 @@ package struct DeliveryRecord: Sendable, Equatable {
     }
 
     /// One row for the job's batched records, element i being record `id(jobID:position: i)`.
-    private static func appendBatch(_ records: [DeliveryRecord], status: Int?, of job: DeliveryJob,
-                                    in connection: PostgresConnection) throws {
+    static func appendBatch(_ records: [DeliveryRecord], status: Int?, of job: DeliveryJob,
+                            in connection: PostgresConnection) throws {
         guard !records.isEmpty else { return }
         let activities = records.contains { $0.liveActivityID != nil } ? records.map(\.liveActivityID) : nil
         try connection.query(prepared: batchInsert(of: job, status: status, ids: "batch.ids", activities: "\(activities)::text[]",
                                                    from: "(SELECT \(records.map(\.subscriptionID))::text[] AS ids) AS batch"))
-    }
-
-    /// The other records, a row each, numbered from `firstPosition`.
-    private static func appendRows(_ records: [DeliveryRecord], firstPosition: Int, of job: DeliveryJob, finishedAt: Int64,
-                                   in connection: PostgresConnection) throws {
-        guard !records.isEmpty else { return }
-        var rows = PostgresCopyRows(columns: 12, capacity: records.count * 200)
-        // By index: a `for record in` copied (retained and released) every field of each record.
-        for index in records.indices {
-            rows.startRow()
-            rows.append(id(jobID: job.id, position: firstPosition + index))
-            rows.append(job.messageID)
-            rows.append(job.appID)
-            rows.append(records[index].subscriptionID)
-            rows.append(records[index].liveActivityID)
-            rows.append(job.tokenKind.rawValue)
-            rows.append(records[index].state.rawValue)
-            rows.append(Int32(clamping: records[index].attempts))
-            rows.append(records[index].reason)
-            rows.append(records[index].apnsStatus.map { Int32(clamping: $0) })
-            rows.append(timestampSince2000: finishedAt)
-            rows.append(records[index].carriedBy)
-        }
-        try connection.copy(into: """
-            delivery_rows (id, message_id, app_id, subscription_id, live_activity_id, token_kind, state, attempts,
-                           error_reason, apns_status, finished_at, carried_by)
-            """, rows: rows)
     }
 }

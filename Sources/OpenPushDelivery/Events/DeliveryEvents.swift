@@ -8,6 +8,17 @@ import Postgres
 /// records emit nothing.
 enum DeliveryEvents {
     static func append(_ records: [DeliveryRecord], of job: DeliveryJob, in connection: PostgresConnection) throws {
+        try append([(records, job)], in: connection)
+    }
+
+    /// The events of several jobs (a batch's), a row per job and type as for one, in one append.
+    static func append(_ jobs: [(records: [DeliveryRecord], job: DeliveryJob)], in connection: PostgresConnection) throws {
+        let outbound = jobs.flatMap { Self.events(of: $0.records, job: $0.job) }
+        guard !outbound.isEmpty else { return }
+        try EventOutbox.append(outbound, in: connection)
+    }
+
+    private static func events(of records: [DeliveryRecord], job: DeliveryJob) -> [OutboundEvent] {
         var acceptedBatch = DeliveryEventBatch(notificationID: job.messageID, tokenKind: job.tokenKind)
         var failedBatch = DeliveryEventBatch(notificationID: job.messageID, tokenKind: job.tokenKind, failures: ([], []))
         // By index: a `for record in` copied (retained and released) every field of each record.
@@ -22,8 +33,7 @@ enum DeliveryEvents {
                 continue
             }
         }
-        let events = [OutboundEvent(type: .deliveryAccepted, appID: job.appID, batch: acceptedBatch),
-                      OutboundEvent(type: .deliveryFailed, appID: job.appID, batch: failedBatch)].compactMap { $0 }
-        try EventOutbox.append(events, in: connection)
+        return [OutboundEvent(type: .deliveryAccepted, appID: job.appID, batch: acceptedBatch),
+                OutboundEvent(type: .deliveryFailed, appID: job.appID, batch: failedBatch)].compactMap { $0 }
     }
 }

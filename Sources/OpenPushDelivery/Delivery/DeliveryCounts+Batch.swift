@@ -1,0 +1,44 @@
+import OpenPushCore
+import Postgres
+
+/// A batch's counts: every message's in one statement, and its app's rollup row once, so a
+/// batch of one-user messages takes the app's hot per-second row once rather than per message.
+extension DeliveryCounts {
+    /// Adds each message's tally to its counts in one statement, locking the message rows in id
+    /// order (two batches sharing messages lock them alike). The rollup is `addToStats`'s.
+    static func add(_ tallies: [(messageID: String, tally: DeliveryTally)], in connection: PostgresConnection) throws {
+        var merged: [String: DeliveryTally] = [:]
+        for (messageID, tally) in tallies where !tally.isEmpty { merged[messageID, default: DeliveryTally()].add(tally) }
+        guard !merged.isEmpty else { return }
+        let sorted = merged.sorted { $0.key < $1.key }
+        let counts = sorted.map(\.value)
+        try connection.query(prepared: """
+            UPDATE messages m SET
+                counted_successful = m.counted_successful + t.successful,
+                counted_failed = m.counted_failed + t.failed,
+                counted_errored = m.counted_errored + t.errored,
+                counted_cancelled = m.counted_cancelled + t.cancelled,
+                counted_errors_by_reason = openpush_add_counts(m.counted_errors_by_reason, t.errors::jsonb),
+                counted_suppressed_by_reason = openpush_add_counts(m.counted_suppressed_by_reason, t.suppressions::jsonb),
+                counted_last_finished_at = GREATEST(m.counted_last_finished_at, now())
+            FROM (SELECT * FROM unnest(\(sorted.map(\.key))::text[], \(counts.map(\.successful))::int8[],
+                                       \(counts.map(\.failed))::int8[], \(counts.map(\.errored))::int8[],
+                                       \(counts.map(\.cancelled))::int8[], \(counts.map { json($0.errorsByReason) })::text[],
+                                       \(counts.map { json($0.suppressedByReason) })::text[])
+                       WITH ORDINALITY AS u(id, successful, failed, errored, cancelled, errors, suppressions, ord)
+                  ORDER BY ord) AS t
+            WHERE m.id = t.id
+            """)
+    }
+
+    /// Adds a batch's records, all of `appID`, to the app's rollup row of this second, in one
+    /// statement. Last in a completion: every completion of the app takes that row.
+    static func addToStats(_ tally: DeliveryTally, appID: String, in connection: PostgresConnection) throws {
+        guard tally.successful + tally.errors + tally.suppressed + tally.cancelled > 0 else { return }
+        try connection.query(prepared: """
+            INSERT INTO delivery_stats AS s (app_id, bucket, accepted, failed, suppressed, cancelled, errors_by_reason)
+            VALUES (\(appID), \(bucketNow), \(tally.successful), \(tally.errors), \(tally.suppressed), \(tally.cancelled),
+                    \(json(tally.errorsByReason))::jsonb)
+            """ + addToStats())
+    }
+}
