@@ -16,7 +16,7 @@ bench_track_statements
 known=${KNOWN:-100000}
 psql "$conninfo" -q -c "INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
     SELECT 'sub_k' || lpad(i::text, 8, '0'), '$app', 'ca' || lpad(to_hex(i), 62, '0'), now(), now()
-    FROM generate_series(1, $known) AS i" -c "ANALYZE"
+    FROM generate_series(1, $known) AS i" -c "ANALYZE subscriptions"
 echo "== seeded $known known devices"
 
 STATEMENTS="${STATEMENTS:-}" bench_python SECONDS_="${DURATION:-20}" KNOWN="$known" CONNINFO="$conninfo" <<'PY'

@@ -56,9 +56,8 @@ struct BatchCompletion: Sendable {
         // Late: they lock the message rows, which every job of a fan-out shares, until commit.
         try DeliveryCounts.add(done.map { ($0.job.messageID, $0.tally) }, in: connection)
         // Nothing of a message's job waits any more (or it was cancelled): it may be the last.
-        for messageID in Set(done.filter(\.finished).map(\.job.messageID)).sorted() {
-            try MessageLifecycleStore.apply(.jobFinished, messageID: messageID, in: connection)
-        }
+        // One statement for all of them, locking the rows in id order as the counts did.
+        try MessageLifecycleStore.apply(.jobFinished, messageIDs: done.filter(\.finished).map(\.job.messageID), in: connection)
         // Last: every completion of the app takes this row, so it is held for the shortest time.
         var tally = DeliveryTally()
         for job in done { tally.add(job.tally) }

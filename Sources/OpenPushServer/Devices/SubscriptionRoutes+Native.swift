@@ -7,7 +7,7 @@ extension SubscriptionRoutes {
     /// A valid body without `previous_token` — what a device sends on every launch — costs one
     /// statement, the SDK-key check included; anything else (a token refresh, or a body in error,
     /// whose answer must still be the `404`/`401` when the app or key is wrong) takes the checks
-    /// first, then the registration's transaction.
+    /// first, then the full registration.
     @Sendable static func registerDevice(_ context: RouteContext) async throws -> HTTPResponse {
         if let registration = try? SubscriptionRegistration(body: context.jsonObject()), registration.previousToken == nil {
             let appID = context.pathParameter("app_id")
