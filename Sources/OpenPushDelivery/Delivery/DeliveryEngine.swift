@@ -80,12 +80,15 @@ package final class DeliveryEngine: Sendable {
         }
         let wake = self.wake
         // The pool's own conninfo: under `openpush dev` the configuration has no database URL.
-        let listener = PostgresListener(conninfo: services.databaseConninfo, channels: [MessageStore.deliveryChannel])
+        let listener = PostgresListener(conninfo: services.databaseConninfo,
+                                        channels: [MessageStore.deliveryChannel, MessageStore.jobsChannel])
         self.listener.withLock { $0 = listener }
         let notifications = listener.notifications
         var started = [Task {
-            for await _ in notifications {
-                self.expansionHint.withLock { $0.due = true; $0.generation += 1 }
+            for await notification in notifications {
+                if notification.channel != MessageStore.jobsChannel {
+                    self.expansionHint.withLock { $0.due = true; $0.generation += 1 }
+                }
                 // One loop: it claims a batch, and wakes the next when it found work. Waking
                 // every loop for each send cost a claim per loop per message.
                 wake.signal()

@@ -50,7 +50,9 @@ package enum ImmediateExpansion {
             ),
             jobs AS (\(jobs)),
             woken AS MATERIALIZED (
-                SELECT pg_notify(\(MessageStore.deliveryChannel), \(message.appID)) FROM counted WHERE counted.n > 0
+                SELECT pg_notify(CASE WHEN counted.n < \(pageSize) THEN \(MessageStore.jobsChannel)
+                                      ELSE \(MessageStore.deliveryChannel) END, \(message.appID))
+                FROM counted WHERE counted.n > 0
             )
             SELECT (SELECT count(*) FROM message)::int AS stored, (SELECT count(*) FROM woken)::int AS woken
             """)[0]

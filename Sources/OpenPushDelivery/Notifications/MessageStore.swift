@@ -7,8 +7,13 @@ package enum MessageStore {
     /// not sent, and the message is marked truncated.
     package static let liveActivityFanOutCap = 2000
 
-    /// The channel delivery workers LISTEN on; the payload is the app id.
+    /// The channel delivery workers LISTEN on; the payload is the app id. A NOTIFY here may mean
+    /// a notification is due for expansion.
     package static let deliveryChannel = "openpush_deliveries"
+    /// The channel that says jobs were queued and nothing waits for expansion (a send expanded
+    /// in its own transaction): it wakes a loop without sending every loop's next claim through
+    /// the expansion step to find nothing.
+    package static let jobsChannel = "openpush_jobs"
 
     package struct NewMessage: Sendable {
         package var appID: String

@@ -376,7 +376,7 @@ import Postgres
             let listening = try await harness.app.services.database.query("""
                 SELECT 1 FROM pg_stat_activity
                 WHERE datname = current_database() AND pid <> pg_backend_pid()
-                  AND query = \("LISTEN " + PostgresQuery.quoteIdentifier(MessageStore.deliveryChannel))
+                  AND query LIKE \("LISTEN " + PostgresQuery.quoteIdentifier(MessageStore.deliveryChannel) + "%")
                 """)
             if !listening.isEmpty { return true }
             try await Task.sleep(for: .milliseconds(20))

@@ -156,4 +156,29 @@ import Testing
         let messages: Int = try await harness.app.services.database.query("SELECT count(*)::int AS n FROM messages")[0].decode("n")
         #expect(messages == 1)
     }
+
+    /// An immediate send wakes the workers on the jobs channel, which leaves the expansion step
+    /// alone (nothing of it waits to be expanded); a send the workers expand wakes them on the
+    /// delivery channel, as before.
+    @Test func anImmediateSendWakesTheWorkersOnTheJobsChannel() async throws {
+        let harness = try await DeliveryHarness.make()
+        defer { Task { await harness.shutdown() } }
+        let appID = harness.created.app.id
+        _ = try await harness.app.insertSubscription(appID: appID, token: Self.token("c1"), externalID: "user-1")
+        let listener = PostgresListener(conninfo: harness.app.services.databaseConninfo,
+                                        channels: [MessageStore.deliveryChannel, MessageStore.jobsChannel])
+        defer { listener.stop() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await harness.app.services.database.query("""
+            SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %openpush_jobs%'
+            """).isEmpty {
+            try #require(ContinuousClock.now < deadline, "the listener did not LISTEN")
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        var received = listener.notifications.makeAsyncIterator()
+        _ = try Self.messageID(await Self.send(harness, ["include_aliases": ["external_id": ["user-1"]], "target_channel": "push"]))
+        #expect(await received.next() == PostgresNotification(channel: MessageStore.jobsChannel, payload: appID))
+        _ = try Self.messageID(await Self.send(harness, ["included_segments": ["Subscribed Users"]]))
+        #expect(await received.next() == PostgresNotification(channel: MessageStore.deliveryChannel, payload: appID))
+    }
 }
