@@ -34,7 +34,9 @@ package enum ImmediateExpansion {
         let row = MessageStore.values(message, id: id, now: now, expansion: expansion, audienceTotal: "counted.n")
         // The message's row goes in only when the page found someone; its jobs reference it in
         // the same statement (foreign keys are checked at its end).
-        let written = try connection.query("""
+        // Planned once per connection: a plan made for each send's values cost more than running
+        // it (1.2 ms against 0.8, uncontended), and the send's transaction ends right after.
+        let written = try connection.pipeline([Self.genericPlans, ("""
             WITH page AS (\(page) LIMIT \(pageSize)),
             badges AS (\(NotificationExpansion.badgeUpdate(send.badge))),
             r AS (
@@ -55,8 +57,11 @@ package enum ImmediateExpansion {
                 FROM counted WHERE counted.n > 0
             )
             SELECT (SELECT count(*) FROM message)::int AS stored, (SELECT count(*) FROM woken)::int AS woken
-            """)[0]
+            """ as PostgresQuery).prepared])[1][0]
         let stored: Int = try written.decode("stored")
         return stored > 0 ? id : nil
     }
+
+    /// For the rest of the send's transaction, prepared statements run their generic plan.
+    static let genericPlans: PostgresQuery = ("SET LOCAL plan_cache_mode = force_generic_plan" as PostgresQuery).prepared
 }
