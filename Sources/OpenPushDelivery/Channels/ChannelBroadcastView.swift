@@ -7,10 +7,31 @@ import Postgres
 enum ChannelBroadcastView {
     static func apply(to view: inout JSONObject, messageID: String, in connection: PostgresConnection) throws {
         guard let row = try connection.query("""
-            SELECT channel, channel_id, environment, state, attempts, apns_status, apns_reason, apns_request_id, apns_unique_id,
-                   extract(epoch FROM finished_at)::float8 AS finished_at
-            FROM live_activity_broadcasts WHERE message_id = \(messageID)
+            SELECT \(columns) FROM live_activity_broadcasts WHERE message_id = \(messageID)
             """).first else { return }
+        try apply(row, to: &view, messageID: messageID)
+    }
+
+    /// The broadcast rows of those of `messageIDs` that are broadcasts, by message id, in one
+    /// prepared statement (for `apply(_:to:messageID:)`).
+    static func rows(messageIDs: [String], in connection: PostgresConnection) throws -> [String: PostgresRow] {
+        guard !messageIDs.isEmpty else { return [:] }
+        var found: [String: PostgresRow] = [:]
+        for row in try connection.query(prepared: """
+            SELECT message_id, \(columns) FROM live_activity_broadcasts WHERE message_id = ANY(\(messageIDs)::text[])
+            """) {
+            found[try row.decode("message_id")] = row
+        }
+        return found
+    }
+
+    private static let columns: PostgresQuery = """
+        channel, channel_id, environment, state, attempts, apns_status, apns_reason, apns_request_id, apns_unique_id,
+        extract(epoch FROM finished_at)::float8 AS finished_at
+        """
+
+    /// Shows the broadcast's outcome (its row of `live_activity_broadcasts`) in the view.
+    static func apply(_ row: PostgresRow, to view: inout JSONObject, messageID: String) throws {
         let stored: String = try row.decode("state")
         guard let state = BroadcastState(rawValue: stored) else {
             throw InvariantViolation("broadcast \(messageID) has an unknown state '\(stored)'")

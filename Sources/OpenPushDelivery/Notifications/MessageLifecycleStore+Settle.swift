@@ -19,7 +19,8 @@ extension MessageLifecycleStore {
         let rows = try connection.query(prepared: """
             SELECT * FROM openpush_lifecycle_settle(\(ids)::text[], \(endExpansion?.rawValue))
             """)
-        var events: [OutboundEvent] = []
+        // Those that complete, with their app: their views are read together afterwards.
+        var completed: [(messageID: String, appID: String)] = []
         for row in rows {
             let messageID: String = try row.decode("message_id")
             let appID: String = try row.decode("message_app_id")
@@ -45,9 +46,14 @@ extension MessageLifecycleStore {
             guard settled.actions.contains(.complete) == completes else {
                 throw InvariantViolation("message \(messageID): settling it in SQL and in the machine disagree")
             }
-            guard completes, let view = try MessageView.find(messageID: messageID, appID: appID, in: connection)?.objectValue
-            else { continue }
-            events.append(OutboundEvent(type: .notificationCompleted, appID: appID, data: EventData.notificationCompleted(view: view)))
+            if completes { completed.append((messageID, appID)) }
+        }
+        guard !completed.isEmpty else { return }
+        let views = try MessageView.findAll(messageIDs: completed.map(\.messageID), in: connection)
+        let events = completed.compactMap { message in
+            views[message.messageID].map {
+                OutboundEvent(type: .notificationCompleted, appID: message.appID, data: EventData.notificationCompleted(view: $0))
+            }
         }
         try EventOutbox.append(events, in: connection)
     }

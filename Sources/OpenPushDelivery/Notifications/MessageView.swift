@@ -26,6 +26,20 @@ package enum MessageView {
         return .object(view)
     }
 
+    /// The views of several messages, by id, in two statements whatever their number (for the
+    /// events of the messages a batch of jobs completes); a message that does not exist has none.
+    static func findAll(messageIDs: [String], in connection: PostgresConnection) throws -> [String: JSONObject] {
+        let rows = try NotificationStore.viewRows(messageIDs: messageIDs, in: connection)
+        let broadcasts = try ChannelBroadcastView.rows(messageIDs: Array(rows.keys), in: connection)
+        var views: [String: JSONObject] = [:]
+        for (messageID, row) in rows {
+            var view = try render(row)
+            if let broadcast = broadcasts[messageID] { try ChannelBroadcastView.apply(broadcast, to: &view, messageID: messageID) }
+            views[messageID] = view
+        }
+        return views
+    }
+
     /// The view of a message row as `NotificationStore.viewRow` reads it.
     static func render(_ message: PostgresRow) throws -> JSONObject {
         let request = (try? JSONValue.parse(try message.decode("request", as: String.self)))?.objectValue ?? [:]
