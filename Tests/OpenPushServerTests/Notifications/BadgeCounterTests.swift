@@ -7,23 +7,40 @@ import OpenPushTestSupport
 
 /// `ios_badgeType: Increase` raises a per-device counter kept in an `integer` column.
 @Suite struct BadgeCounterTests {
+    /// Expanded by a worker (a segment send), a page at a time.
     @Test func increaseSaturatesAtTheLargestIntegerInsteadOfFailing() async throws {
+        try await Self.increaseSaturates(audience: nil)
+    }
+
+    /// Expanded in the send's own transaction (devices named by id, due now).
+    @Test func increaseSaturatesWhenTheSendItselfQueuesTheDevices() async throws {
+        try await Self.increaseSaturates(audience: .named)
+    }
+
+    enum Audience { case named }
+
+    static func increaseSaturates(audience: Audience?) async throws {
         let app = try await TestApp.make()
         let created = try await app.createApp()
         let near = try await app.insertSubscription(appID: created.app.id, token: String(repeating: "a", count: 64))
         let low = try await app.insertSubscription(appID: created.app.id, token: String(repeating: "b", count: 64))
         try await app.services.database.query("UPDATE subscriptions SET badge_count = 2147483600 WHERE id = \(near)")
         try await app.services.database.query("UPDATE subscriptions SET badge_count = 2 WHERE id = \(low)")
-        let response = await app.request(.post, "/notifications", headers: .restKey(created.restKey), json: [
-            "app_id": .string(created.app.id), "contents": ["en": "More"], "ios_badgeType": "Increase",
-            "ios_badgeCount": 100_000, "include_subscription_ids": [.string(near), .string(low)],
-        ])
-        #expect(response.status == 200, "\(response.text)")
-        let step = try await app.services.database.transaction {
-            try NotificationExpansion.expandNextPage(in: $0)
+        var body: JSONObject = ["app_id": .string(created.app.id), "contents": ["en": "More"], "ios_badgeType": "Increase",
+                                "ios_badgeCount": 100_000]
+        switch audience {
+        case .named?: body["include_subscription_ids"] = [.string(near), .string(low)]
+        case nil: body["included_segments"] = ["Subscribed Users"]
         }
-        guard case .expanded(_, let rows) = step else { Issue.record("nothing expanded: \(step)"); return }
-        #expect(rows == 2)
+        let response = await app.request(.post, "/notifications", headers: .restKey(created.restKey), json: .object(body))
+        #expect(response.status == 200, "\(response.text)")
+        if audience == nil {
+            let step = try await app.services.database.transaction {
+                try NotificationExpansion.expandNextPage(in: $0)
+            }
+            guard case .expanded(_, let rows) = step else { Issue.record("nothing expanded: \(step)"); return }
+            #expect(rows == 2)
+        }
         let badges = try await app.services.database.query("""
             SELECT s.id, s.badge_count, q.badge
             FROM subscriptions s
