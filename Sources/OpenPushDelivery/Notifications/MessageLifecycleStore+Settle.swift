@@ -24,16 +24,7 @@ extension MessageLifecycleStore {
         for row in rows {
             let messageID: String = try row.decode("message_id")
             let appID: String = try row.decode("message_app_id")
-            let raw: String? = try row.decode("was_expansion")
-            let expansion = try raw.map { raw in
-                guard let expansion = MessageExpansion(rawValue: raw) else {
-                    throw InvariantViolation("messages.expansion of \(messageID) is '\(raw)'")
-                }
-                return expansion
-            }
-            let snapshot = MessageLifecycle.Snapshot(
-                expansion: expansion, expandedAny: try row.decode("was_expanded_any"), cancelled: try row.decode("was_cancelled"),
-                failed: try row.decode("was_failed"), completed: try row.decode("was_completed"))
+            let snapshot = try Self.snapshot(row, messageID: messageID)
             let changed: MessageLifecycle.Transition
             do {
                 changed = try MessageLifecycle.transition(snapshot, on: input)

@@ -55,20 +55,26 @@ package enum MessageLifecycleStore {
         let tenant: PostgresQuery = tenantID.map { "AND tenant_id = \($0)" } ?? ""
         // Prepared: a worker runs it for every job it completes (one text per shape of the lookup).
         guard let row = try connection.query(prepared: """
-            SELECT app_id, expansion, expanded_through IS NOT NULL AS expanded_any, cancelled_at IS NOT NULL AS cancelled,
-                   failed_reason IS NOT NULL AS failed, completed_event_at IS NOT NULL AS completed
+            SELECT app_id, expansion AS was_expansion, expanded_through IS NOT NULL AS was_expanded_any,
+                   cancelled_at IS NOT NULL AS was_cancelled, failed_reason IS NOT NULL AS was_failed,
+                   completed_event_at IS NOT NULL AS was_completed
             FROM messages WHERE id = \(messageID) \(app) \(tenant) FOR UPDATE
             """).first else { return nil }
-        let expansion = try row.decode("expansion", as: String?.self).map { raw in
+        return (try snapshot(row, messageID: messageID), try row.decode("app_id"))
+    }
+
+    /// The snapshot a row names `was_expansion`, `was_expanded_any`, `was_cancelled`, `was_failed`
+    /// and `was_completed` (as the lock above and `openpush_lifecycle_settle` return them).
+    static func snapshot(_ row: PostgresRow, messageID: String) throws -> MessageLifecycle.Snapshot {
+        let expansion = try row.decode("was_expansion", as: String?.self).map { raw in
             guard let expansion = MessageExpansion(rawValue: raw) else {
                 throw InvariantViolation("messages.expansion of \(messageID) is '\(raw)'")
             }
             return expansion
         }
-        let snapshot = MessageLifecycle.Snapshot(
-            expansion: expansion, expandedAny: try row.decode("expanded_any"), cancelled: try row.decode("cancelled"),
-            failed: try row.decode("failed"), completed: try row.decode("completed"))
-        return (snapshot, try row.decode("app_id"))
+        return MessageLifecycle.Snapshot(
+            expansion: expansion, expandedAny: try row.decode("was_expanded_any"), cancelled: try row.decode("was_cancelled"),
+            failed: try row.decode("was_failed"), completed: try row.decode("was_completed"))
     }
 
     private static func perform(_ action: MessageLifecycle.Action, messageID: String, appID: String, now: Double?,
