@@ -19,6 +19,7 @@ bench_cleanup() {
 
 # $1: delivery loops in the `dev` process (0: it only answers HTTP). SIM_RATE=N caps the
 # simulator at N pushes/s (`apns-sim --max-rate`): a slow APNs, whose answers wait their turn.
+# POOL=N sets the process's PostgreSQL pool (default 16).
 bench_start() {
   api_port=$(free_port); sim_port=$(free_port); control_port=$(free_port)
   state=$(mktemp -d); chmod 755 "$state"
@@ -27,7 +28,7 @@ bench_start() {
   simulator=$!
   (cd "$state" && OPENPUSH_LISTEN=127.0.0.1:$api_port OPENPUSH_LOG_LEVEL=warning OPENPUSH_RESOURCES_DIR="$OLDPWD" \
     OPENPUSH_APNS_PRODUCTION_URL=http://127.0.0.1:$sim_port OPENPUSH_APNS_DEVELOPMENT_URL=http://127.0.0.1:$sim_port \
-    OPENPUSH_DB_POOL_SIZE=16 OPENPUSH_DELIVERY_LOOPS=$1 exec "$binary" dev >"$state/dev.log" 2>&1) &
+    OPENPUSH_DB_POOL_SIZE=${POOL:-16} OPENPUSH_DELIVERY_LOOPS=$1 exec "$binary" dev >"$state/dev.log" 2>&1) &
   server=$!
   for _ in $(seq 1 150); do
     [ -f "$state/.openpush/demo_app.json" ] && curl -fs "http://127.0.0.1:$api_port/ready" >/dev/null 2>&1 && break
