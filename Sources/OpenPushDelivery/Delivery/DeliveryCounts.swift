@@ -8,40 +8,14 @@ package import Postgres
 /// one row whatever the audience, and a record is maintained in no index but its message's.
 /// Lock order: the message row, then the rollup row.
 package enum DeliveryCounts {
-    /// Adds one job's records (tallied in Swift from the records just appended) in one statement.
-    /// The records' `finished_at` is this transaction's `now()`, so that is the latest finish.
-    /// The message row is locked until commit, as the completion's `MessageLifecycleStore.apply`
+    /// Adds one job's records (tallied in Swift from the records just appended): its message's
+    /// counts, then its app's rollup row, as a batch's completion adds them (`+Batch`). The
+    /// message row is locked until commit, as the completion's `MessageLifecycleStore.apply`
     /// (or `DeliveryQueue.isCancelled`) locks it anyway: completions of one message's jobs on
     /// several workers take turns on it for the rest of their transaction only.
-    static func add(_ tally: DeliveryTally, messageID: String, in connection: PostgresConnection) throws {
-        guard !tally.isEmpty else { return }
-        let counts: PostgresQuery = """
-            UPDATE messages SET
-                counted_successful = counted_successful + \(tally.successful),
-                counted_failed = counted_failed + \(tally.failed),
-                counted_errored = counted_errored + \(tally.errored),
-                counted_cancelled = counted_cancelled + \(tally.cancelled),
-                counted_errors_by_reason = openpush_add_counts(counted_errors_by_reason,
-                                                               \(json(tally.errorsByReason))::jsonb),
-                counted_suppressed_by_reason = openpush_add_counts(counted_suppressed_by_reason,
-                                                                   \(json(tally.suppressedByReason))::jsonb),
-                counted_last_finished_at = GREATEST(counted_last_finished_at, now())
-            WHERE id = \(messageID)
-            """
-        guard tally.successful + tally.errors + tally.suppressed + tally.cancelled > 0 else {
-            // Only `superseded` records: nothing the rollup counts.
-            try connection.query(prepared: counts)
-            return
-        }
-        // One statement: the message's app comes from its row (the job's records are the
-        // message's app's), and the records' `created_at` is this transaction's now().
-        try connection.query(prepared: """
-            WITH counted AS (\(counts) RETURNING app_id)
-            INSERT INTO delivery_stats AS s (app_id, bucket, accepted, failed, suppressed, cancelled, errors_by_reason)
-            SELECT app_id, \(bucketNow), \(tally.successful), \(tally.errors), \(tally.suppressed), \(tally.cancelled),
-                   \(json(tally.errorsByReason))::jsonb
-            FROM counted
-            """ + addToStats())
+    static func add(_ tally: DeliveryTally, messageID: String, appID: String, in connection: PostgresConnection) throws {
+        try add([(messageID, tally)], in: connection)
+        try addToStats(tally, appID: appID, in: connection)
     }
 
     /// The rollup's bucket for records written now: their `created_at` (its default, this

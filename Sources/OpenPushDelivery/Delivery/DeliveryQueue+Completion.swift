@@ -38,7 +38,7 @@ extension DeliveryQueue {
     package static func complete(_ job: DeliveryJob, worker: String, with completion: Completion,
                                 in connection: PostgresConnection) throws -> Bool {
         guard let done = try completeUncounted([job], worker: worker, with: [completion], in: connection).first else { return false }
-        try DeliveryCounts.add(done.tally, messageID: job.messageID, in: connection)
+        try DeliveryCounts.add(done.tally, messageID: job.messageID, appID: job.appID, in: connection)
         return true
     }
 
