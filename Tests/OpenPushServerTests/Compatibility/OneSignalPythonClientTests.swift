@@ -5,6 +5,7 @@ import Subprocess
 
 /// OneSignal's official Python client (`onesignal-python-api`, pinned in
 /// `Tests/compat/requirements.txt`) drives a running OpenPush: `Tests/compat/onesignal_python_client.py`
+/// (with the `scenarios_*.py` modules it imports)
 /// creates notifications with each targeting mode, schedules with `datetime`s, reads the view and
 /// the list, cancels, and checks every push against the APNs simulator's control API.
 /// `make test` creates the virtual environment it runs in.
@@ -21,7 +22,8 @@ import Subprocess
                 """)
             return
         }
-        let served = try await ServedOpenPush.start()
+        let organizationKey = "org_compat_" + UUID().uuidString
+        let served = try await ServedOpenPush.start(environment: ["OPENPUSH_ORG_API_KEY": organizationKey])
         defer { Task { await served.shutdown() } }
         let created = served.created
         let output = try await Subprocess.run(python, ["-u", Self.script], environment: [
@@ -31,6 +33,7 @@ import Subprocess
             "OPENPUSH_REST_API_KEY": created.restKey,
             "OPENPUSH_SDK_KEY": created.sdkKey,
             "APNS_SIMULATOR_CONTROL_URL": served.controlURL,
+            "OPENPUSH_ORGANIZATION_API_KEY": organizationKey,
         ])
         #expect(output.status == 0, """
             the Python client's scenarios failed (exit \(output.status)):
