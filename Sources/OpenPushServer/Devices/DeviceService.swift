@@ -28,7 +28,7 @@ enum DeviceService {
                        in database: PostgresPool) async throws -> SubscriptionRecord {
         let updated = try await database.transaction { connection -> SubscriptionRecord? in
             let found = try SubscriptionStore.find(id: id, appID: principal.app.id, in: connection)
-            _ = try visible(found, id: id, to: principal)
+            try SubscriptionIdentity.requireSame(changes.oneSignal, as: try visible(found, id: id, to: principal))
             try SubscriptionStore.update(id: id, appID: principal.app.id, changes, now: now, in: connection)
             return try SubscriptionStore.find(id: id, appID: principal.app.id, in: connection)
         }

@@ -10,5 +10,8 @@ enum SubscriptionRoutes {
         router.add(.get, "/apps/{app_id}/subscriptions/{subscription_id}", show)
         router.add(.patch, "/apps/{app_id}/subscriptions/{subscription_id}", update)
         router.add(.delete, "/apps/{app_id}/subscriptions/{subscription_id}", delete)
+        router.add(.patch, "/apps/{app_id}/subscriptions/{subscription_id}/owner", transferOwner)
+        router.add(.patch, "/apps/{app_id}/subscriptions_by_token/{token_type}/{token}", updateByToken)
+        router.add(.post, "/apps/{app_id}/users/by/{alias_label}/{alias_id}/subscriptions", createForUser)
     }
 }

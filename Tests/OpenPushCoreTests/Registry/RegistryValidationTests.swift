@@ -92,8 +92,8 @@ import OpenPushCore
             == SubscriptionChanges(enabled: false, tags: TagChanges(["a": ""])))
         #expect(try SubscriptionChanges(body: ["tags": ["a": "1"]]) == SubscriptionChanges(tags: TagChanges(["a": "1"])))
         #expect(throws: InvalidInput(["subscription.enabled must be a boolean, got number",
-                                                         "unknown field 'subscription.token'"])) {
-            try SubscriptionChanges(body: ["subscription": ["enabled": 1, "token": "x"]])
+                                      "unknown field 'subscription.colour'"])) {
+            try SubscriptionChanges(body: ["subscription": ["enabled": 1, "colour": "x"]])
         }
         #expect(throws: InvalidInput(["unknown field 'token'"])) {
             try SubscriptionChanges(body: ["subscription": ["enabled": true], "token": "x"])
@@ -101,7 +101,7 @@ import OpenPushCore
         #expect(throws: InvalidInput(["subscription must be an object, got array"])) {
             try SubscriptionChanges(body: ["subscription": []])
         }
-        #expect(throws: InvalidInput("nothing to change: send subscription.enabled, subscription.tags, subscription.hide_details, subscription.quiet_hours or subscription.muted_threads")) {
+        #expect(throws: InvalidInput(SubscriptionChanges.nothingToChange)) {
             try SubscriptionChanges(body: ["subscription": [:]])
         }
     }

@@ -54,12 +54,13 @@ import OpenPushTestSupport
         let created = try await app.createApp()
         let id = try await app.deviceID(created, ["token": .string(Registry.token(2))])
         let bad = await app.request(.patch, Self.path(created, id), headers: .restKey(created.restKey),
-                                    json: ["subscription": ["enabled": "no", "token": "x"]])
+                                    json: ["subscription": ["enabled": "no", "token": "x", "colour": "red"]])
         #expect(bad.status == 400)
-        #expect(bad.json == ["errors": ["subscription.enabled must be a boolean, got string", "unknown field 'subscription.token'"]])
+        #expect(bad.json == ["errors": ["subscription.token must be 16 to 512 hex characters, got 1",
+                                        "subscription.enabled must be a boolean, got string", "unknown field 'subscription.colour'"]])
         let empty = await app.request(.patch, Self.path(created, id), headers: .restKey(created.restKey), json: [:])
         #expect(empty.status == 400)
-        #expect(empty.json == ["errors": ["nothing to change: send subscription.enabled, subscription.tags, subscription.hide_details, subscription.quiet_hours or subscription.muted_threads"]])
+        #expect(empty.json == ["errors": [.string(SubscriptionChanges.nothingToChange)]])
     }
 
     @Test func deleteRetires() async throws {

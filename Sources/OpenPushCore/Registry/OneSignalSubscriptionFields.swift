@@ -1,0 +1,68 @@
+/// The fields of OneSignal's `Subscription` object (`SubscriptionBody.subscription`) as a
+/// backend sends them to create or change a device. `enabled` and `notification_types` are one
+/// fact — whether pushes go out — and must agree when both are sent. Fields OneSignal has and
+/// OpenPush does not keep are type-checked and then ignored (`ignored`), so a migrating backend's
+/// body is accepted as it is.
+package struct OneSignalSubscriptionFields: Sendable, Equatable {
+    package var id: String?
+    package var type: OneSignalSubscriptionType?
+    /// Lower-cased hex.
+    package var token: String?
+    /// From `enabled` and/or `notification_types`; nil when neither was sent.
+    package var subscribed: Bool?
+    package var appVersion: String?
+    package var deviceModel: String?
+    package var deviceOS: String?
+    /// From OneSignal's `test_type`: 1 (development build) is APNs' sandbox, 2 (ad hoc) production.
+    package var environment: DeviceEnvironment?
+    /// The names of the accepted fields OpenPush does not keep, in the order read.
+    package var ignored: [String] = []
+
+    /// OneSignal's `notification_types`: positive is subscribed (iOS sends its permission bits),
+    /// `-2` unsubscribed, other values of zero or below are OneSignal's reasons for not subscribed.
+    package static let notificationTypes: ClosedRange<Int64> = -99...Int64(Int32.max)
+
+    /// Accepted, checked and not kept: (name, what it must be).
+    private static let notKept: [(String, Kind)] = [
+        ("session_time", .integer), ("session_count", .integer), ("sdk", .text), ("rooted", .boolean),
+        ("net_type", .integer), ("carrier", .text), ("web_auth", .text), ("web_p256", .text),
+    ]
+
+    private enum Kind { case integer, text, boolean }
+
+    package init() {}
+
+    /// Whether `notification_types` means pushes go out.
+    package static func isSubscribed(notificationTypes: Int64) -> Bool { notificationTypes > 0 }
+
+    /// Reads every field of the object (unknown fields are left for the caller to reject).
+    package static func read(_ reader: inout FieldReader, typeRequired: Bool) -> OneSignalSubscriptionFields {
+        var fields = OneSignalSubscriptionFields()
+        let limit = SubscriptionRegistration.maxTextLength
+        fields.id = reader.string("id", maxLength: limit)
+        fields.type = reader.subscriptionType("type", required: typeRequired)
+        fields.token = reader.deviceToken("token", required: typeRequired)
+        let enabled = reader.bool("enabled")
+        let types = reader.integer("notification_types", in: notificationTypes)
+        fields.subscribed = enabled ?? types.map(isSubscribed(notificationTypes:))
+        if let enabled, let types, enabled != isSubscribed(notificationTypes: types) {
+            reader.problem("enabled (\(enabled)) and notification_types (\(types)) disagree: notification_types "
+                           + "above 0 is subscribed, 0 or below is not")
+        }
+        fields.appVersion = reader.string("app_version", maxLength: limit)
+        fields.deviceModel = reader.string("device_model", maxLength: limit)
+        fields.deviceOS = reader.string("device_os", maxLength: limit)
+        if let testType = reader.integer("test_type", in: 1...2) {
+            fields.environment = testType == 1 ? .sandbox : .production
+        }
+        for (name, kind) in notKept where reader.has(name) {
+            switch kind {
+            case .integer: _ = reader.integer(name, in: 0...Int64(Int32.max))
+            case .text: _ = reader.string(name, maxLength: 4096)
+            case .boolean: _ = reader.bool(name)
+            }
+            fields.ignored.append(name)
+        }
+        return fields
+    }
+}

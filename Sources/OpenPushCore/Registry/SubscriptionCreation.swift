@@ -1,0 +1,32 @@
+/// The body of `POST /apps/{app_id}/users/by/{alias_label}/{alias_id}/subscriptions`, OneSignal's
+/// `{"subscription": {"type", "token", …}}`: an Apple push type and a device token are required.
+package struct SubscriptionCreation: Sendable, Equatable {
+    package var type: OneSignalSubscriptionType
+    /// Lower-cased hex.
+    package var token: String
+    package var fields: OneSignalSubscriptionFields
+
+    package init(type: OneSignalSubscriptionType, token: String, fields: OneSignalSubscriptionFields = .init()) {
+        self.type = type
+        self.token = token
+        self.fields = fields
+    }
+
+    package init(body: JSONObject) throws(InvalidInput) {
+        var reader = FieldReader(body)
+        let fields = reader.nestedObject("subscription", required: true) { nested in
+            let fields = OneSignalSubscriptionFields.read(&nested, typeRequired: true)
+            nested.rejectUnknownFields()
+            return fields
+        }
+        reader.rejectUnknownFields()
+        try reader.finish()
+        guard let fields, let type = fields.type, let token = fields.token else {
+            throw InvalidInput("subscription.type and subscription.token are required")
+        }
+        if fields.id != nil {
+            throw InvalidInput("subscription.id is assigned by OpenPush and cannot be set")
+        }
+        self.init(type: type, token: token, fields: fields)
+    }
+}
