@@ -40,8 +40,13 @@ package struct OneSignalSubscriptionFields: Sendable, Equatable {
         var fields = OneSignalSubscriptionFields()
         let limit = SubscriptionRegistration.maxTextLength
         fields.id = reader.string("id", maxLength: limit)
+        let typeSent = reader.has("type")
         fields.type = reader.subscriptionType("type", required: typeRequired)
-        fields.token = reader.deviceToken("token", required: typeRequired)
+        if typeSent, fields.type == nil {
+            _ = reader.string("token")  // another platform's token: the type's problem says it all
+        } else {
+            fields.token = reader.deviceToken("token", required: typeRequired)
+        }
         let enabled = reader.bool("enabled")
         let types = reader.integer("notification_types", in: notificationTypes)
         fields.subscribed = enabled ?? types.map(isSubscribed(notificationTypes:))

@@ -7,13 +7,13 @@ import OpenPushTestSupport
 /// OneSignal's user-model subscription routes: `create_subscription`, `transfer_subscription`,
 /// `update_subscription_by_token`, and `notification_types` on them and on the `PATCH` by id.
 @Suite struct SubscriptionOneSignalRoutesTests {
-    static func userPath(_ app: CreatedApp, _ label: String = "external_id", _ value: String) -> String {
+    static func userPath(_ app: CreatedApp, _ value: String, label: String = "external_id") -> String {
         "/apps/\(app.app.id)/users/by/\(label)/\(value)/subscriptions"
     }
 
     static func ownerPath(_ app: CreatedApp, _ id: String) -> String { "/apps/\(app.app.id)/subscriptions/\(id)/owner" }
 
-    static func tokenPath(_ app: CreatedApp, _ type: String = "iOSPush", _ token: String) -> String {
+    static func tokenPath(_ app: CreatedApp, _ token: String, type: String = "iOSPush") -> String {
         "/apps/\(app.app.id)/subscriptions_by_token/\(type)/\(token)"
     }
 
@@ -54,7 +54,7 @@ import OpenPushTestSupport
         #expect(await Self.deviceIDs(test, app, externalID: "u-a") == [id])
 
         // The same token for another user, named by a custom alias: the device moves, same id.
-        let moved = await test.request(.post, Self.userPath(app, "crm", "b-1"), headers: .restKey(app.restKey),
+        let moved = await test.request(.post, Self.userPath(app, "b-1", label: "crm"), headers: .restKey(app.restKey),
                                        json: Self.apple(token))
         #expect(moved.status == 200)
         #expect(moved.json?.objectValue?["subscription"]?.objectValue?["id"] == .string(id))
@@ -108,7 +108,7 @@ import OpenPushTestSupport
                                         json: Self.apple(Registry.token(1)))
         #expect(nobody.status == 404)
         #expect(nobody.json == ["errors": ["user not found"]])
-        let unlinked = await test.request(.post, Self.userPath(app, "crm", "no-external"), headers: .restKey(app.restKey),
+        let unlinked = await test.request(.post, Self.userPath(app, "no-external", label: "crm"), headers: .restKey(app.restKey),
                                           json: Self.apple(Registry.token(1)))
         #expect(unlinked.status == 409)
         // Nothing was stored by any of them.
@@ -202,14 +202,14 @@ import OpenPushTestSupport
         #expect(row["enabled"] == false)
         #expect(row["app_version"] == "3.1")
 
-        let macOS = await test.request(.patch, Self.tokenPath(app, "macOSPush", token), headers: .restKey(app.restKey),
+        let macOS = await test.request(.patch, Self.tokenPath(app, token, type: "macOSPush"), headers: .restKey(app.restKey),
                                        json: ["subscription": ["enabled": true]])
         #expect(macOS.status == 404)
         #expect(macOS.json == ["errors": ["no macOSPush subscription with this token"]])
         let unknown = await test.request(.patch, Self.tokenPath(app, Registry.token(0xf2)), headers: .restKey(app.restKey),
                                          json: ["subscription": ["enabled": true]])
         #expect(unknown.status == 404)
-        let android = await test.request(.patch, Self.tokenPath(app, "AndroidPush", token), headers: .restKey(app.restKey),
+        let android = await test.request(.patch, Self.tokenPath(app, token, type: "AndroidPush"), headers: .restKey(app.restKey),
                                          json: ["subscription": ["enabled": true]])
         #expect(android.status == 400)
         let empty = await test.request(.patch, Self.tokenPath(app, token), headers: .restKey(app.restKey), json: ["subscription": [:]])
