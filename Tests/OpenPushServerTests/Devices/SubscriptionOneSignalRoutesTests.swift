@@ -1,6 +1,7 @@
 import Testing
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 import OpenPushServer
 import OpenPushTestSupport
 
@@ -261,5 +262,46 @@ import OpenPushTestSupport
         #expect(untouched["retired"] == false)
         #expect(await Self.deviceIDs(test, b, externalID: "u-b") == [bDevice])
         #expect(await test.subscription(a, aDevice).json?.objectValue?["enabled"] == true)
+    }
+    /// On a shared demo app a tenant's key may not create or move devices (a device it named could
+    /// be another tenant's), and changes by token only a device linked to it.
+    @Test func aTenantKeyNeitherCreatesNorMovesAndChangesOnlyItsOwnDeviceByToken() async throws {
+        let test = try await TestApp.make()
+        let shared = try await test.createApp(AppSettings(name: "Demo", sharedDemo: true))
+        try await Self.user(test, shared, ["external_id": "u-t"])
+        let mineToken = Registry.token(0x1a), theirsToken = Registry.token(0x1b)
+        let mine = try await test.deviceID(shared, ["token": .string(mineToken), "external_id": "u-t"])
+        let theirs = try await test.deviceID(shared, ["token": .string(theirsToken)])
+        let key = KeyMaterial.issue(prefix: "rest")
+        let appID = shared.app.id
+        try await test.services.database.transaction { connection in
+            try connection.query("""
+                INSERT INTO tenants (id, app_id, link_code) VALUES ('ten_a', \(appID), 'AAA'), ('ten_b', \(appID), 'BBB')
+                """)
+            try connection.query("""
+                INSERT INTO api_keys (id, app_id, tenant_id, name, digest) VALUES ('key_ta', \(appID), 'ten_a', 'a', \(key.digest))
+                """)
+            try connection.query("UPDATE subscriptions SET tenant_id = 'ten_a' WHERE id = \(mine)")
+            try connection.query("UPDATE subscriptions SET tenant_id = 'ten_b' WHERE id = \(theirs)")
+        }
+        let tenantMessage = "a tenant's key cannot create or move subscriptions on a shared demo app; use the app's REST key"
+        let create = await test.request(.post, Self.userPath(shared, "u-t"), headers: .restKey(key.value),
+                                        json: Self.apple(theirsToken))
+        #expect(create.status == 403)
+        #expect(create.json == ["errors": [.string(tenantMessage)]])
+        let move = await test.request(.patch, Self.ownerPath(shared, theirs), headers: .restKey(key.value),
+                                      json: ["identity": ["external_id": "u-t"]])
+        #expect(move.status == 403)
+        let foreign = await test.request(.patch, Self.tokenPath(shared, theirsToken), headers: .restKey(key.value),
+                                         json: ["subscription": ["enabled": false]])
+        #expect(foreign.status == 403)
+        #expect(foreign.json == ["errors": [.string("subscription '\(theirs)' belongs to another tenant of this app")]])
+        let own = await test.request(.patch, Self.tokenPath(shared, mineToken), headers: .restKey(key.value),
+                                     json: ["subscription": ["enabled": false]])
+        #expect(own.status == 200)
+        let theirsRow = try #require(await test.subscription(shared, theirs).json?.objectValue)
+        #expect(theirsRow["enabled"] == true)
+        #expect(theirsRow["external_id"] == .null)
+        #expect(await test.subscription(shared, mine).json?.objectValue?["enabled"] == false)
     }
 }
