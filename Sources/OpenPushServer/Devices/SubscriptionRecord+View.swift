@@ -5,15 +5,16 @@ extension SubscriptionRecord {
     /// OneSignal's subscription type names.
     var oneSignalType: String { platform == "macos" ? "macOSPush" : "iOSPush" }
 
-    /// The subscription as the REST API shows it, OneSignal's names. `notification_types` is
-    /// OneSignal's subscribed flag: 1 when pushes go out, -2 when disabled or retired.
+    /// The subscription as the REST API shows it, OneSignal's names. `enabled` and
+    /// `notification_types` say one thing, whether pushes go out (OneSignal's clients read
+    /// either): `true`/1, or `false`/-2 when disabled or retired (`retired` tells which).
     var view: JSONValue {
         let subscribed = enabled && !isRetired
         var object: JSONObject = [
             "id": .string(id),
             "type": .string(oneSignalType),
             "token": .string(token),
-            "enabled": .bool(enabled),
+            "enabled": .bool(subscribed),
             "notification_types": subscribed ? 1 : -2,
             "session_count": .int(Int64(sessionCount)),
             "language": Self.text(language),

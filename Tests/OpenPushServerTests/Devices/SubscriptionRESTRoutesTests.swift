@@ -75,6 +75,7 @@ import OpenPushTestSupport
         let view = try #require(await app.subscription(created, id).json?.objectValue)
         #expect(view["retired"] == true)
         #expect(view["notification_types"] == -2)
+        #expect(view["enabled"] == false)  // agrees with notification_types
     }
 
     @Test func unknownIDsAre404OnEveryMethod() async throws {
