@@ -65,7 +65,8 @@ def create_subscription_then_the_same_token_moves_keeping_its_id():
     check(status == 201, f"status {status}")
     check(created.id.startswith("sub_") and created.type == "iOSPush" and created.token == token, f"subscription {created}")
     check(created.enabled is True and created.notification_types == 1, f"subscription {created}")
-    check(created.device_model == "iPhone16,1" and created.app_version == "4.2", f"subscription {created}")
+    check(created.device_model == "iPhone16,1" and created.app_version == "4.2" and created.sdk == "050210",
+          f"subscription {created}")
     row = stored(created.id)
     check(row["external_id"] == first and row["enabled"] and not row["retired"], f"stored {row}")
     check(user_devices(first) == [created.id], f"{first}'s devices: {user_devices(first)}")

@@ -13,6 +13,9 @@ package struct OneSignalSubscriptionFields: Sendable, Equatable {
     package var appVersion: String?
     package var deviceModel: String?
     package var deviceOS: String?
+    package var sdk: String?
+    /// Seconds spent in the app, as the backend counts them.
+    package var sessionTime: Int64?
     /// From OneSignal's `test_type`: 1 (development build) is APNs' sandbox, 2 (ad hoc) production.
     package var environment: DeviceEnvironment?
     /// The names of the accepted fields OpenPush does not keep, in the order read.
@@ -24,7 +27,7 @@ package struct OneSignalSubscriptionFields: Sendable, Equatable {
 
     /// Accepted, checked and not kept: (name, what it must be).
     private static let notKept: [(String, Kind)] = [
-        ("session_time", .integer), ("session_count", .integer), ("sdk", .text), ("rooted", .boolean),
+        ("session_count", .integer), ("rooted", .boolean),
         ("net_type", .integer), ("carrier", .text), ("web_auth", .text), ("web_p256", .text),
     ]
 
@@ -57,6 +60,8 @@ package struct OneSignalSubscriptionFields: Sendable, Equatable {
         fields.appVersion = reader.string("app_version", maxLength: limit)
         fields.deviceModel = reader.string("device_model", maxLength: limit)
         fields.deviceOS = reader.string("device_os", maxLength: limit)
+        fields.sdk = reader.string("sdk", maxLength: 64)
+        fields.sessionTime = reader.integer("session_time", in: 0...Int64(Int32.max) * 1000)
         if let testType = reader.integer("test_type", in: 1...2) {
             fields.environment = testType == 1 ? .sandbox : .production
         }

@@ -30,6 +30,9 @@ package struct SubscriptionRecord: Sendable, Equatable {
     /// Device preferences: quiet hours (nil: none) and muted `thread_id`s, in the order sent.
     package var quietHours: QuietHoursWindow?
     package var mutedThreads: [String]
+    /// OneSignal's `sdk` and `session_time` (seconds), as a backend reported them; nil until then.
+    package var sdk: String?
+    package var sessionTime: Int64?
 
     package var isRetired: Bool { retiredAt != nil }
 
@@ -40,7 +43,7 @@ package struct SubscriptionRecord: Sendable, Equatable {
                extract(epoch FROM s.first_session_at)::float8 AS first_session_at,
                extract(epoch FROM s.last_session_at)::float8 AS last_session_at,
                extract(epoch FROM s.retired_at)::float8 AS retired_at, s.superseded_by, s.tenant_id,
-               s.hide_details, s.quiet_hours_start, s.quiet_hours_end, s.muted_threads
+               s.hide_details, s.quiet_hours_start, s.quiet_hours_end, s.muted_threads, s.sdk, s.session_time
         FROM subscriptions s
         """
 
@@ -73,5 +76,7 @@ package struct SubscriptionRecord: Sendable, Equatable {
         hideDetails = try row.decode("hide_details")
         quietHours = Self.quietHours(start: try row.decode("quiet_hours_start"), end: try row.decode("quiet_hours_end"))
         mutedThreads = try row.decode("muted_threads")
+        sdk = try row.decode("sdk")
+        sessionTime = try row.decode("session_time")
     }
 }

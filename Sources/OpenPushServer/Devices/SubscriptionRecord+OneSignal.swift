@@ -19,6 +19,8 @@ extension SubscriptionRecord {
         if let appVersion { object["app_version"] = .string(appVersion) }
         if let deviceModel { object["device_model"] = .string(deviceModel) }
         if let deviceOS { object["device_os"] = .string(deviceOS) }
+        if let sdk { object["sdk"] = .string(sdk) }
+        if let sessionTime { object["session_time"] = .int(sessionTime) }
         return .object(object)
     }
 }

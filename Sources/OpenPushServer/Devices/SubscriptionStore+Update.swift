@@ -20,6 +20,8 @@ extension SubscriptionStore {
                 device_model = COALESCE(\(fields.deviceModel)::text, device_model),
                 device_os = COALESCE(\(fields.deviceOS)::text, device_os),
                 environment = COALESCE(\(fields.environment?.rawValue)::text, environment),
+                sdk = COALESCE(\(fields.sdk)::text, sdk),
+                session_time = COALESCE(\(fields.sessionTime)::bigint, session_time),
                 updated_at = to_timestamp(\(now))
             WHERE app_id = \(appID) AND id = \(id)
             RETURNING \(TagBound.count)

@@ -23,13 +23,15 @@ import OpenPushCore
         #expect(creation.type == .macOSPush)
         #expect(creation.token == Self.token)
         #expect(creation.fields.environment == .sandbox)
-        #expect(creation.fields.ignored == ["session_time", "sdk"])
+        #expect(creation.fields.sdk == "050210")
+        #expect(creation.fields.sessionTime == 5)
+        #expect(creation.fields.ignored == [])
         #expect(throws: InvalidInput(["subscription.type 'HuaweiPush' is not supported yet: OpenPush sends to Apple devices "
                                       + "(iOSPush, macOSPush); Android push arrives with issue 41"])) {
             try SubscriptionCreation(body: ["subscription": ["type": "HuaweiPush", "token": .string(Self.token)]])
         }
         #expect(throws: InvalidInput(["subscription.type 'Pager' is not a OneSignal subscription type; OpenPush supports "
-                                      + "iOSPush, macOSPush", "subscription.session_time must be an integer from 0 to 2147483647"])) {
+                                      + "iOSPush, macOSPush", "subscription.session_time must be an integer from 0 to 2147483647000"])) {
             try SubscriptionCreation(body: ["subscription": ["type": "Pager", "token": .string(Self.token), "session_time": "x"]])
         }
         #expect(throws: InvalidInput(["subscription is required"])) { try SubscriptionCreation(body: [:]) }

@@ -52,6 +52,8 @@ import OpenPushTestSupport
         #expect(view["enabled"] == true)
         #expect(view["notification_types"] == 1)
         #expect(view["device_model"] == "iPhone16,1")
+        #expect(view["sdk"] == "050210")
+        #expect(view["session_time"] == nil)  // not reported: left out, never null
         #expect(await Self.deviceIDs(test, app, externalID: "u-a") == [id])
 
         // The same token for another user, named by a custom alias: the device moves, same id.
@@ -135,6 +137,10 @@ import OpenPushTestSupport
         #expect(view["app_version"] == "2.0")
         #expect(view["device_os"] == "18.1")
         #expect(view["environment"] == "sandbox")
+        // Kept for OneSignal's subscription object (create_subscription's answer, the user's devices).
+        let kept = try await test.services.database.query("SELECT sdk, session_time FROM subscriptions WHERE id = \(id)").firstRow()
+        #expect(try kept.decode("sdk", as: String?.self) == "050210")
+        #expect(try kept.decode("session_time", as: Int64?.self) == 60)
         let back = await test.request(.patch, path, headers: .restKey(app.restKey), json: ["subscription": ["notification_types": 1]])
         #expect(back.json?.objectValue?["enabled"] == true)
 
