@@ -15,7 +15,7 @@
 FROM swift:6.3-bookworm AS build
 RUN apt-get update -q \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-        libpq-dev libssl-dev libnghttp2-dev libmicrohttpd-dev libcurl4-openssl-dev pkg-config \
+        libpq-dev libssl-dev libnghttp2-dev libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # The whole context (.dockerignore keeps .build/ and local state out): Package.swift names
