@@ -30,7 +30,7 @@ package enum ExportProducer {
                 for _ in 0..<producers {
                     group.addTask {
                         while !Task.isCancelled {
-                            if await (try? runOnce(services, token: token, database: database, logger: logger)) == true { continue }
+                            if (try? await runOnce(services, token: token, database: database, logger: logger)) == true { continue }
                             await wake.wait(timeout: idleWait)
                         }
                     }

@@ -27,7 +27,7 @@ import Postgres
     }
 
     static func seed(_ pool: PostgresPool, appID: String, count: Int, prefix: String) async throws {
-        try await pool.transaction { connection in
+        _ = try await pool.transaction { connection in
             try connection.query("""
                 INSERT INTO subscriptions (id, app_id, token, external_id, tags, language, first_session_at, last_session_at)
                 SELECT \(prefix) || lpad(i::text, 7, '0'), \(appID), md5(\(prefix) || i) || md5(\(prefix) || (i + 1)),

@@ -80,7 +80,7 @@ import Postgres
         let harness = try await DeliveryHarness.make()
         defer { Task { await harness.shutdown() } }
         let other = try await harness.app.createApp()
-        _ = try await harness.app.insertSubscription(appID: harness.created.app.id, token: Self.accepted[0])
+        let mine = try await harness.app.insertSubscription(appID: harness.created.app.id, token: Self.accepted[0])
         _ = try await harness.app.insertSubscription(appID: other.app.id, token: Self.accepted[1])
         let messageID = try await NotificationDeliveriesTests.send(harness)
         let otherMessage = try await NotificationDeliveriesTests.send(harness, other)
@@ -103,11 +103,15 @@ import Postgres
                                               json: ["events": "sent"])
         #expect(noApp.json == ["errors": ["app_id is required"]])
 
-        // The other app's history of its own message holds its device only.
+        // The other app's history of its own message (not delivered: that app has no APNs
+        // credentials) is its own: the file holds none of this app's records.
         let url = try Self.url(await Self.history(harness, otherMessage, events: "sent", app: other), "destination_url")
+        let own = try Self.url(await Self.history(harness, messageID, events: "sent"), "destination_url")
         try await Exports.produceAll(harness.app)
         #expect(await Exports.download(harness.app, url, key: harness.created.restKey).status == 401)
-        let rows = Exports.rows(try Exports.records(await Exports.download(harness.app, url, key: other.restKey)))
-        #expect(rows.count == 1)
+        let records = try Exports.records(await Exports.download(harness.app, url, key: other.restKey))
+        #expect(records == [ExportKind.notificationSent.historyColumns])
+        let ownRows = Exports.rows(try Exports.records(await Exports.download(harness.app, own, key: harness.created.restKey)))
+        #expect(ownRows.map { $0["player_id"] } == [mine])
     }
 }

@@ -160,9 +160,9 @@ import Postgres
         let app = try await TestApp.make()
         let big = try await app.createApp()
         let small = try await app.createApp()
-        _ = try await Self.url(await Self.export(app, big))
-        _ = try await Self.url(await Self.export(app, big))
-        _ = try await Self.url(await Self.export(app, small))
+        _ = try Self.url(await Self.export(app, big))
+        _ = try Self.url(await Self.export(app, big))
+        _ = try Self.url(await Self.export(app, small))
         let claims = try await app.services.database.withConnection { connection in
             try ["one", "two", "three"].map { try ExportStore.claim(token: $0, in: connection)?.appID }
         }
