@@ -202,3 +202,50 @@ import Postgres
         #expect(chunks == 0)
     }
 }
+
+/// On a shared demo app, a tenant's key exports the tenant's own devices, and the app's files
+/// and the tenant's are not readable with each other's keys.
+@Suite struct TenantExportTests {
+    static let organizationKey = "org-key-exports"
+
+    @Test func aTenantsExportHoldsItsDevicesOnly() async throws {
+        let app = try await TestApp.make(configure: { $0.organizationAPIKey = Self.organizationKey })
+        let org: HTTPHeaders = ["Authorization": "Key \(Self.organizationKey)"]
+        let shared = try #require(await app.request(.post, "/apps", headers: org, json: ["name": "Shared", "shared_demo": true])
+            .json?.objectValue)
+        let appID = try #require(shared["id"]?.stringValue)
+        let appKey = try #require(shared["basic_auth_key"]?.stringValue)
+        let sdkKey = try #require(shared["sdk_key"]?.stringValue)
+        let tenant = try #require(await app.request(.post, "/apps/\(appID)/tenants", headers: org, json: ["name": "Acme"])
+            .json?.objectValue)
+        let tenantKey = try #require(tenant["rest_api_key"]?.stringValue)
+        let linkCode = try #require(tenant["link_code"]?.stringValue)
+        let linked = String(repeating: "ab", count: 32)
+        let unlinked = String(repeating: "cd", count: 32)
+        var ids: [String: String] = [:]
+        for token in [linked, unlinked] {
+            let response = await app.request(.post, "/v1/apps/\(appID)/subscriptions", headers: .sdkKey(sdkKey),
+                                             json: ["token": .string(token)])
+            ids[token] = try #require(response.json?.objectValue?["id"]?.stringValue, "\(response.text)")
+        }
+        let link = await app.request(.post, "/v1/apps/\(appID)/devices/link", headers: .sdkKey(sdkKey),
+                                     json: ["token": .string(linked), "code": .string(linkCode)])
+        #expect(link.status == 200, "\(link.text)")
+
+        func export(_ key: String) async throws -> String {
+            let response = await app.request(.post, "/players/csv_export", headers: .restKey(key), query: ["app_id": appID])
+            return try #require(response.json?.objectValue?["csv_file_url"]?.stringValue, "\(response.text)")
+        }
+        let tenantURL = try await export(tenantKey)
+        let appURL = try await export(appKey)
+        try await Exports.produceAll(app)
+
+        let tenantRows = Exports.rows(try Exports.records(await Exports.download(app, tenantURL, key: tenantKey)))
+        #expect(tenantRows.compactMap { $0["id"] } == [ids[linked]])
+        let appRows = Exports.rows(try Exports.records(await Exports.download(app, appURL, key: appKey)))
+        #expect(Set(appRows.compactMap { $0["id"] }) == Set(ids.values))
+        // Each other's files are as missing as unknown ones.
+        #expect(await Exports.download(app, appURL, key: tenantKey).status == 404)
+        #expect(await Exports.download(app, tenantURL, key: appKey).status == 404)
+    }
+}
