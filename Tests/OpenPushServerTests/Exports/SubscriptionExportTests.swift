@@ -249,3 +249,31 @@ import Postgres
         #expect(await Exports.download(app, tenantURL, key: appKey).status == 404)
     }
 }
+
+/// A job that cannot be produced is tried `maxAttempts` times, then its URL says it failed.
+@Suite struct FailedExportTests {
+    @Test func aJobThatKeepsFailingIsGivenUp() async throws {
+        let app = try await TestApp.make()
+        let created = try await app.createApp()
+        let segment = await app.request(.post, "/apps/\(created.app.id)/segments", headers: .restKey(created.restKey),
+                                        json: ["name": "French", "filters": [["field": "language", "relation": "=", "value": "fr"]]])
+        let segmentID = try #require(segment.json?.objectValue?["id"]?.stringValue, "\(segment.text)")
+        let url = try SubscriptionExportTests.url(await SubscriptionExportTests.export(app, created, body: ["segment_name": "French"]))
+        // The segment goes before the producer reads it.
+        #expect(await app.request(.delete, "/apps/\(created.app.id)/segments/\(segmentID)", headers: .restKey(created.restKey))
+            .status == 200)
+        for _ in 0..<ExportLimits.maxAttempts {
+            #expect(try await Exports.produce(app))
+        }
+        #expect(try await !Exports.produce(app))
+        let answer = await Exports.download(app, url, key: created.restKey)
+        #expect(answer.status == 404)
+        let name = Exports.path(url).split(separator: "/").last.map(String.init) ?? ""
+        #expect(answer.json == ["errors": [.string("export '\(name)' failed; request a new one")]])
+        // A failed export no longer counts toward the app's pending ones.
+        let pending: Int = try await app.services.database.query("""
+            SELECT count(*)::int AS n FROM exports WHERE state = 'pending'
+            """)[0].decode("n")
+        #expect(pending == 0)
+    }
+}
