@@ -15,7 +15,7 @@
 FROM swift:6.3-bookworm AS build
 RUN apt-get update -q \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-        libpq-dev libssl-dev libnghttp2-dev libmicrohttpd-dev libcurl4-openssl-dev pkg-config \
+        libpq-dev libssl-dev libnghttp2-dev libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # The whole context (.dockerignore keeps .build/ and local state out): Package.swift names
@@ -28,13 +28,13 @@ COPY . .
 RUN swift build -c release --static-swift-stdlib --product openpush
 
 # Runtime: Debian 12 slim with the runtime packages of the C libraries the binary links
-# (libpq, libmicrohttpd, libnghttp2, OpenSSL, libcurl) and the CA certificates for APNs and
+# (libpq, libmicrohttpd, libnghttp2, OpenSSL, libcurl, zlib) and the CA certificates for APNs and
 # webhooks. libc6, libgcc-s1 and libstdc++6 (the statically linked Swift runtime needs the last
 # two) come with the base image.
 FROM debian:bookworm-slim
 RUN apt-get update -q \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-        libpq5 libmicrohttpd12 libnghttp2-14 libssl3 libcurl4 ca-certificates \
+        libpq5 libmicrohttpd12 libnghttp2-14 libssl3 libcurl4 zlib1g ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 # A user of its own, named by number in USER so that a runtime can tell it is not root without
 # reading /etc/passwd (Kubernetes' runAsNonRoot).

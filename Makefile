@@ -1,7 +1,7 @@
 # The two commands: `make run` and `make test`. Both install what they need first.
 SHELL := /bin/bash
 # binutils: readelf, with which DockerImageTests reads the libraries the binary names.
-DEBIAN_PACKAGES := libpq-dev libssl-dev libnghttp2-dev libmicrohttpd-dev libcurl4-openssl-dev postgresql-15 pkg-config curl openssl ca-certificates binutils
+DEBIAN_PACKAGES := libpq-dev libssl-dev libnghttp2-dev libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev postgresql-15 pkg-config curl openssl ca-certificates binutils
 BENCH_PACKAGES := wrk nghttp2-client python3
 # OneSignal's Python client for the compatibility suite, in a virtual environment of Debian's
 # python3 (not whatever `python3` comes first on PATH), pinned by Tests/compat/requirements.txt.

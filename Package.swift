@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // glibc declarations Swift's Glibc module hides (posix_spawn extensions).
         .systemLibrary(name: "CSystem"),
 
@@ -35,6 +36,8 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         // Outbound HTTP (webhooks) over libcurl's multi interface.
         .target(name: "HTTPClient", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        // Streaming gzip over zlib (exports' CSV files).
+        .target(name: "Gzip", dependencies: ["CZlib"], swiftSettings: swiftSettings),
 
         // The epoll runtime under the APNs client: epoll, wake signal, monotonic clock, non-blocking TCP/TLS sockets, DNS.
         .target(name: "EventLoop", dependencies: ["Crypto"], swiftSettings: swiftSettings),
@@ -50,7 +53,7 @@ let package = Package(
         // outbox, the webhook dispatcher, maintenance, secrets, metrics. No HTTP server.
         .target(
             name: "OpenPushDelivery",
-            dependencies: ["OpenPushCore", "Postgres", "APNs", "Crypto", "HTTPClient", "Subprocess"],
+            dependencies: ["OpenPushCore", "Postgres", "APNs", "Crypto", "HTTPClient", "Subprocess", "Gzip"],
             swiftSettings: swiftSettings
         ),
         // The HTTP application: one folder per feature with its routes, service and store.
@@ -87,6 +90,7 @@ let package = Package(
             name: "APNsSimulatorTests", dependencies: ["APNsSimulator", "Crypto", "HTTP2", "OpenPushCore"],
             swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip"], swiftSettings: swiftSettings),
         // The client against a local HTTPServer.
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"], swiftSettings: swiftSettings),
         // CNghttp2 directly: the tests pair the client with an nghttp2 server session in memory.
@@ -97,7 +101,7 @@ let package = Package(
             name: "OpenPushServerTests",
             dependencies: [
                 "OpenPushServer", "OpenPushDelivery", "OpenPushTestSupport", "Postgres", "HTTPServer", "OpenPushCore", "APNs",
-                "APNsSimulator", "Crypto", "Subprocess", "HTTPClient",
+                "APNsSimulator", "Crypto", "Subprocess", "HTTPClient", "Gzip",
             ],
             swiftSettings: swiftSettings
         ),

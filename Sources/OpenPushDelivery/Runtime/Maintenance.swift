@@ -76,6 +76,7 @@ package enum Maintenance {
     package static func loop(_ services: Services, logger: Logger) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await housekeeping(services, logger: logger) }
+            group.addTask { await ExportProducer.loop(services, logger: logger) }
             group.addTask {
                 while !Task.isCancelled {
                     do {
