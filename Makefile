@@ -28,7 +28,7 @@ run: deps release
 # group, a CI run saw one of its sends wait more than 30 s for an answer), then, alone, the
 # suites that check timing rules (push intervals, webhook timeouts, the HTTP client, one app's
 # one-user sends beside another's fan-out on a slow APNs), which any load starves.
-HEAVY_SUITES := OneSignalPythonClientTests|WebhookIdleEndpointsTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|DeliveryResilienceTests|DeliveryGuaranteesTests
+HEAVY_SUITES := OneSignalPythonClientTests|ExportMemoryTests|WebhookIdleEndpointsTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|DeliveryResilienceTests|DeliveryGuaranteesTests
 SCALE_SUITES := PgBouncerScaleOutTests
 TIMING_SUITES := PushIntervalsTests|TemplateIsolationTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests|TransactionalFairnessTests
 AFTER_SUITES := $(HEAVY_SUITES)|$(SCALE_SUITES)|$(TIMING_SUITES)
