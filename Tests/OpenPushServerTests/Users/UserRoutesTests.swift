@@ -46,8 +46,12 @@ import OpenPushTestSupport
         let userID = try #require(view.objectValue?["identity"]?.objectValue?["openpush_id"]?.stringValue)
         let devices = view.objectValue?["subscriptions"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue }
         #expect(devices == [phone, watch])
-        let phoneView = await app.subscription(created, phone).json
-        #expect(view.objectValue?["subscriptions"]?.arrayValue?.first == phoneView)
+        // Each device in OneSignal's user-model subscription shape (issue 40: no nulls).
+        let phoneView = try #require(await app.subscription(created, phone).json?.objectValue)
+        #expect(view.objectValue?["subscriptions"]?.arrayValue?.first == [
+            "id": .string(phone), "type": "iOSPush", "token": phoneView["token"] ?? .null, "enabled": true,
+            "notification_types": 1, "session_count": 1,
+        ])
 
         for (label, value) in [("openpush_id", userID), ("onesignal_id", userID), ("external_id", "u-1"), ("crm", "42"),
                                ("subscription_id", watch)] {
