@@ -53,19 +53,18 @@ extension UserStore {
     private static func applyTagsToDevices(_ tags: TagChanges, userID: String, appID: String, now: Double,
                                            in connection: PostgresConnection) throws {
         guard let externalID = try aliases(userID: userID, in: connection)[AliasLabel.externalID] else { return }
-        let devices: PostgresQuery = """
-            subscriptions WHERE app_id = \(appID) AND external_id = \(externalID) AND retired_at IS NULL
-            """
+        let devices: PostgresQuery = "app_id = \(appID) AND external_id = \(externalID) AND retired_at IS NULL"
         var before: [String: Int] = [:]
         if tags.assignsKeys {
             // Locked in id order, so two such writers cannot deadlock each other.
-            for row in try connection.query("SELECT id, \(TagBound.count) FROM \(devices) ORDER BY id FOR UPDATE") {
+            for row in try connection.query("SELECT id, \(TagBound.count) FROM subscriptions WHERE \(devices) ORDER BY id FOR UPDATE") {
                 before[try row.decode("id")] = try row.decode("tag_count")
             }
         }
         let updated = try connection.query("""
-            UPDATE \(devices)
+            UPDATE subscriptions
             SET tags = (tags || \(tags.setJSON)::jsonb) - \(tags.removed)::text[], updated_at = to_timestamp(\(now))
+            WHERE \(devices)
             RETURNING id, \(TagBound.count)
             """)
         guard tags.assignsKeys else { return }
