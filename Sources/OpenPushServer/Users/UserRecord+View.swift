@@ -33,11 +33,21 @@ extension UserRecord {
         return .object(properties)
     }
 
-    /// OneSignal's user view: identity, properties, and the live devices in OneSignal's
-    /// subscription shape.
+    /// OneSignal's user view: identity, properties, and the live devices (`deviceView`).
     func view(subscriptions: [SubscriptionRecord]) -> JSONValue {
         ["identity": identityView, "properties": propertiesView(devices: subscriptions),
-         "subscriptions": .array(subscriptions.map(\.oneSignalView))]
+         "subscriptions": .array(subscriptions.map(Self.deviceView))]
+    }
+
+    /// A device in OneSignal's subscription shape, followed by OpenPush's own fields of the
+    /// subscription view that have a value (`tags`, `quiet_hours`, …): OneSignal's clients take
+    /// extra fields, but not a `null`.
+    static func deviceView(_ device: SubscriptionRecord) -> JSONValue {
+        var object = device.oneSignalView.objectValue ?? JSONObject()
+        for (key, value) in device.view.objectValue ?? JSONObject() where value != .null && object[key] == nil {
+            object[key] = value
+        }
+        return .object(object)
     }
 
     private static func seconds(_ time: Double) -> Int64 { Int64(time.rounded(.down)) }

@@ -65,9 +65,14 @@ import OpenPushTestSupport
         let shown = await app.request(.get, Self.user(created, "u-1"), headers: .restKey(created.restKey))
         let view = try #require(shown.json?.objectValue)
         #expect(!shown.text.contains("null"))
-        #expect(view["subscriptions"] == [["id": .string(device), "type": "iOSPush", "token": .string(Registry.token(1)),
-                                           "enabled": true, "notification_types": 1, "session_count": 1,
-                                           "app_version": "2.1", "device_model": "iPhone16,1"]])
+        let shownDevice = try #require(view["subscriptions"]?.arrayValue?.first?.objectValue)
+        #expect(view["subscriptions"]?.arrayValue?.count == 1)
+        for (key, value) in ["id": .string(device), "type": "iOSPush", "token": .string(Registry.token(1)), "enabled": true,
+                             "notification_types": 1, "session_count": 1, "app_version": "2.1",
+                             "device_model": "iPhone16,1", "external_id": "u-1"] as JSONObject {
+            #expect(shownDevice[key] == value, "\(key)")
+        }
+        #expect(shownDevice["device_os"] == nil && shownDevice["quiet_hours"] == nil)
         // Never set, the activity times come from the device's sessions.
         let properties = try #require(view["properties"]?.objectValue)
         let firstActive = try #require(properties["first_active"]?.intValue)
