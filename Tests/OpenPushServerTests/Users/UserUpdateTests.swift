@@ -57,6 +57,28 @@ import OpenPushTestSupport
         #expect(shown.json?.objectValue?["properties"] == second.json?.objectValue?["properties"])
     }
 
+    /// `create_user` takes every property of OneSignal's properties object that is an input.
+    @Test func createTakesEveryProperty() async throws {
+        let app = try await TestApp.make()
+        let created = try await app.createApp()
+        let key = HTTPHeaders.restKey(created.restKey)
+        let made = await app.request(.post, "/apps/\(created.app.id)/users", headers: key, json: [
+            "identity": ["external_id": "u-1"],
+            "properties": ["lat": -33.9, "long": 151.2, "first_active": 1_600_000_000, "last_active": 1_600_000_100],
+        ])
+        #expect(made.status == 201)
+        #expect(made.json?.objectValue?["properties"] == ["tags": [:], "lat": -33.9, "long": 151.2,
+                                                          "first_active": 1_600_000_000, "last_active": 1_600_000_100])
+        let withDevices = await app.request(.post, "/apps/\(created.app.id)/users", headers: key, json: [
+            "identity": ["external_id": "u-2"], "subscriptions": [["type": "iOSPush", "token": .string(Registry.token(1))]],
+            "properties": ["amount_spent": 5],
+        ])
+        #expect(withDevices.status == 400)
+        #expect(withDevices.json == ["errors": ["properties.amount_spent is the sum of the purchases sent in deltas.purchases",
+                                                "unknown field 'subscriptions'"]])
+        #expect(await app.request(.get, Self.user(created, "u-2"), headers: key).status == 404)
+    }
+
     @Test func theUserViewHasNoNullsAndOneSignalsSubscriptionShape() async throws {
         let app = try await TestApp.make()
         let created = try await app.createApp()
