@@ -97,7 +97,8 @@ package struct UserPurchase: Sendable, Equatable {
         let sku = reader.string("sku", required: true, maxLength: maxSKULength)
         let amount = reader.string("amount", required: true)
         if let amount, !isAmount(amount) {
-            reader.problem("amount must be a decimal string such as \"4.99\" (at most \(maxWholeDigits) digits before the point and \(maxFractionDigits) after)")
+            reader.problem("amount must be a decimal string such as \"4.99\" "
+                + "(at most \(maxWholeDigits) digits before the point and \(maxFractionDigits) after)")
         }
         let iso = reader.string("iso", required: true)
         let isoValid = iso.map { $0.utf8.count == 3 && $0.utf8.allSatisfy { (65...90).contains($0) || (97...122).contains($0) } }

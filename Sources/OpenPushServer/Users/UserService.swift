@@ -38,7 +38,8 @@ enum UserService {
                        in database: PostgresPool) async throws -> Seen {
         try await database.transaction { connection in
             let user = try find(lookup, for: principal, in: connection)
-            try UserStore.update(userID: user.id, appID: principal.app.id, update, now: now, in: connection)
+            try UserStore.update(userID: user.id, appID: principal.app.id, tenantID: principal.tenantID, update, now: now,
+                                 in: connection)
             guard let updated = try UserStore.find(id: user.id, appID: principal.app.id, in: connection) else { throw userNotFound }
             return try seen(updated, by: principal, in: connection)
         }

@@ -7,9 +7,9 @@ extension UserStore {
     static let keptPurchases = 100
 
     /// `update_user`: the properties, then the deltas, in the caller's transaction.
-    static func update(userID: String, appID: String, _ update: UserUpdate, now: Double,
+    static func update(userID: String, appID: String, tenantID: String?, _ update: UserUpdate, now: Double,
                        in connection: PostgresConnection) throws {
-        try updateProperties(userID: userID, appID: appID, update.properties, now: now, in: connection)
+        try updateProperties(userID: userID, appID: appID, tenantID: tenantID, update.properties, now: now, in: connection)
         try add(update.deltas, userID: userID, in: connection)
     }
 
@@ -18,8 +18,9 @@ extension UserStore {
     ///
     /// Targeting reads a device's own tags, so a user's tag changes are applied to its live
     /// devices as well, in the same transaction: a tag set on the user reaches its devices'
-    /// filters and templates, as OneSignal's user tags do.
-    static func updateProperties(userID: String, appID: String, _ properties: UserProperties, now: Double,
+    /// filters and templates, as OneSignal's user tags do. A shared demo tenant's key
+    /// (`tenantID`) changes only the devices linked to it, the ones it sees.
+    static func updateProperties(userID: String, appID: String, tenantID: String?, _ properties: UserProperties, now: Double,
                                  in connection: PostgresConnection) throws {
         let tags = properties.tags ?? .none
         // The row is locked first, so a concurrent change counts what this one stored.
@@ -44,16 +45,19 @@ extension UserStore {
             try TagBound.check(before: tagsBefore, after: try row.decode("tag_count"), holder: .user)
         }
         if !tags.isEmpty {
-            try applyTagsToDevices(tags, userID: userID, appID: appID, now: now, in: connection)
+            try applyTagsToDevices(tags, userID: userID, appID: appID, tenantID: tenantID, now: now, in: connection)
         }
     }
 
     /// Merges a user's tag changes into the tags of its live devices (those carrying its
     /// `external_id`), each within the devices' bound.
-    private static func applyTagsToDevices(_ tags: TagChanges, userID: String, appID: String, now: Double,
+    private static func applyTagsToDevices(_ tags: TagChanges, userID: String, appID: String, tenantID: String?, now: Double,
                                            in connection: PostgresConnection) throws {
         guard let externalID = try aliases(userID: userID, in: connection)[AliasLabel.externalID] else { return }
-        let devices: PostgresQuery = "app_id = \(appID) AND external_id = \(externalID) AND retired_at IS NULL"
+        let devices: PostgresQuery = """
+            app_id = \(appID) AND external_id = \(externalID) AND retired_at IS NULL
+            AND (\(tenantID)::text IS NULL OR tenant_id = \(tenantID)::text)
+            """
         var before: [String: Int] = [:]
         if tags.assignsKeys {
             // Locked in id order, so two such writers cannot deadlock each other.

@@ -57,6 +57,23 @@ import OpenPushTestSupport
         #expect(shown.json?.objectValue?["properties"] == second.json?.objectValue?["properties"])
     }
 
+    @Test func theNewestPurchasesAreKeptAndEveryOneIsSpent() async throws {
+        let app = try await TestApp.make()
+        let created = try await app.createApp()
+        _ = try await app.deviceID(created, ["token": .string(Registry.token(1)), "external_id": "u-1"])
+        for batch in 0..<2 {
+            let purchases = JSONValue.array((0..<100).map { index in
+                ["sku": .string("b\(batch)-\(index)"), "amount": "0.5", "iso": "USD"] as JSONValue
+            })
+            #expect(await Self.patch(app, created, Self.user(created, "u-1"), ["deltas": ["purchases": purchases]]).status == 200)
+        }
+        let shown = await app.request(.get, Self.user(created, "u-1"), headers: .restKey(created.restKey))
+        let properties = try #require(shown.json?.objectValue?["properties"]?.objectValue)
+        let skus = properties["purchases"]?.arrayValue?.compactMap { $0.objectValue?["sku"]?.stringValue }
+        #expect(skus == (0..<100).map { "b1-\($0)" })
+        #expect(properties["amount_spent"] == 100.0)
+    }
+
     /// `create_user` takes every property of OneSignal's properties object that is an input.
     @Test func createTakesEveryProperty() async throws {
         let app = try await TestApp.make()
