@@ -110,7 +110,7 @@ package struct UserPurchase: Sendable, Equatable {
     }
 
     /// `4`, `4.99`, `0.5`: unsigned, plain digits, one optional point.
-    static func isAmount(_ text: String) -> Bool {
+    package static func isAmount(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= 2, let whole = parts.first, (1...maxWholeDigits).contains(whole.count) else { return false }
         let digits = { (part: Substring) in part.utf8.allSatisfy { (48...57).contains($0) } }
