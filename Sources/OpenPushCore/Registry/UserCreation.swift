@@ -1,27 +1,3 @@
-/// A user's own properties, OneSignal's names. `nil` leaves a property as it is.
-package struct UserProperties: Sendable, Equatable {
-    package var tags: TagChanges?
-    package var language: String?
-    package var timezoneID: String?
-    package var country: String?
-
-    package init(tags: TagChanges? = nil, language: String? = nil, timezoneID: String? = nil, country: String? = nil) {
-        self.tags = tags
-        self.language = language
-        self.timezoneID = timezoneID
-        self.country = country
-    }
-
-    static func read(_ reader: inout FieldReader) -> UserProperties {
-        let limit = AliasLabel.maxValueLength
-        let properties = UserProperties(tags: reader.tagChanges("tags", holder: .user), language: reader.string("language", maxLength: limit),
-                                        timezoneID: reader.string("timezone_id", maxLength: limit),
-                                        country: reader.string("country", maxLength: limit))
-        reader.rejectUnknownFields()
-        return properties
-    }
-}
-
 /// The body of `POST /apps/{app_id}/users`: at least one alias, and optional properties.
 package struct UserCreation: Sendable, Equatable {
     package var identity: [String: String]

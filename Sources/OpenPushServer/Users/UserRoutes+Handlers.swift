@@ -20,6 +20,43 @@ extension UserRoutes {
         return .json(try await UserService.find(lookup, principal: principal, in: context.services.database).view)
     }
 
+    /// `PATCH …/users/by/{alias_label}/{alias_id}`, OneSignal's `update_user`: `properties` to
+    /// set and `deltas` to add. Answers `{"properties": …}`, the user's properties after.
+    @Sendable static func update(_ context: RouteContext) async throws -> HTTPResponse {
+        let (principal, lookup) = try await authorize(context)
+        let update = try UserUpdate(body: try context.jsonObject())
+        let seen = try await UserService.update(lookup, update, principal: principal, now: context.services.now(),
+                                                in: context.services.database)
+        return .json(["properties": seen.user.propertiesView(devices: seen.devices)])
+    }
+
+    /// `GET …/identity`: the user's aliases.
+    @Sendable static func showIdentity(_ context: RouteContext) async throws -> HTTPResponse {
+        let (principal, lookup) = try await authorize(context)
+        let user = try await UserService.find(lookup, principal: principal, in: context.services.database).user
+        return .json(["identity": user.identityView])
+    }
+
+    /// `GET /apps/{app_id}/subscriptions/{subscription_id}/user/identity`: the aliases of the
+    /// device's user.
+    @Sendable static func showSubscriptionIdentity(_ context: RouteContext) async throws -> HTTPResponse {
+        let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
+        let user = try await UserService.user(ofSubscription: context.pathParameter("subscription_id"), principal: principal,
+                                              in: context.services.database)
+        return .json(["identity": user.identityView])
+    }
+
+    /// `PATCH` on the same path with `{"identity": {label: value, …}}`: adds aliases to the
+    /// device's user, making one when the device has none (see `UserService.addAliases(_:toSubscription:…)`).
+    @Sendable static func addSubscriptionIdentity(_ context: RouteContext) async throws -> HTTPResponse {
+        let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
+        let addition = try IdentityAddition(body: try context.jsonObject())
+        let user = try await UserService.addAliases(addition.identity, toSubscription: context.pathParameter("subscription_id"),
+                                                    principal: principal, now: context.services.now(),
+                                                    in: context.services.database)
+        return .json(["identity": user.identityView])
+    }
+
     /// `PATCH …/identity` with `{"identity": {label: value, …}}`: adds aliases.
     @Sendable static func addIdentity(_ context: RouteContext) async throws -> HTTPResponse {
         let (principal, lookup) = try await authorize(context)

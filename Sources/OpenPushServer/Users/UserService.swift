@@ -32,6 +32,19 @@ enum UserService {
         }
     }
 
+    /// `update_user`: applies the properties and deltas to the user a lookup names, in one
+    /// transaction; the user as it is after.
+    static func update(_ lookup: UserLookup, _ update: UserUpdate, principal: RESTPrincipal, now: Double,
+                       in database: PostgresPool) async throws -> Seen {
+        try await database.transaction { connection in
+            let user = try find(lookup, for: principal, in: connection)
+            try UserStore.update(userID: user.id, appID: principal.app.id, tenantID: principal.tenantID, update, now: now,
+                                 in: connection)
+            guard let updated = try UserStore.find(id: user.id, appID: principal.app.id, in: connection) else { throw userNotFound }
+            return try seen(updated, by: principal, in: connection)
+        }
+    }
+
     /// Adds aliases to the user a lookup names; the user as it is after.
     static func addAliases(_ identity: [String: String], to lookup: UserLookup, principal: RESTPrincipal, now: Double,
                            in database: PostgresPool) async throws -> UserRecord {
@@ -62,7 +75,7 @@ enum UserService {
     }
 
     /// The user a lookup names (`404`); for a shared demo tenant's key, one of its own (`403`).
-    private static func find(_ lookup: UserLookup, for principal: RESTPrincipal,
+    static func find(_ lookup: UserLookup, for principal: RESTPrincipal,
                              in connection: PostgresConnection) throws -> UserRecord {
         let appID = principal.app.id
         guard let id = try UserStore.resolve(lookup, appID: appID, in: connection),
@@ -73,7 +86,7 @@ enum UserService {
     }
 
     /// The user with its live devices; a tenant's key sees only the devices linked to it.
-    private static func seen(_ user: UserRecord, by principal: RESTPrincipal, in connection: PostgresConnection) throws -> Seen {
+    static func seen(_ user: UserRecord, by principal: RESTPrincipal, in connection: PostgresConnection) throws -> Seen {
         var devices = try user.externalID.map { try SubscriptionStore.live(externalID: $0, appID: user.appID, in: connection) } ?? []
         if let tenantID = principal.tenantID {
             devices.removeAll { $0.tenantID != tenantID }

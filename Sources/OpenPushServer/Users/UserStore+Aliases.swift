@@ -54,3 +54,24 @@ extension UserStore {
         }
     }
 }
+
+extension UserStore {
+    /// A new user for a device that has none, named by `identity`'s `external_id`, which the
+    /// device then carries. Its other aliases are the caller's to add.
+    static func createUser(for subscriptionID: String, identity: [String: String], appID: String, now: Double,
+                           in connection: PostgresConnection) throws -> String {
+        guard let externalID = identity[AliasLabel.externalID] else {
+            throw APIError.badRequest("this subscription has no user: identity must hold external_id, which links it to the user made for it")
+        }
+        if try owner(label: AliasLabel.externalID, value: externalID, appID: appID, in: connection) != nil {
+            throw APIError(status: 409, "alias external_id '\(externalID)' belongs to another user")
+        }
+        let id = Identifier.make(prefix: "usr", now: now, random: KeyMaterial.identifierEntropy())
+        try insertUser(id: id, appID: appID, properties: UserProperties(), now: now, in: connection)
+        try connection.query("""
+            UPDATE subscriptions SET external_id = \(externalID), updated_at = to_timestamp(\(now))
+            WHERE app_id = \(appID) AND id = \(subscriptionID)
+            """)
+        return id
+    }
+}

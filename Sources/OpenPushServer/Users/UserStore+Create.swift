@@ -24,7 +24,7 @@ extension UserStore {
                 if created {
                     try insertUser(id: userID, appID: appID, properties: creation.properties, now: now, in: connection)
                 } else {
-                    try updateProperties(userID: userID, creation.properties, now: now, in: connection)
+                    try updateProperties(userID: userID, appID: appID, tenantID: tenantID, creation.properties, now: now, in: connection)
                 }
                 try addAliases(creation.identity, userID: userID, appID: appID, in: connection)
                 guard let user = try find(id: userID, appID: appID, in: connection) else {

@@ -64,33 +64,11 @@ package enum UserStore {
     static func insertUser(id: String, appID: String, properties: UserProperties, now: Double,
                            in connection: PostgresConnection) throws {
         try connection.query("""
-            INSERT INTO users (id, app_id, tags, language, timezone_id, country, created_at, updated_at)
+            INSERT INTO users (id, app_id, tags, language, timezone_id, country, latitude, longitude, first_active,
+                               last_active, created_at, updated_at)
             VALUES (\(id), \(appID), \((properties.tags ?? .none).setJSON)::jsonb, \(properties.language),
-                    \(properties.timezoneID), \(properties.country), to_timestamp(\(now)), to_timestamp(\(now)))
+                    \(properties.timezoneID), \(properties.country), \(properties.latitude), \(properties.longitude),
+                    \(properties.firstActive), \(properties.lastActive), to_timestamp(\(now)), to_timestamp(\(now)))
             """)
-    }
-
-    /// Sent properties overwrite; tags merge (`""` removes one). Tags that would go over
-    /// `TagLimits.maxKeys` are a `400`: the caller's transaction then stores nothing.
-    static func updateProperties(userID: String, _ properties: UserProperties, now: Double,
-                                 in connection: PostgresConnection) throws {
-        let tags = properties.tags ?? .none
-        // The row is locked first, so a concurrent change counts what this one stored.
-        let tagsBefore: Int = tags.assignsKeys
-            ? try TagBound.lockedCount("users WHERE id = \(userID)", in: connection)
-            : 0
-        let updated = try connection.query("""
-            UPDATE users
-            SET tags = (tags || \(tags.setJSON)::jsonb) - \(tags.removed)::text[],
-                language = COALESCE(\(properties.language)::text, language),
-                timezone_id = COALESCE(\(properties.timezoneID)::text, timezone_id),
-                country = COALESCE(\(properties.country)::text, country),
-                updated_at = to_timestamp(\(now))
-            WHERE id = \(userID)
-            RETURNING \(TagBound.count)
-            """)
-        if tags.assignsKeys, let row = updated.first {
-            try TagBound.check(before: tagsBefore, after: try row.decode("tag_count"), holder: .user)
-        }
     }
 }
