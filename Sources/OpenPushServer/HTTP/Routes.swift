@@ -17,11 +17,13 @@ enum Routes {
         ChannelRoutes.register(on: &router)
         NotificationViewRoutes.register(on: &router)
         NotificationDeliveriesRoutes.register(on: &router)
+        NotificationEstimateRoutes.register(on: &router)
         NotificationRoutes.register(on: &router)
         TemplatesRoutes.register(on: &router)
         TenantsRoutes.register(on: &router)
         WebhookRoutes.register(on: &router)
         EventFeedRoutes.register(on: &router)
         StatsRoutes.register(on: &router)
+        OutcomesRoutes.register(on: &router)
     }
 }
