@@ -7,6 +7,13 @@ package struct OutcomeReport: Sendable, Equatable {
     package var value: Int64
     package var notificationID: String?
 
+    package init(token: String, name: String, value: Int64, notificationID: String?) {
+        self.token = token
+        self.name = name
+        self.value = value
+        self.notificationID = notificationID
+    }
+
     package var attribution: OutcomeQuery.RecordedAttribution { notificationID == nil ? .unattributed : .direct }
 
     package static func parse(_ body: JSONObject) -> Result<OutcomeReport, InvalidInput> {

@@ -32,8 +32,8 @@ import Postgres
     static func message(_ app: TestApp, appID: String) async throws -> String {
         let id = "msg_outcome_\(appID)"
         try await app.seed("""
-            INSERT INTO messages (id, app_id, kind, event, name, created_at)
-            VALUES (\(id), \(appID), 'notification', 'notification', 'test', now())
+            INSERT INTO messages (id, app_id, kind, name, created_at)
+            VALUES (\(id), \(appID), 'notification', 'test', now())
             """)
         return id
     }
@@ -140,13 +140,14 @@ import Postgres
         let created = try await app.createApp()
         let subscriptionID = try await app.insertSubscription(appID: created.app.id, token: Self.tokens[0])
         let now = app.services.now()
-        try await app.services.database.transaction { connection in
-            for index in 0..<OutcomeLimits.namesPerAppHour {
+        let appID = created.app.id
+        let recorded = try await app.services.database.transaction { connection -> [OutcomeStore.Recorded] in
+            try (0..<OutcomeLimits.namesPerAppHour).map { index in
                 let report = OutcomeReport(token: Self.tokens[0], name: "Name \(index)", value: 1, notificationID: nil)
-                #expect(try OutcomeStore.record(report, appID: created.app.id, subscriptionID: subscriptionID, now: now,
-                                                in: connection) == .recorded)
+                return try OutcomeStore.record(report, appID: appID, subscriptionID: subscriptionID, now: now, in: connection)
             }
         }
+        #expect(recorded == Array(repeating: .recorded, count: OutcomeLimits.namesPerAppHour))
         // A further name is refused; a name already recorded this hour keeps counting.
         let refused = await Self.report(app, created, ["token": .string(Self.tokens[0]), "name": "One too many"])
         #expect(refused.status == 429)

@@ -12,6 +12,7 @@ import OpenPushTestSupport
 
     func path(_ created: CreatedApp, _ id: String) -> String { "/apps/\(created.app.id)/segments/\(id)" }
 
+    @discardableResult
     func create(_ app: TestApp, _ created: CreatedApp, _ name: String, filters: JSONValue = level) async throws -> String {
         let response = await app.request(.post, "/apps/\(created.app.id)/segments", headers: .restKey(created.restKey),
                                          json: ["name": .string(name), "filters": filters])
