@@ -102,7 +102,7 @@ def get_and_update_segments():
     check(answer.payload.name == "Subscribed Users" and answer.payload.source == "default", f"get_segment: {answer}")
     check(answer.subscriber_count == estimate(included_segments=["Subscribed Users"]),
           f"subscriber_count {answer.subscriber_count}")
-    expect_api_error(lambda: API.update_segment(APP_ID, subscribed.id, UpdateSegmentRequest(name="Mine")),
+    expect_api_error(lambda: API.update_segment(APP_ID, subscribed.id, update_segment_request=UpdateSegmentRequest(name="Mine")),
                      400, "cannot be changed")
 
     tier = "tier-" + nonce()
@@ -121,7 +121,7 @@ def get_and_update_segments():
     check(raw["subscriber_count"] == 1, f"raw get_segment: {raw}")
     check(raw["payload"]["filters"] == [{"field": "tag", "key": "tier", "relation": "=", "value": tier}], f"filters: {raw}")
 
-    updated = API.update_segment(APP_ID, created.id, UpdateSegmentRequest(
+    updated = API.update_segment(APP_ID, created.id, update_segment_request=UpdateSegmentRequest(
         name="Level " + tier, description="level above 10",
         filters=[Filter(field="tag", key="level", relation=">", value="10")]))
     check(updated.success is True and updated.id == created.id, f"update_segment: {updated}")
@@ -131,7 +131,8 @@ def get_and_update_segments():
     create(included_segments=["Level " + tier], contents=LanguageStringMap(en=body))
     wait_received(member, body)
     check_reached(body, [member], [other])
-    expect_api_error(lambda: API.update_segment(APP_ID, "00000000-0000-8000-8000-000000000000", UpdateSegmentRequest(name="x")),
+    expect_api_error(lambda: API.update_segment(APP_ID, "00000000-0000-8000-8000-000000000000",
+                                                      update_segment_request=UpdateSegmentRequest(name="x")),
                      404, "not found")
 
 
