@@ -1,6 +1,7 @@
 import Testing
 import HTTPServer
 import OpenPushCore
+import OpenPushDelivery
 @testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres
@@ -207,5 +208,24 @@ import Postgres
         var direct = names
         direct["outcome_attribution"] = "direct"
         #expect(try Self.values(await Self.outcomes(app, first, direct)) == ["os__click.count": 1, "os__session_count.count": 0])
+    }
+
+    @Test func maintenanceDropsOutcomeHoursPastTheirRetention() async throws {
+        let app = try await TestApp.make()
+        let created = try await app.createApp()
+        let now = app.services.now()
+        let kept = now - Double(OutcomeLimits.retentionDays - 1) * 86_400
+        let expired = now - Double(OutcomeLimits.retentionDays + 1) * 86_400
+        for (name, at) in [("Kept", kept), ("Expired", expired)] {
+            try await app.seed("""
+                INSERT INTO outcome_hours (app_id, hour, name, platform, attribution, count, sum)
+                VALUES (\(created.app.id), to_timestamp(\(at)), \(name), 'ios', 'unattributed', 1, 0)
+                """)
+        }
+        try await Maintenance.runOnce(app.services, now: now)
+        let names: [String] = try await app.services.database.query("SELECT name FROM outcome_hours ORDER BY name").map {
+            try $0.decode("name")
+        }
+        #expect(names == ["Kept"])
     }
 }
