@@ -2,7 +2,7 @@ import OpenPushCore
 import OpenPushDelivery
 import Postgres
 
-/// Reporting a custom outcome: the device is found by its token and charged one slot of its
+/// Reading outcomes, and reporting a custom one: the device is found by its token and charged one slot of its
 /// rate limit (committed on its own, so refused reports count too), then the report is added
 /// to its hour in a second transaction.
 enum OutcomeService {
@@ -30,5 +30,11 @@ enum OutcomeService {
         case .unknownNotification: throw APIError.notFound("notification '\(report.notificationID ?? "")' not found")
         case .tooManyNames: throw APIError(status: 429, tooManyNames)
         }
+    }
+
+    /// Each asked outcome's value, read on one connection (`OutcomeStore.values`).
+    static func values(_ query: OutcomeQuery, appID: String, now: Double,
+                       in database: PostgresPool) async throws -> [(OutcomeName, Int64)] {
+        try await database.withConnection { try OutcomeStore.values(query, appID: appID, now: now, in: $0) }
     }
 }

@@ -16,10 +16,8 @@ enum OutcomesRoutes {
         // Custom outcomes are added up per app: a shared demo tenant's share cannot be told apart.
         try TenantAccess.requireAppKey(principal, "read outcomes")
         let query = try OutcomeQuery.parse(context.request.query).get()
-        let now = context.services.now()
-        let values = try await context.services.database.withConnection { connection in
-            try OutcomeStore.values(query, appID: principal.app.id, now: now, in: connection)
-        }
+        let values = try await OutcomeService.values(query, appID: principal.app.id, now: context.services.now(),
+                                                     in: context.services.database)
         let outcomes: [JSONValue] = values.map { name, value in
             ["id": .string(name.name), "value": .int(value), "aggregation": .string(name.aggregation.rawValue)]
         }

@@ -14,29 +14,20 @@ extension SegmentsRoutes {
         let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
         let app = principal.app
         let id = context.pathParameter("segment_id")
-        let now = context.services.now()
-        let found = try await context.services.database.transaction { connection -> (JSONValue, Int64)? in
-            var payload: JSONObject
-            let name: String
-            if let builtIn = BuiltInSegment(id: id, appID: app.id) {
-                name = builtIn.name
-                payload = ["id": .string(id), "name": .string(name), "created_at": .int(Int64(app.createdAt)),
-                           "source": "default", "filters": []]
-            } else if let record = try SegmentStore.find(id: id, appID: app.id, in: connection) {
-                name = record.name
-                payload = ["id": .string(id), "name": .string(name), "created_at": .int(Int64(record.createdAt)),
-                           "source": "custom", "filters": record.filters]
-                if let description = record.description { payload["description"] = .string(description) }
-            } else {
-                return nil
-            }
-            let targeted = try AudienceResolver.targeted(.segments(included: [name], excluded: []), appID: app.id,
-                                                         tenantID: principal.tenantID, now: now, in: connection)
-            let count = try NotificationAudience.count(targeted: targeted, appID: app.id, kind: .alert, in: connection)
-            return (.object(payload), count)
+        guard let (segment, reached) = try await SegmentService.detail(id: id, principal: principal, now: context.services.now(),
+                                                                       database: context.services.database)
+        else { throw APIError.notFound("segment '\(id)' not found") }
+        var payload: JSONObject
+        switch segment {
+        case .builtIn(let builtIn):
+            payload = ["id": .string(id), "name": .string(builtIn.name), "created_at": .int(Int64(app.createdAt)),
+                       "source": "default", "filters": []]
+        case .saved(let record):
+            payload = ["id": .string(id), "name": .string(record.name), "created_at": .int(Int64(record.createdAt)),
+                       "source": "custom", "filters": record.filters]
+            if let description = record.description { payload["description"] = .string(description) }
         }
-        guard let (payload, count) = found else { throw APIError.notFound("segment '\(id)' not found") }
-        return .json(["subscriber_count": .int(count), "payload": payload])
+        return .json(["subscriber_count": .int(reached), "payload": .object(payload)])
     }
 
     /// `UpdateSegmentRequest`: `name`, `filters` and `description`, each optional (at least one),
