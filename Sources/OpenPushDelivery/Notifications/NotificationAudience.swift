@@ -34,4 +34,11 @@ package enum NotificationAudience {
         let audience = recipients(targeted: targeted, appID: appID, kind: kind, after: nil)
         return try connection.query("SELECT EXISTS (\(audience) LIMIT 1) AS any")[0].decode("any", as: Bool.self) == false
     }
+
+    /// How many devices the audience holds now: what a send would queue (an estimate's answer).
+    package static func count(targeted: TargetedAudience, appID: String, kind: NotificationKind,
+                              in connection: PostgresConnection) throws -> Int64 {
+        let audience = recipients(targeted: targeted, appID: appID, kind: kind, after: nil)
+        return try connection.query("SELECT count(*)::int8 AS n FROM (\(audience)) AS a")[0].decode("n")
+    }
 }

@@ -52,6 +52,8 @@ package enum Maintenance {
         try await EventFeed.prune(now: now, in: services.database)
         // Push-to-start token changes every job has seen.
         try await PushToStartChanges.prune(in: services.database)
+        // Outcome hours past their 31 days (`OutcomeLimits.retentionDays`).
+        try await OutcomeRetention.prune(now: now, in: services.database)
         return (keys, events, linkFailures, partitions, dedupeClaims)
     }
 

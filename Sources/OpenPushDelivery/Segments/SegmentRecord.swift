@@ -9,9 +9,14 @@ package struct SegmentRecord: Sendable, Equatable {
     package var filters: JSONValue
     /// Unix seconds.
     package var createdAt: Double
+    /// Unix seconds: the last `PATCH`, else `createdAt`.
+    package var updatedAt: Double
+    /// OneSignal's optional description (set by a `PATCH`).
+    package var description: String?
 
     static let columns: PostgresQuery = """
-        SELECT id, app_id, name, filters::text AS filters, extract(epoch FROM created_at)::float8 AS created_at
+        SELECT id, app_id, name, filters::text AS filters, extract(epoch FROM created_at)::float8 AS created_at,
+               extract(epoch FROM COALESCE(updated_at, created_at))::float8 AS updated_at, description
         FROM segments
         """
 
@@ -21,5 +26,7 @@ package struct SegmentRecord: Sendable, Equatable {
         name = try row.decode("name")
         filters = try JSONValue.parse(try row.decode("filters", as: String.self))
         createdAt = try row.decode("created_at")
+        updatedAt = try row.decode("updated_at")
+        description = try row.decode("description")
     }
 }

@@ -12,7 +12,8 @@ package enum SegmentStore {
             INSERT INTO segments (id, app_id, name, filters, created_at)
             VALUES (\(id), \(appID), \(name), \(filters.serialized)::jsonb, to_timestamp(\(now)))
             ON CONFLICT (app_id, name) DO NOTHING
-            RETURNING id, app_id, name, filters::text AS filters, extract(epoch FROM created_at)::float8 AS created_at
+            RETURNING id, app_id, name, filters::text AS filters, extract(epoch FROM created_at)::float8 AS created_at,
+                      extract(epoch FROM created_at)::float8 AS updated_at, description
             """)
         return try rows.first.map(SegmentRecord.init(row:))
     }
@@ -33,6 +34,11 @@ package enum SegmentStore {
     package static func delete(id: String, appID: String, in database: PostgresPool) async throws -> Bool {
         let rows = try await database.query("DELETE FROM segments WHERE id = \(id) AND app_id = \(appID) RETURNING id")
         return !rows.isEmpty
+    }
+
+    /// The app's segment with this id, if it has one.
+    package static func find(id: String, appID: String, in connection: PostgresConnection) throws -> SegmentRecord? {
+        try connection.query(SegmentRecord.columns + " WHERE id = \(id) AND app_id = \(appID)").first.map(SegmentRecord.init(row:))
     }
 
     /// The app's segments with these names; names it does not have are simply absent.

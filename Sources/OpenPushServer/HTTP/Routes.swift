@@ -17,6 +17,7 @@ enum Routes {
         ChannelRoutes.register(on: &router)
         NotificationViewRoutes.register(on: &router)
         NotificationDeliveriesRoutes.register(on: &router)
+        NotificationEstimateRoutes.register(on: &router)
         NotificationRoutes.register(on: &router)
         TemplatesRoutes.register(on: &router)
         TenantsRoutes.register(on: &router)
@@ -24,5 +25,6 @@ enum Routes {
         EventFeedRoutes.register(on: &router)
         StatsRoutes.register(on: &router)
         ExportRoutes.register(on: &router)
+        OutcomesRoutes.register(on: &router)
     }
 }

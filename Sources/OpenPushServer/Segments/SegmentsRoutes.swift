@@ -3,8 +3,9 @@ import HTTPServer
 import OpenPushCore
 import OpenPushDelivery
 
-/// Saved segments of an app (REST key), shaped like OneSignal's: create, list, delete. The
-/// built-in segments (`BuiltInSegment`) are listed first and can be neither created nor deleted.
+/// Saved segments of an app (REST key), shaped like OneSignal's: create, list, read, change,
+/// delete. The built-in segments (`BuiltInSegment`) are listed first and can be neither created,
+/// changed nor deleted.
 enum SegmentsRoutes {
     static let maximumNameLength = 128
     static let defaultLimit = 300
@@ -13,6 +14,8 @@ enum SegmentsRoutes {
         router.add(.post, "/apps/{app_id}/segments", create)
         router.add(.get, "/apps/{app_id}/segments", list)
         router.add(.delete, "/apps/{app_id}/segments/{segment_id}", delete)
+        router.add(.get, "/apps/{app_id}/segments/{segment_id}", detail)
+        router.add(.patch, "/apps/{app_id}/segments/{segment_id}", update)
     }
 
     @Sendable static func create(_ context: RouteContext) async throws -> HTTPResponse {
@@ -92,20 +95,20 @@ enum SegmentsRoutes {
     /// A built-in segment exists since its app does.
     static func json(_ builtIn: BuiltInSegment, app: AppRecord) -> JSONValue {
         segment(id: builtIn.id(appID: app.id), name: builtIn.name, appID: app.id, createdAt: app.createdAt,
-                readOnly: true, builtIn: true)
+                updatedAt: app.createdAt, readOnly: true, builtIn: true)
     }
 
     static func json(_ record: SegmentRecord, readOnly: Bool = false) -> JSONValue {
-        segment(id: record.id, name: record.name, appID: record.appID, createdAt: record.createdAt, readOnly: readOnly,
-                builtIn: false)
+        segment(id: record.id, name: record.name, appID: record.appID, createdAt: record.createdAt,
+                updatedAt: record.updatedAt, readOnly: readOnly, builtIn: false)
     }
 
-    /// Segments never change after creation, so `updated_at` is `created_at`.
-    static func segment(id: String, name: String, appID: String, createdAt: Double, readOnly: Bool,
+    /// `updated_at` is the last `PATCH`, or `created_at` for a segment never changed.
+    static func segment(id: String, name: String, appID: String, createdAt: Double, updatedAt: Double, readOnly: Bool,
                         builtIn: Bool) -> JSONValue {
-        let timestamp = JSONValue.string(Date(timeIntervalSince1970: createdAt).formatted(.iso8601))
+        func iso(_ seconds: Double) -> JSONValue { .string(Date(timeIntervalSince1970: seconds).formatted(.iso8601)) }
         return [
-            "id": .string(id), "name": .string(name), "created_at": timestamp, "updated_at": timestamp,
+            "id": .string(id), "name": .string(name), "created_at": iso(createdAt), "updated_at": iso(updatedAt),
             "app_id": .string(appID), "read_only": .bool(readOnly), "is_active": true, "built_in": .bool(builtIn),
         ]
     }

@@ -338,6 +338,13 @@ struct WrongInputWorld: Sendable {
             ]),
             RouteCase(method: .get, template: "/apps/{app_id}/segments", pathValues: ["app_id": appID],
                       query: ["limit": "10", "offset": "0"], headers: rest),
+            RouteCase(method: .get, template: "/apps/{app_id}/segments/{segment_id}",
+                      pathValues: ["app_id": appID, "segment_id": segmentID], headers: rest),
+            RouteCase(method: .patch, template: "/apps/{app_id}/segments/{segment_id}",
+                      pathValues: ["app_id": appID, "segment_id": segmentID], headers: rest, body: [
+                          "name": "Level 10", "description": "Players above level 10",
+                          "filters": [["field": "tag", "key": "level", "relation": ">", "value": "10"]],
+                      ]),
             RouteCase(method: .delete, template: "/apps/{app_id}/segments/{segment_id}",
                       pathValues: ["app_id": appID, "segment_id": segmentID], headers: rest),
             RouteCase(method: .post, template: "/apps/{app_id}/webhooks", pathValues: ["app_id": appID], headers: rest,
@@ -389,6 +396,18 @@ struct WrongInputWorld: Sendable {
             RouteCase(method: .post, template: "/v1/apps/{app_id}/notifications/{notification_id}/opened",
                       pathValues: ["app_id": appID, "notification_id": notificationID], headers: sdk,
                       readHeaders: ["X-OP-Device-Key"], body: ["token": .string(deviceToken)]),
+            RouteCase(method: .post, template: "/v1/apps/{app_id}/outcomes", pathValues: ["app_id": appID], headers: sdk,
+                      readHeaders: ["X-OP-Device-Key"], body: [
+                          "token": .string(deviceToken), "name": "Purchase", "value": 5, "notification_id": .string(notificationID),
+                      ]),
+            RouteCase(method: .get, template: "/apps/{app_id}/outcomes", pathValues: ["app_id": appID], query: [
+                "outcome_names": "os__click.count,Purchase.sum", "outcome_names[]": "Sales, Purchase.count",
+                "outcome_time_range": "1d", "outcome_platforms": "0,9", "outcome_attribution": "direct",
+            ], headers: rest),
+            RouteCase(method: .post, template: "/notifications/count-unsaved", headers: rest, body: [
+                "app_id": .string(appID), "included_segments": ["Subscribed Users"], "excluded_segments": ["Level 10"],
+                "target_channel": "push",
+            ]),
             RouteCase(method: .post, template: startPath, pathValues: ["activity_type": Self.activityType], body: start,
                       freshSendApp: true),
             RouteCase(method: .post, template: sendPath, pathValues: ["activity_id": Self.activityID], body: update,

@@ -1,0 +1,31 @@
+/// The body of `POST /notifications/count-unsaved` (OneSignal's
+/// `EstimateNotificationRecipientsRequest`): a send's targeting, validated as a send validates
+/// it. A body holding only targeting fields is read as targeting (so it needs no `contents`);
+/// a body with any other field is a whole notification, parsed as `POST /notifications` parses
+/// it, with the same errors.
+package enum NotificationEstimateParser {
+    package struct Estimate: Sendable, Equatable {
+        package var targeting: AudienceTargeting
+        package var kind: NotificationKind
+        /// `isIos: false`: the send would reach no Apple device.
+        package var appleExcluded: Bool
+    }
+
+    static let targetingOnlyFields: Set<String> = Set(AudienceTargeting.fieldNames + AudienceTargeting.legacyFieldNames
+        + ["app_id", "excluded_segments", "target_channel", "isIos"])
+
+    package static func parse(_ body: JSONObject) -> Result<Estimate, InvalidInput> {
+        guard body.keys.allSatisfy(targetingOnlyFields.contains) else {
+            return NotificationSendParser.parse(body).map {
+                Estimate(targeting: $0.targeting, kind: $0.kind, appleExcluded: $0.appleExcluded)
+            }
+        }
+        var reader = FieldReader(body)
+        _ = reader.value("app_id")
+        let targeting = AudienceTargeting.read(&reader, legacySpellings: true)
+        NotificationSendParser.readTargetChannel(&reader)
+        let appleExcluded = reader.bool("isIos") == false
+        guard reader.problems.isEmpty, let targeting else { return .failure(InvalidInput(reader.problems)) }
+        return .success(Estimate(targeting: targeting, kind: .alert, appleExcluded: appleExcluded))
+    }
+}
