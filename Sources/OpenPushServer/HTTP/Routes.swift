@@ -23,5 +23,6 @@ enum Routes {
         WebhookRoutes.register(on: &router)
         EventFeedRoutes.register(on: &router)
         StatsRoutes.register(on: &router)
+        AuditLogRoutes.register(on: &router)
     }
 }
