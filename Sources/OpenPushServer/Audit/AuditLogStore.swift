@@ -5,14 +5,16 @@ package import Postgres
 /// The audit log: entries are written by the store that makes the change, on its connection,
 /// so a change that rolls back leaves no entry; read newest first by the audit log route.
 package enum AuditLogStore {
-    /// Appends one entry in the caller's transaction.
+    /// Appends one entry in the caller's transaction. Its time is kept to the millisecond, as it
+    /// is shown, so a `start_time` copied from an entry includes that entry.
     package static func record(_ action: AuditAction, target: String, appID: String?, metadata: JSONObject = [:],
                               by stamp: AuditStamp, now: Double, in connection: PostgresConnection) throws {
         let id = Identifier.make(prefix: "aud", now: now, random: KeyMaterial.identifierEntropy())
+        let occurredAt = (now * 1000).rounded() / 1000
         try connection.query("""
             INSERT INTO audit_log (id, occurred_at, action, actor_type, actor_id, app_id, target_type, target_id, request_id,
                                    metadata)
-            VALUES (\(id), to_timestamp(\(now)), \(action.rawValue), \(stamp.actor.type.rawValue), \(stamp.actor.id), \(appID),
+            VALUES (\(id), to_timestamp(\(occurredAt)), \(action.rawValue), \(stamp.actor.type.rawValue), \(stamp.actor.id), \(appID),
                     \(action.targetType.rawValue), \(target), \(stamp.requestID), \(JSONValue.object(metadata).serialized)::jsonb)
             """)
     }

@@ -195,7 +195,9 @@ import OpenPushTestSupport
         let listed = await app.request(.get, Self.tokensPath(mine.app.id), headers: Support.organization)
         #expect(listed.json == ["tokens": [["id": .string(mine.restKeyID), "name": "default",
                                             "created_at": .string(Timestamp.iso8601(mine.app.createdAt)), "rotated_at": nil,
-                                            "expires_at": nil]]])
+                                            "expires_at": nil, "token_id": .string(mine.restKeyID),
+                                            "updated_at": .string(Timestamp.iso8601(mine.app.createdAt)),
+                                            "ip_allowlist_mode": "disabled", "ip_allowlist": []]]])
     }
 
     @Test func tenantKeysAreNotManagedHere() async throws {
