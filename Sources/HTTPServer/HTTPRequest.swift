@@ -6,6 +6,9 @@ package struct HTTPRequest: Sendable {
     package var path: String
     /// Query arguments, percent-decoded; the last value of a repeated name wins.
     package var query: [String: String]
+    /// Every value of each query name, in order: lists sent as repeated names (`ids=a&ids=b`,
+    /// OpenAPI's `multi` format).
+    package var queryValues: [String: [String]]
     package var headers: HTTPHeaders
     package var body: [UInt8]
     /// Echoed as `X-Request-Id` on the response.
@@ -18,6 +21,7 @@ package struct HTTPRequest: Sendable {
         method: HTTPMethod,
         path: String,
         query: [String: String] = [:],
+        queryValues: [String: [String]]? = nil,
         headers: HTTPHeaders = [:],
         body: [UInt8] = [],
         requestID: String = RequestID.generate(),
@@ -26,6 +30,7 @@ package struct HTTPRequest: Sendable {
         self.method = method
         self.path = path
         self.query = query
+        self.queryValues = queryValues ?? query.mapValues { [$0] }
         self.headers = headers
         self.body = body
         self.requestID = requestID

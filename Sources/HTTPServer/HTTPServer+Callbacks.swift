@@ -91,7 +91,7 @@ private func makeContext(
     withUnsafeMutablePointer(to: &headers) { pointer in
         _ = MHD_get_connection_values(connection, .HEADER_KIND, collectHeader, pointer)
     }
-    var query: [String: String] = [:]
+    var query: [String: [String]] = [:]
     withUnsafeMutablePointer(to: &query) { pointer in
         _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectArgument, pointer)
     }
@@ -99,7 +99,8 @@ private func makeContext(
     let request = HTTPRequest(
         method: HTTPMethod(rawValue: method.map { String(cString: $0) } ?? "GET"),
         path: url.map { String(cString: $0) } ?? "/",
-        query: query,
+        query: query.compactMapValues(\.last),
+        queryValues: query,
         headers: headers,
         requestID: clientID.flatMap { RequestID.isValid($0) ? $0 : nil } ?? RequestID.generate(),
         remoteAddress: remoteAddress(connection)
@@ -130,8 +131,8 @@ private func collectArgument(
 ) -> MHD_Result {
     guard let cls, let key else { return .YES }
     let decode = { (raw: String) in PercentDecoding.decode(raw.replacingOccurrences(of: "+", with: " ")) }
-    cls.assumingMemoryBound(to: [String: String].self).pointee[decode(String(cString: key))] =
-        value.map { decode(String(cString: $0)) } ?? ""
+    cls.assumingMemoryBound(to: [String: [String]].self).pointee[decode(String(cString: key)), default: []]
+        .append(value.map { decode(String(cString: $0)) } ?? "")
     return .YES
 }
 

@@ -17,6 +17,8 @@ import Testing
             #expect(echo.method == "GET")
             #expect(echo.path == "/echo")
             #expect(echo.query == ["name": "a b", "x": "2", "plus": "c d", "empty": ""])
+            // Every value of a repeated name, in order (OpenAPI's `multi` lists).
+            #expect(echo.queryValues == ["name": ["a b"], "x": ["1", "2"], "plus": ["c d"], "empty": [""]])
             #expect(echo.custom == "Mixed Case")
             #expect(echo.remoteAddress == "127.0.0.1")
         }

@@ -419,6 +419,43 @@
     ];
   }
 
+  // ---- Audit log: the organization's administrative changes, newest first, a page at a time
+  // through the same route OneSignal's client calls. The organization id is any app's.
+  async function pageAudit() {
+    const apps = (await API.call("GET", "/apps", { query: { limit: 1 } })).body || [];
+    if (!apps.length) return [h("h1", {}, "Audit log"), h("p", { class: "muted" }, "No apps yet, so nothing to show.")];
+    const path = "/organizations/" + enc(apps[0].organization_id) + "/audit_logs";
+    const body = h("tbody", {});
+    const more = h("button", { type: "button", id: "audit-more", hidden: true }, "Older entries");
+    let cursor = null;
+    async function load() {
+      const page = (await API.call("GET", path, { query: { limit: 50, cursor: cursor } })).body;
+      for (const entry of page.audit_logs) {
+        const target = (entry.targets || [])[0] || {};
+        append(body, h("tr", { "data-action": entry.action, "data-target": target.id || "" },
+          h("td", {}, isoTime(entry.occurred_at)),
+          h("td", {}, h("code", {}, entry.action)),
+          h("td", {}, entry.actor.id + " (" + entry.actor.type + ")"),
+          h("td", {}, entry.app_id ? h("a", { href: "#/apps/" + enc(entry.app_id) }, entry.app_id) : "—"),
+          h("td", {}, target.type ? target.type + " " : "", h("code", {}, target.id || "—")),
+          h("td", {}, h("code", {}, entry.request_id || "—"))));
+      }
+      cursor = page.has_more ? page.next_cursor : null;
+      more.hidden = !cursor;
+    }
+    more.addEventListener("click", function () { guarded(load); });
+    await load();
+    return [
+      h("h1", {}, "Audit log"),
+      h("p", { class: "muted" }, "Every change to apps, keys, credentials, webhooks and tenants, newest first; kept a year."),
+      h("section", { class: "card" },
+        h("table", { id: "audit" },
+          h("thead", {}, h("tr", {}, ["Time", "Action", "Actor", "App", "Target", "Request"].map(function (t) { return h("th", {}, t); }))),
+          body),
+        more),
+    ];
+  }
+
   // ---- Router
   // Each render has a number: a slower earlier one never replaces what a later one showed.
   let renders = 0;
@@ -442,6 +479,7 @@
         case "messages": return parts[2] ? pageMessage(parts[1], parts[2]) : pageMessages(parts[1]);
         case "live": return pageLive();
         case "send": return pageSend(parts[1]);
+        case "audit": return pageAudit();
         default: return [h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/apps" }, "Apps"))];
       }
     });

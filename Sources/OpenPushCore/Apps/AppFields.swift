@@ -32,6 +32,8 @@ package struct AppFields: Sendable, Equatable {
     /// Delivery policy intervals (`AppFields+DeliveryPolicy.swift`); nil leaves them (or the default).
     package var liveActivityUpdateIntervalSeconds: Int?
     package var widgetPushIntervalSeconds: Int?
+    /// OneSignal fields given and ignored (`AppFields+OneSignal`), in body order.
+    package var ignored: [String] = []
 
     package init() {}
 
@@ -68,6 +70,7 @@ package struct AppFields: Sendable, Equatable {
         fields.alertGates = AppAlertGateFields.read(&reader)
         fields.defaultPrivacyText = readDefaultPrivacyText(&reader)
         fields.readDeliveryPolicy(&reader, for: purpose)
+        fields.ignored = readOneSignalFields(&reader)
         reader.rejectUnknownFields()
         try reader.finish()
         return fields

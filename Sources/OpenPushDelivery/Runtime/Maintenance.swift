@@ -7,7 +7,8 @@ import Postgres
 /// sending, wrong link codes of devices that stopped trying, alert dedupe claims past their app's
 /// `dedupe_window_days`, push-to-start token changes every job has seen (`PushToStartChanges`),
 /// and daily partitions of delivery records: the next few days' created, those past
-/// `OPENPUSH_DELIVERY_RETENTION_DAYS` dropped (`DeliveryPartitions`). Running it in many
+/// `OPENPUSH_DELIVERY_RETENTION_DAYS` dropped (`DeliveryPartitions`), and audit log entries
+/// past a year (`AuditRetention`). Running it in many
 /// processes at once is harmless.
 package enum Maintenance {
     package static let interval: Duration = .seconds(600)
@@ -54,6 +55,8 @@ package enum Maintenance {
         try await PushToStartChanges.prune(in: services.database)
         // Outcome hours past their 31 days (`OutcomeLimits.retentionDays`).
         try await OutcomeRetention.prune(now: now, in: services.database)
+        // Audit log entries past their year (`AuditRetention`).
+        try await services.database.query("SELECT openpush_audit_prune(to_timestamp(\(AuditRetention.cutoff(now: now))))")
         return (keys, events, linkFailures, partitions, dedupeClaims)
     }
 

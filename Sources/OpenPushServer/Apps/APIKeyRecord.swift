@@ -8,12 +8,14 @@ package struct APIKeyRecord: Sendable, Equatable {
     /// Unix seconds.
     package var createdAt: Double
     package var rotatedAt: Double?
+    /// The last rename or rotation; nil before either.
+    package var updatedAt: Double?
     /// Unix seconds; nil never expires.
     package var expiresAt: Double?
 
     package static let columns: PostgresQuery = """
         SELECT id, name, extract(epoch FROM created_at)::float8 AS created_at,
-               extract(epoch FROM rotated_at)::float8 AS rotated_at,
+               extract(epoch FROM rotated_at)::float8 AS rotated_at, extract(epoch FROM updated_at)::float8 AS updated_at,
                extract(epoch FROM expires_at)::float8 AS expires_at
         FROM api_keys
         """
@@ -23,6 +25,7 @@ package struct APIKeyRecord: Sendable, Equatable {
         name = try row.decode("name")
         createdAt = try row.decode("created_at")
         rotatedAt = try row.decode("rotated_at")
+        updatedAt = try row.decode("updated_at")
         expiresAt = try row.decode("expires_at")
     }
 }

@@ -28,6 +28,14 @@ extension AppRecord {
         ]
     }
 
+    /// The app as the `/apps` routes answer it: `json` and the deployment's organization, which
+    /// OneSignal's `App` carries.
+    func json(organizationID: String) -> JSONObject {
+        var object = json
+        object["organization_id"] = .string(organizationID)
+        return object
+    }
+
     /// `paused` while APNs rejects the credentials, else `ok`; the last rejection's reason and
     /// time either way.
     var apnsStatus: JSONValue {

@@ -51,11 +51,11 @@ package struct AppSettings: Sendable, Equatable {
 }
 
 extension AppStore {
-    /// Inserts an app with a fresh SDK key and a first REST key named "default", in one
-    /// transaction. Settings are assumed valid (routes validate before calling). The `.p8` is
+    /// Inserts an app with a fresh SDK key and a first REST key named "default", and its
+    /// `app.created` audit entry, in one transaction. Settings are assumed valid (routes validate before calling). The `.p8` is
     /// stored sealed with `keyring` (in clear when it has no current key).
     package static func create(_ settings: AppSettings, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
-                              in database: PostgresPool) async throws -> CreatedApp {
+                              audit: AuditStamp = .commandLine, in database: PostgresPool) async throws -> CreatedApp {
         let id = Identifier.make(prefix: "app", now: now, random: KeyMaterial.identifierEntropy())
         let keyID = Identifier.make(prefix: "key", now: now, random: KeyMaterial.identifierEntropy())
         let sdkKey = KeyMaterial.issue(prefix: "sdk")
@@ -77,6 +77,7 @@ extension AppStore {
             try setAlertGates(settings.alertGates, appID: id, in: connection)
             try applyPrivacySettings(settings, appID: id, in: connection)
             try DeliveryPolicySettings.apply(settings, appID: id, in: connection)
+            try AuditLogStore.record(.appCreated, target: id, appID: id, by: audit, now: now, in: connection)
             guard let app = try find(id, in: connection) else { throw InvariantViolation("app vanished in its own transaction") }
             return app
         }

@@ -3,10 +3,11 @@ package import OpenPushDelivery
 package import Postgres
 
 extension AppStore {
-    /// Applies the fields a `PUT` gave and bumps `updated_at`; `nil` when there is no such app.
+    /// Applies the fields a `PUT` gave and bumps `updated_at`, with its audit entries, in one
+    /// transaction; `nil` when there is no such app.
     /// A new `.p8` is stored sealed with `keyring` (in clear when it has no current key).
     package static func update(_ id: String, with fields: AppFields, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
-                              in database: PostgresPool) async throws -> AppRecord?
+                              audit: AuditStamp = .commandLine, in database: PostgresPool) async throws -> AppRecord?
     {
         var assignments: [PostgresQuery] = []
         func set<Value: PostgresEncodable>(_ column: String, _ value: Value?) {
@@ -35,6 +36,7 @@ extension AppStore {
             guard try connection.query(update).affectedRows == 1 else { return nil }
             // A change to what paused the app's deliveries resumes them.
             try AppCredentialStatus.resumeIfFixed(appID: id, changed: fields.changedCredentialFields, in: connection)
+            try recordUpdate(fields, appID: id, by: audit, now: now, in: connection)
             return try find(id, in: connection)
         }
     }

@@ -2,11 +2,13 @@ import HTTPServer
 import OpenPushCore
 import OpenPushDelivery
 
-/// An app's REST keys (`/auth/tokens`) and its SDK key. New and rotated values are shown once.
+/// An app's REST keys (`/auth/tokens`, OneSignal's API key methods) and its SDK key. New and
+/// rotated values are shown once. Every change is audited, its actor the organization key.
 extension AppsRoutes {
     static func registerKeys(on router: inout Router<RouteHandler>) {
         router.add(.post, "/apps/{app_id}/auth/tokens", createToken)
         router.add(.get, "/apps/{app_id}/auth/tokens", listTokens)
+        router.add(.patch, "/apps/{app_id}/auth/tokens/{token_id}", updateToken)
         router.add(.delete, "/apps/{app_id}/auth/tokens/{token_id}", deleteToken)
         router.add(.post, "/apps/{app_id}/auth/tokens/{token_id}/rotate", rotateToken)
         router.add(.post, "/apps/{app_id}/sdk_key/rotate", rotateSDKKey)
@@ -14,15 +16,11 @@ extension AppsRoutes {
 
     @Sendable static func createToken(_ context: RouteContext) async throws -> HTTPResponse {
         try Authentication.requireOrganization(context)
-        var reader = FieldReader(try context.jsonObject())
-        let name = reader.string("name", required: true, maxLength: AppFields.nameMaxLength)
-        let lifetime = reader.integer("expires_in_seconds", in: KeyLifetime.allowedSeconds)
-        reader.rejectUnknownFields()
-        try reader.finish()
+        let fields = try APIKeyFields.read(try context.jsonObject(), for: .create)
         let services = context.services
         let issued = try await answeringRefusals {
-            try await APIKeyStore.create(appID: context.pathParameter("app_id"), name: name ?? "", lifetime: lifetime,
-                                         now: services.now(), in: services.database)
+            try await APIKeyStore.create(appID: context.pathParameter("app_id"), name: fields.name ?? "", lifetime: fields.lifetime,
+                                         now: services.now(), audit: context.auditStamp(.organizationKey), in: services.database)
         }
         return .json(.object(issued.json), status: 201, headers: secretHeaders)
     }
@@ -35,11 +33,26 @@ extension AppsRoutes {
         return .json(["tokens": .array(keys.map { .object($0.json) })])
     }
 
+    /// OneSignal's `update_api_key`: renames the key; answers the key as listed (a JSON object,
+    /// never `204`: OneSignal's client parses one).
+    @Sendable static func updateToken(_ context: RouteContext) async throws -> HTTPResponse {
+        try Authentication.requireOrganization(context)
+        let fields = try APIKeyFields.read(try context.jsonObject(), for: .update)
+        let services = context.services
+        let key = try await answeringRefusals {
+            try await APIKeyStore.update(appID: context.pathParameter("app_id"), keyID: context.pathParameter("token_id"),
+                                         name: fields.name, now: services.now(), audit: context.auditStamp(.organizationKey),
+                                         in: services.database)
+        }
+        return .json(.object(key.json))
+    }
+
     @Sendable static func deleteToken(_ context: RouteContext) async throws -> HTTPResponse {
         try Authentication.requireOrganization(context)
+        let services = context.services
         try await answeringRefusals {
             try await APIKeyStore.delete(appID: context.pathParameter("app_id"), keyID: context.pathParameter("token_id"),
-                                         in: context.services.database)
+                                         now: services.now(), audit: context.auditStamp(.organizationKey), in: services.database)
         }
         return .json(["success": true])
     }
@@ -49,7 +62,7 @@ extension AppsRoutes {
         let services = context.services
         let issued = try await answeringRefusals {
             try await APIKeyStore.rotate(appID: context.pathParameter("app_id"), keyID: context.pathParameter("token_id"),
-                                         now: services.now(), in: services.database)
+                                         now: services.now(), audit: context.auditStamp(.organizationKey), in: services.database)
         }
         var body = issued.json
         body["rotated_at"] = issued.key.json["rotated_at"]
@@ -60,7 +73,8 @@ extension AppsRoutes {
         try Authentication.requireOrganization(context)
         let id = context.pathParameter("app_id")
         let services = context.services
-        guard let sdkKey = try await AppStore.rotateSDKKey(id, now: services.now(), in: services.database) else {
+        guard let sdkKey = try await AppStore.rotateSDKKey(id, now: services.now(), audit: context.auditStamp(.organizationKey),
+                                                           in: services.database) else {
             throw Authentication.unknownApp(id)
         }
         return .json(["sdk_key": .string(sdkKey)], headers: secretHeaders)
@@ -84,11 +98,14 @@ extension AppsRoutes {
 }
 
 extension IssuedAPIKey {
-    /// The key with its value, which the caller sees this once; `expires_at` only when it expires.
+    /// The key with its value, which the caller sees this once; `expires_at` only when it
+    /// expires. OneSignal's `CreateApiKeyResponse` names them `token_id` and `formatted_token`.
     var json: JSONObject {
         var body: JSONObject = ["id": .string(key.id), "name": .string(key.name), "token": .string(token),
                                 "created_at": key.json["created_at"] ?? .null]
         if key.expiresAt != nil { body["expires_at"] = key.json["expires_at"] }
+        body["token_id"] = .string(key.id)
+        body["formatted_token"] = .string(token)
         return body
     }
 }

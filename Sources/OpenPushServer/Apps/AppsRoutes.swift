@@ -3,7 +3,8 @@ import OpenPushCore
 import OpenPushDelivery
 
 /// `/apps`: an operator creates, lists, reads and updates apps, and manages their keys, with
-/// the organization key. Field names are OneSignal's where it has them.
+/// the organization key. Field names are OneSignal's where it has them; every app shows the
+/// deployment's `organization_id`. Changes are audited, their actor the organization key.
 enum AppsRoutes {
     static func register(on router: inout Router<RouteHandler>) {
         router.add(.post, "/apps", create)
@@ -22,28 +23,33 @@ enum AppsRoutes {
         let fields = try AppFields.read(try context.jsonObject(), for: .create)
         let services = context.services
         let created = try await AppStore.create(AppSettings(fields), now: services.now(),
-                                                sealing: services.configuration.secretKeyring, in: services.database)
-        var body = created.app.json
+                                                sealing: services.configuration.secretKeyring,
+                                                audit: context.auditStamp(.organizationKey), in: services.database)
+        var body = created.app.json(organizationID: try await AuditLogStore.organizationID(in: services.database))
         body["basic_auth_key"] = .string(created.restKey)
         body["sdk_key"] = .string(created.sdkKey)
-        return .json(.object(body), headers: secretHeaders)
+        return .json(.object(body), headers: secretHeaders.merging(ignoredFieldsHeader(fields)) { $1 })
     }
 
     /// Newest first, as a bare array like OneSignal's; `X-Total-Count` says how many there are.
     @Sendable static func list(_ context: RouteContext) async throws -> HTTPResponse {
         try Authentication.requireOrganization(context)
         let page = try PageRequest.read(context.request.query)
-        let result = try await AppStore.list(limit: page.limit, offset: page.offset, in: context.services.database)
-        return .json(.array(result.apps.map { .object($0.json) }), headers: ["X-Total-Count": String(result.total)])
+        let database = context.services.database
+        let result = try await AppStore.list(limit: page.limit, offset: page.offset, in: database)
+        let organizationID = try await AuditLogStore.organizationID(in: database)
+        return .json(.array(result.apps.map { .object($0.json(organizationID: organizationID)) }),
+                     headers: ["X-Total-Count": String(result.total)])
     }
 
     @Sendable static func show(_ context: RouteContext) async throws -> HTTPResponse {
         try Authentication.requireOrganization(context)
         let id = context.pathParameter("app_id")
-        guard let app = try await AppStore.find(id, in: context.services.database) else {
+        let database = context.services.database
+        guard let app = try await AppStore.find(id, in: database) else {
             throw Authentication.unknownApp(id)
         }
-        return .json(.object(app.json))
+        return .json(.object(app.json(organizationID: try await AuditLogStore.organizationID(in: database))))
     }
 
     /// Changes only the fields given; `null` clears an optional one.
@@ -53,9 +59,16 @@ enum AppsRoutes {
         let fields = try AppFields.read(try context.jsonObject(), for: .update)
         let services = context.services
         guard let app = try await AppStore.update(id, with: fields, now: services.now(),
-                                                       sealing: services.configuration.secretKeyring, in: services.database) else {
+                                                       sealing: services.configuration.secretKeyring,
+                                                       audit: context.auditStamp(.organizationKey), in: services.database) else {
             throw Authentication.unknownApp(id)
         }
-        return .json(.object(app.json))
+        return .json(.object(app.json(organizationID: try await AuditLogStore.organizationID(in: services.database))),
+                     headers: ignoredFieldsHeader(fields))
+    }
+
+    /// Names OneSignal's fields that were accepted and ignored (other channels, read-only ones).
+    static func ignoredFieldsHeader(_ fields: AppFields) -> [String: String] {
+        fields.ignored.isEmpty ? [:] : [NotificationRoutes.ignoredFieldsHeader: fields.ignored.joined(separator: ", ")]
     }
 }

@@ -26,5 +26,6 @@ enum Routes {
         StatsRoutes.register(on: &router)
         ExportRoutes.register(on: &router)
         OutcomesRoutes.register(on: &router)
+        AuditLogRoutes.register(on: &router)
     }
 }

@@ -17,6 +17,7 @@ enum TemplatesRoutes {
         router.add(.get, "/templates/{template_id}", view)
         router.add(.patch, "/templates/{template_id}", update)
         router.add(.delete, "/templates/{template_id}", delete)
+        registerCopy(on: &router)
     }
 
     static func notFound(_ id: String) -> APIError { .notFound("template '\(id)' not found") }

@@ -11,8 +11,9 @@ package enum TenantStore {
     static let linkCodeAttempts = 5
 
     /// The tenant, its REST key (an `api_keys` row carrying `tenant_id`) and its link code, in
-    /// one transaction. Only a shared demo app has tenants.
-    package static func create(appID: String, name: String?, now: Double, in database: PostgresPool) async throws -> CreatedTenant {
+    /// one transaction with its audit entry. Only a shared demo app has tenants.
+    package static func create(appID: String, name: String?, now: Double, audit: AuditStamp = .commandLine,
+                              in database: PostgresPool) async throws -> CreatedTenant {
         let id = Identifier.make(prefix: "ten", now: now, random: KeyMaterial.identifierEntropy())
         let keyID = Identifier.make(prefix: "key", now: now, random: KeyMaterial.identifierEntropy())
         let restKey = KeyMaterial.issue(prefix: "rest")
@@ -29,6 +30,7 @@ package enum TenantStore {
                 INSERT INTO api_keys (id, app_id, tenant_id, name, digest, created_at)
                 VALUES (\(keyID), \(appID), \(id), \(keyName), \(restKey.digest), to_timestamp(\(now)))
                 """)
+            try AuditLogStore.record(.tenantCreated, target: id, appID: appID, by: audit, now: now, in: connection)
             guard let tenant = try find(id, appID: appID, in: connection) else {
                 throw InvariantViolation("tenant vanished in its own transaction")
             }
@@ -49,7 +51,8 @@ package enum TenantStore {
     /// Deletes a tenant and its REST key. Its devices stay registered but are unlinked: no
     /// tenant, no device key (on a shared app they must link again before their `/v1` calls
     /// work). Returns how many devices were unlinked.
-    package static func delete(_ tenantID: String, appID: String, now: Double, in database: PostgresPool) async throws -> Int {
+    package static func delete(_ tenantID: String, appID: String, now: Double, audit: AuditStamp = .commandLine,
+                              in database: PostgresPool) async throws -> Int {
         try await database.transaction { connection in
             guard try AppStore.find(appID, in: connection) != nil else { throw Authentication.unknownApp(appID) }
             let unlinked = try connection.query("""
@@ -58,6 +61,7 @@ package enum TenantStore {
                 """)
             let deleted = try connection.query("DELETE FROM tenants WHERE id = \(tenantID) AND app_id = \(appID)")
             guard deleted.affectedRows == 1 else { throw APIError.notFound("unknown tenant '\(tenantID)'") }
+            try AuditLogStore.record(.tenantDeleted, target: tenantID, appID: appID, by: audit, now: now, in: connection)
             return unlinked.affectedRows
         }
     }

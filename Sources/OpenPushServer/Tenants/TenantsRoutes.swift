@@ -25,7 +25,8 @@ enum TenantsRoutes {
         try reader.finish()
         let services = context.services
         let created = try await TenantStore.create(appID: context.pathParameter("app_id"), name: name,
-                                                   now: services.now(), in: services.database)
+                                                   now: services.now(), audit: context.auditStamp(.organizationKey),
+                                                   in: services.database)
         var body = created.tenant.json
         body["rest_api_key"] = .string(created.restKey)
         return .json(.object(body), status: 201, headers: AppsRoutes.secretHeaders)
@@ -43,7 +44,8 @@ enum TenantsRoutes {
         try Authentication.requireOrganization(context)
         let services = context.services
         let unlinked = try await TenantStore.delete(context.pathParameter("tenant_id"), appID: context.pathParameter("app_id"),
-                                                    now: services.now(), in: services.database)
+                                                    now: services.now(), audit: context.auditStamp(.organizationKey),
+                                                    in: services.database)
         return .json(["success": true, "unlinked_devices": .int(Int64(unlinked))])
     }
 }

@@ -36,6 +36,7 @@ enum WebhookRoutes {
                                                              description: fields.description.newValue,
                                                              now: context.services.now(),
                                                              sealing: context.services.configuration.secretKeyring,
+                                                             audit: context.auditStamp(.apiKey(id: principal.keyID)),
                                                              in: context.services.database)
         return .json(record.json(secret: secret), status: 201)
     }
@@ -61,7 +62,9 @@ enum WebhookRoutes {
                                                    allowPrivate: context.services.configuration.webhooksAllowPrivate).get()
         let id = context.pathParameter("webhook_id")
         guard let record = try await WebhookStore.update(id: id, appID: principal.app.id, fields: fields,
-                                                         now: context.services.now(), in: context.services.database)
+                                                         now: context.services.now(),
+                                                         audit: context.auditStamp(.apiKey(id: principal.keyID)),
+                                                         in: context.services.database)
         else { throw notFound(id) }
         return .json(record.json)
     }
@@ -69,7 +72,9 @@ enum WebhookRoutes {
     @Sendable static func delete(_ context: RouteContext) async throws -> HTTPResponse {
         let principal = try await caller(context)
         let id = context.pathParameter("webhook_id")
-        guard try await WebhookStore.delete(id: id, appID: principal.app.id, in: context.services.database) else {
+        guard try await WebhookStore.delete(id: id, appID: principal.app.id, now: context.services.now(),
+                                            audit: context.auditStamp(.apiKey(id: principal.keyID)),
+                                            in: context.services.database) else {
             throw notFound(id)
         }
         return HTTPResponse(status: 204)

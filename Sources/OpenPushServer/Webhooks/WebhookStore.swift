@@ -19,7 +19,7 @@ enum WebhookStore {
     /// the insert share a transaction under a per-app advisory lock, so two creates at once
     /// (from any process) are counted one after the other and cannot both take the last place.
     static func create(appID: String, url: String, events: [String], description: String?, now: Double,
-                       sealing keyring: SecretKeyring = SecretKeyring(),
+                       sealing keyring: SecretKeyring = SecretKeyring(), audit: AuditStamp = .commandLine,
                        in database: PostgresPool) async throws -> (WebhookRecord, secret: String) {
         let id = Identifier.make(prefix: "whk", now: now, random: KeyMaterial.identifierEntropy())
         let secret = newSecret()
@@ -30,13 +30,15 @@ enum WebhookStore {
             let count = try connection.query("SELECT count(*)::int AS n FROM webhooks WHERE app_id = \(appID)")[0]
                 .decode("n", as: Int.self)
             guard count < WebhookLimits.endpointsPerApp else { throw APIError.badRequest(WebhookLimits.tooManyEndpoints) }
-            return try connection.query("""
+            let rows = try connection.query("""
                 INSERT INTO webhooks (id, app_id, url, events, description, secret, cursor_xid, cursor_seq, next_attempt_at, created_at,
                                       updated_at)
                 VALUES (\(id), \(appID), \(url), \(events)::text[], \(description), \(sealed), \(newest.xid), \(newest.seq),
                         to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)))
                 RETURNING \(WebhookRecord.columns)
                 """)
+            try AuditLogStore.record(.webhookCreated, target: id, appID: appID, by: audit, now: now, in: connection)
+            return rows
         }
         return (try WebhookRecord(row: rows[0]), secret)
     }
@@ -59,7 +61,7 @@ enum WebhookStore {
 
     /// Changes the fields given. Enabling an endpoint that was disabled clears why, forgets its
     /// failures and moves its cursor to the app's newest event: it resumes with new events only.
-    static func update(id: String, appID: String, fields: WebhookFields, now: Double,
+    static func update(id: String, appID: String, fields: WebhookFields, now: Double, audit: AuditStamp = .commandLine,
                        in database: PostgresPool) async throws -> WebhookRecord? {
         let newest = StoredEvent.newestPosition(appID: appID)
         let description: PostgresQuery = switch fields.description {
@@ -68,7 +70,7 @@ enum WebhookStore {
         case .set(let text): "\(text)"
         }
         let reenable = fields.enabled == true
-        let rows = try await database.query("""
+        let statement: PostgresQuery = """
             UPDATE webhooks SET
                 url = COALESCE(\(fields.url), url),
                 events = COALESCE(\(fields.events)::text[], events),
@@ -84,12 +86,23 @@ enum WebhookStore {
                 updated_at = to_timestamp(\(now))
             WHERE id = \(id) AND app_id = \(appID)
             RETURNING \(WebhookRecord.columns)
-            """)
-        return try rows.first.map(WebhookRecord.init(row:))
+            """
+        return try await database.transaction { connection in
+            guard let row = try connection.query(statement).first else { return nil }
+            try AuditLogStore.record(.webhookUpdated, target: id, appID: appID, by: audit, now: now, in: connection)
+            return try WebhookRecord(row: row)
+        }
     }
 
-    static func delete(id: String, appID: String, in database: PostgresPool) async throws -> Bool {
-        !(try await database.query("DELETE FROM webhooks WHERE id = \(id) AND app_id = \(appID) RETURNING id")).isEmpty
+    /// The delete and its audit entry in one transaction.
+    static func delete(id: String, appID: String, now: Double, audit: AuditStamp = .commandLine,
+                       in database: PostgresPool) async throws -> Bool {
+        try await database.transaction { connection in
+            guard !(try connection.query("DELETE FROM webhooks WHERE id = \(id) AND app_id = \(appID) RETURNING id")).isEmpty
+            else { return false }
+            try AuditLogStore.record(.webhookDeleted, target: id, appID: appID, by: audit, now: now, in: connection)
+            return true
+        }
     }
 
     /// A new secret; the current one becomes `previous_secret` (moved as stored, sealed or not)

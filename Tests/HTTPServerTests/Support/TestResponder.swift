@@ -6,6 +6,7 @@ struct Echo: Codable, Equatable {
     var method: String
     var path: String
     var query: [String: String]
+    var queryValues: [String: [String]]
     var body: String
     var requestID: String
     var custom: String?
@@ -21,6 +22,7 @@ struct TestResponder: HTTPResponder {
                 method: request.method.rawValue,
                 path: request.path,
                 query: request.query,
+                queryValues: request.queryValues,
                 body: String(decoding: request.body, as: UTF8.self),
                 requestID: request.requestID,
                 custom: request.headers["x-custom-header"],

@@ -24,7 +24,8 @@ import OpenPushTestSupport
         let id = try #require(body["id"]?.stringValue)
         let token = try #require(body["token"]?.stringValue)
         #expect(Identifier.isWellFormed(id, prefix: "key"))
-        #expect(body.keys == ["id", "name", "token", "created_at"])
+        #expect(body.keys == ["id", "name", "token", "created_at", "token_id", "formatted_token"])
+        #expect(body["token_id"] == body["id"] && body["formatted_token"] == body["token"])
         #expect(body["name"] == "billing backend")
         #expect(token.hasPrefix("rest_") && token != created.restKey)
         #expect(await app.restKeyStatus(created.app.id, token) == 200)
@@ -54,10 +55,12 @@ import OpenPushTestSupport
         #expect(response.status == 200)
         let tokens = try #require(response.json?.objectValue?["tokens"]?.arrayValue)
         #expect(tokens.count == 2)
-        #expect(tokens[0].objectValue?.keys == ["id", "name", "created_at", "rotated_at", "expires_at"])
+        #expect(tokens[0].objectValue?.keys == ["id", "name", "created_at", "rotated_at", "expires_at", "token_id", "updated_at",
+                                                "ip_allowlist_mode", "ip_allowlist"])
         #expect(tokens[0].objectValue?["id"] == .string(created.restKeyID) && tokens[0].objectValue?["name"] == "default")
         #expect(tokens[1] == ["id": addedBody["id"]!, "name": "ci", "created_at": addedBody["created_at"]!, "rotated_at": nil,
-                              "expires_at": nil])
+                              "expires_at": nil, "token_id": addedBody["id"]!, "updated_at": addedBody["created_at"]!,
+                              "ip_allowlist_mode": "disabled", "ip_allowlist": []])
         for secret in [created.restKey, addedBody["token"]?.stringValue ?? "?", "digest"] {
             #expect(!response.text.contains(secret))
         }
@@ -73,7 +76,7 @@ import OpenPushTestSupport
                                          json: ["name": "short", "expires_in_seconds": 60])
         #expect(response.status == 201)
         let body = try #require(response.json?.objectValue)
-        #expect(body.keys == ["id", "name", "token", "created_at", "expires_at"])
+        #expect(body.keys == ["id", "name", "token", "created_at", "expires_at", "token_id", "formatted_token"])
         let id = try #require(body["id"]?.stringValue)
         let token = try #require(body["token"]?.stringValue)
         let stored = try #require(try await app.services.database.query("""
@@ -131,7 +134,7 @@ import OpenPushTestSupport
         #expect(response.status == 200)
         #expect(response.headers["Cache-Control"] == "no-store")
         let body = try #require(response.json?.objectValue)
-        #expect(body.keys == ["id", "name", "token", "created_at", "rotated_at"])
+        #expect(body.keys == ["id", "name", "token", "created_at", "token_id", "formatted_token", "rotated_at"])
         #expect(body["id"] == .string(created.restKeyID) && body["name"] == "default")
         #expect(body["rotated_at"]?.stringValue?.hasSuffix("Z") == true)
         let token = try #require(body["token"]?.stringValue)
@@ -192,7 +195,9 @@ import OpenPushTestSupport
         let listed = await app.request(.get, Self.tokensPath(mine.app.id), headers: Support.organization)
         #expect(listed.json == ["tokens": [["id": .string(mine.restKeyID), "name": "default",
                                             "created_at": .string(Timestamp.iso8601(mine.app.createdAt)), "rotated_at": nil,
-                                            "expires_at": nil]]])
+                                            "expires_at": nil, "token_id": .string(mine.restKeyID),
+                                            "updated_at": .string(Timestamp.iso8601(mine.app.createdAt)),
+                                            "ip_allowlist_mode": "disabled", "ip_allowlist": []]]])
     }
 
     @Test func tenantKeysAreNotManagedHere() async throws {
@@ -260,7 +265,7 @@ import OpenPushTestSupport
             (.post, "/apps", ["name": "Intruder"]), (.get, "/apps", nil), (.get, "/apps/\(id)", nil),
             (.put, "/apps/\(id)", ["name": "Intruder"]), (.post, tokens, ["name": "intruder"]), (.get, tokens, nil),
             (.delete, "\(tokens)/\(created.restKeyID)", nil), (.post, "\(tokens)/\(created.restKeyID)/rotate", nil),
-            (.post, "/apps/\(id)/sdk_key/rotate", nil),
+            (.post, "/apps/\(id)/sdk_key/rotate", nil), (.patch, "\(tokens)/\(created.restKeyID)", ["name": "intruder"]),
         ]
         // The list above is every route this area registers.
         let ours = app.application.router.routes.filter {

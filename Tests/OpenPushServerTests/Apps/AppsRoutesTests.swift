@@ -33,6 +33,8 @@ import OpenPushTestSupport
         #expect(Identifier.isWellFormed(id, prefix: "app"))
         let restKey = try #require(body["basic_auth_key"]?.stringValue)
         let sdkKey = try #require(body["sdk_key"]?.stringValue)
+        let organizationID = try #require(body["organization_id"]?.stringValue)
+        #expect(organizationID.hasPrefix("org_"))
         #expect(body == [
             "id": .string(id), "name": "Shop", "apns_env": "sandbox", "apns_key_id": "ABC123DEFG", "apns_team_id": "TEAM123456",
             "apns_bundle_id": "com.example.shop", "apns_watch_bundle_id": "com.example.shop.watch", "has_apns_key": true,
@@ -40,7 +42,7 @@ import OpenPushTestSupport
             "dedupe_window_days": 30, "stale_alert_seconds": 0, "default_privacy_text": "New notification",
             "live_activity_update_interval_seconds": 5, "widget_push_interval_seconds": 15,
             "created_at": "2026-11-30T07:00:00.000Z", "updated_at": "2026-11-30T07:00:00.000Z",
-            "apns_status": ["state": "ok", "reason": nil, "at": nil],
+            "apns_status": ["state": "ok", "reason": nil, "at": nil], "organization_id": .string(organizationID),
             "basic_auth_key": .string(restKey), "sdk_key": .string(sdkKey),
         ])
         #expect(!response.text.contains("PRIVATE KEY"))

@@ -156,6 +156,20 @@ import OpenPushTestSupport
             try await browser.waitFor("#keys", text: "backend")
             try await browser.screenshot("app")
 
+            // The audit log lists the app's creation and the key made on its page, newest first.
+            try await browser.navigate(to: served.baseURL + "/console#/audit")
+            let created = try await browser.waitFor("#audit tr[data-action='app.created'][data-target='\(appID)']")
+            #expect(try await created.text().contains("org (organization_api_key)"))
+            let keyRow = try await browser.waitFor("#audit tbody tr[data-action='api_key.created']")
+            let rows = try await browser.execute("""
+                return Array.from(document.querySelectorAll('#audit tbody tr')).map(r => r.dataset.action + ' ' + r.dataset.target);
+                """)
+            let order = rows.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(order.firstIndex(of: "app.created \(appID)") ?? 0 > order.firstIndex { $0.hasPrefix("api_key.created") } ?? 0,
+                    "\(order)")
+            #expect(try await keyRow.text().contains("api_key"))
+            try await browser.screenshot("audit")
+
             // Back on the apps page, the last day's figures count the push.
             try await browser.navigate(to: served.baseURL + "/console#/apps")
             let counted = try await browser.waitFor("#apps tr[data-app='\(appID)'] td[data-figure=accepted]", text: "1")

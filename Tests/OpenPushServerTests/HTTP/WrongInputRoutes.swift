@@ -117,6 +117,8 @@ struct WrongInputWorld: Sendable {
     let tenantID: String
     let sharedDeviceToken: String
     let linkCode: String
+    /// The deployment's organization (`GET /organizations/{id}/audit_logs`).
+    let organizationID: String
 
     var organization: HTTPHeaders { ["Authorization": "Key \(Self.organizationKey)"] }
 
@@ -154,7 +156,8 @@ struct WrongInputWorld: Sendable {
             app: app, main: main, spare: spare, shared: shared, deviceToken: token, restSubscriptionID: restSubscriptionID,
             extraKeyID: key, segmentID: segment, notificationID: notification, templateID: template, webhookID: webhook,
             channelID: channel, tenantID: try #require(tenantBody["id"]?.stringValue), sharedDeviceToken: sharedToken,
-            linkCode: try #require(tenantBody["link_code"]?.stringValue))
+            linkCode: try #require(tenantBody["link_code"]?.stringValue),
+            organizationID: try await AuditLogStore.organizationID(in: app.services.database))
     }
 
     /// A device with the external id the sends target, an open Live Activity and a
@@ -266,6 +269,9 @@ struct WrongInputWorld: Sendable {
             RouteCase(method: .post, template: "/apps/{app_id}/auth/tokens", pathValues: ["app_id": appID],
                       headers: organization, body: ["name": "k"]),
             RouteCase(method: .get, template: "/apps/{app_id}/auth/tokens", pathValues: ["app_id": appID], headers: organization),
+            RouteCase(method: .patch, template: "/apps/{app_id}/auth/tokens/{token_id}",
+                      pathValues: ["app_id": appID, "token_id": extraKeyID], headers: organization,
+                      body: ["name": "k2", "ip_allowlist_mode": "disabled", "ip_allowlist": []]),
             RouteCase(method: .delete, template: "/apps/{app_id}/auth/tokens/{token_id}",
                       pathValues: ["app_id": appID, "token_id": extraKeyID], headers: organization),
             RouteCase(method: .post, template: "/apps/{app_id}/auth/tokens/{token_id}/rotate",
@@ -443,6 +449,13 @@ struct WrongInputWorld: Sendable {
                       query: ["app_id": appID], headers: rest),
             RouteCase(method: .patch, template: "/templates/{template_id}", pathValues: ["template_id": templateID],
                       query: ["app_id": appID], headers: rest, body: templateFields.setting(["ios_category": nil])),
+            RouteCase(method: .post, template: "/templates/{template_id}/copy_to_app", pathValues: ["template_id": templateID],
+                      query: ["app_id": appID], headers: organization, body: ["target_app_id": .string(spare.app.id)]),
+            RouteCase(method: .get, template: "/organizations/{organization_id}/audit_logs",
+                      pathValues: ["organization_id": organizationID], query: [
+                          "limit": "5", "app_ids": appID, "actions": "app.created", "actor_ids": "org", "target_types": "app",
+                          "target_ids": appID, "start_time": "2020-01-01T00:00:00Z", "end_time": "2100-01-01T00:00:00Z",
+                      ], headers: organization),
             RouteCase(method: .delete, template: "/templates/{template_id}", pathValues: ["template_id": templateID],
                       query: ["app_id": appID], headers: rest),
             RouteCase(method: .get, template: "/notifications", query: ["app_id": appID, "limit": "5", "offset": "0"],
