@@ -12,8 +12,10 @@ package enum ExportStore {
 
     /// Records a job in one transaction and wakes the producers. An app with `pendingPerApp`
     /// jobs not finished is refused (`429`); for a message's history the message must be the
-    /// app's (and, with a tenant, the tenant's): `404` otherwise. Returns the export's id.
-    package static func create(appID: String, tenantID: String?, kind: ExportKind, messageID: String?, options: JSONValue,
+    /// app's (and, with a tenant, the tenant's): `404` otherwise; a segment the subscriptions are
+    /// narrowed to must exist (`400`, as on a send). Returns the export's id.
+    package static func create(appID: String, tenantID: String?, kind: ExportKind, messageID: String?,
+                               segmentName: String? = nil, options: JSONValue,
                                now: Double, in database: PostgresPool) async throws -> String {
         let id = Identifier.make(prefix: "exp", now: now, random: KeyMaterial.identifierEntropy())
         let lock = appID + "/exports"
@@ -25,6 +27,9 @@ package enum ExportStore {
                 guard try !connection.query("""
                     SELECT 1 FROM messages WHERE id = \(messageID) AND app_id = \(appID) \(tenant)
                     """).isEmpty else { throw APIError.notFound("notification '\(messageID)' not found") }
+            }
+            if let segmentName {
+                _ = try SegmentAudience.condition(appID: appID, tenantID: tenantID, included: [segmentName], now: now, in: connection)
             }
             let pending: Int = try connection.query("""
                 SELECT count(*)::int AS pending FROM exports WHERE app_id = \(appID) AND state = 'pending'

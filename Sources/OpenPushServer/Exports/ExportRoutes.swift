@@ -27,14 +27,8 @@ enum ExportRoutes {
         let body = context.request.body.allSatisfy { $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }
             ? JSONObject() : try context.jsonObject()
         let options = try SubscriptionExportOptions.parse(body)
-        if let segment = options.segmentName {
-            // An unknown segment is the request's `400`, as on a send.
-            let now = context.services.now()
-            _ = try await context.services.database.withConnection { connection in
-                try SegmentAudience.condition(appID: appID, tenantID: principal.tenantID, included: [segment], now: now, in: connection)
-            }
-        }
         let id = try await ExportStore.create(appID: appID, tenantID: principal.tenantID, kind: .subscriptions, messageID: nil,
+                                              segmentName: options.segmentName,
                                               options: options.stored, now: context.services.now(), in: context.services.database)
         let ignored = options.ignoredExtras.isEmpty ? [:] : ["OpenPush-Ignored-Fields": options.ignoredExtras.joined(separator: ", ")]
         return .json(["csv_file_url": .string(fileURL(context, appID: appID, exportID: id))], headers: ignored)
