@@ -228,6 +228,7 @@ import scenarios_exports  # noqa: E402,F401
 import scenarios_reporting  # noqa: E402,F401
 import scenarios_apps  # noqa: E402,F401
 import scenarios_audit  # noqa: E402,F401
+import scenarios_more  # noqa: E402,F401
 
 
 def describe(error):
