@@ -6,7 +6,9 @@ extension SubscriptionRecord {
     /// `create_subscription`'s `subscription`): only the fields OneSignal's `Subscription` model
     /// has, and a field OpenPush does not know is left out, never `null` (OneSignal's clients
     /// refuse a `null` in these non-nullable fields).
-    var oneSignalView: JSONValue {
+    var oneSignalView: JSONValue { .object(oneSignalObject) }
+
+    var oneSignalObject: JSONObject {
         let subscribed = enabled && !isRetired
         var object: JSONObject = [
             "id": .string(id),
@@ -21,6 +23,6 @@ extension SubscriptionRecord {
         if let deviceOS { object["device_os"] = .string(deviceOS) }
         if let sdk { object["sdk"] = .string(sdk) }
         if let sessionTime { object["session_time"] = .int(sessionTime) }
-        return .object(object)
+        return object
     }
 }

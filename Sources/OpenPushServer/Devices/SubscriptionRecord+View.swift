@@ -9,30 +9,23 @@ extension SubscriptionRecord {
     /// `notification_types` say one thing, whether pushes go out (OneSignal's clients read
     /// either): `true`/1, or `false`/-2 when disabled or retired (`retired` tells which).
     var view: JSONValue {
-        let subscribed = enabled && !isRetired
-        var object: JSONObject = [
-            "id": .string(id),
-            "type": .string(oneSignalType),
-            "token": .string(token),
-            "enabled": .bool(subscribed),
-            "notification_types": subscribed ? 1 : -2,
-            "session_count": .int(Int64(sessionCount)),
-            "language": Self.text(language),
-            "country": Self.text(country),
-            "timezone": Self.text(timezone),
-            "app_version": Self.text(appVersion),
-            "device_model": Self.text(deviceModel),
-            "device_os": Self.text(deviceOS),
-            "tags": TagChanges.object(tags),
-            "external_id": Self.text(externalID),
-            "platform": .string(platform),
-            "environment": .string(environment.rawValue),
-            "first_session_at": Self.seconds(firstSessionAt),
-            "last_session_at": Self.seconds(lastSessionAt),
-            "retired_at": retiredAt.map(Self.seconds) ?? .null,
-            "retired": .bool(isRetired),
-            "hide_details": .bool(hideDetails),
-        ]
+        // OneSignal's subscription object, then OpenPush's own fields; here an unknown value is `null`.
+        var object = oneSignalObject
+        object["language"] = Self.text(language)
+        object["country"] = Self.text(country)
+        object["timezone"] = Self.text(timezone)
+        object["app_version"] = Self.text(appVersion)
+        object["device_model"] = Self.text(deviceModel)
+        object["device_os"] = Self.text(deviceOS)
+        object["tags"] = TagChanges.object(tags)
+        object["external_id"] = Self.text(externalID)
+        object["platform"] = .string(platform)
+        object["environment"] = .string(environment.rawValue)
+        object["first_session_at"] = Self.seconds(firstSessionAt)
+        object["last_session_at"] = Self.seconds(lastSessionAt)
+        object["retired_at"] = retiredAt.map(Self.seconds) ?? .null
+        object["retired"] = .bool(isRetired)
+        object["hide_details"] = .bool(hideDetails)
         object["quiet_hours"] = quietHours?.json ?? .null
         object["muted_threads"] = .array(mutedThreads.map(JSONValue.string))
         return .object(object)
