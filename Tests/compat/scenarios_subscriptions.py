@@ -187,7 +187,7 @@ def subscription_errors_as_the_client_raises_them():
     user = "sub-err-" + nonce()
     new_user(user)
     expect_api_error(lambda: API.create_subscription(APP_ID, "external_id", user, SubscriptionBody(
-        subscription=Subscription(type="AndroidPush", token="fcm-" + nonce()))), 400, "issue 41")
+        subscription=Subscription(type="AndroidPush", token="fcm-" + nonce()))), 400, "Android (FCM) is not available yet")
     expect_api_error(lambda: API.create_subscription(APP_ID, "external_id", "nobody-" + nonce(), apple(fresh_token())),
                      404, "user not found")
     expect_api_error(lambda: client("not-the-key").create_subscription(APP_ID, "external_id", user, apple(fresh_token())),

@@ -46,7 +46,7 @@ package enum OneSignalSubscriptionType: String, Sendable, CaseIterable {
         switch type {
         case .androidPush, .fireOSPush, .huaweiPush:
             return "\(key) '\(name)' is not supported yet: OpenPush sends to Apple devices (\(supportedNames)); "
-                + "Android push arrives with issue 41"
+                + "Android (FCM) is not available yet"
         default:
             return "\(key) '\(name)' is not supported: OpenPush sends to Apple devices only (\(supportedNames))"
         }

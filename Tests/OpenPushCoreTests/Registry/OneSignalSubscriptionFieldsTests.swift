@@ -27,7 +27,7 @@ import OpenPushCore
         #expect(creation.fields.sessionTime == 5)
         #expect(creation.fields.ignored == [])
         #expect(throws: InvalidInput(["subscription.type 'HuaweiPush' is not supported yet: OpenPush sends to Apple devices "
-                                      + "(iOSPush, macOSPush); Android push arrives with issue 41"])) {
+                                      + "(iOSPush, macOSPush); Android (FCM) is not available yet"])) {
             try SubscriptionCreation(body: ["subscription": ["type": "HuaweiPush", "token": .string(Self.token)]])
         }
         #expect(throws: InvalidInput(["subscription.type 'Pager' is not a OneSignal subscription type; OpenPush supports "

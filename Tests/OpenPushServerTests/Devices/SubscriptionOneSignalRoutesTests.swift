@@ -89,7 +89,7 @@ import OpenPushTestSupport
         let android = await test.request(.post, path, headers: .restKey(app.restKey),
                                          json: ["subscription": ["type": "AndroidPush", "token": "fcm-token"]])
         #expect(android.status == 400)
-        #expect(android.json == ["errors": ["subscription.type 'AndroidPush' is not supported yet: OpenPush sends to Apple devices (iOSPush, macOSPush); Android push arrives with issue 41"]])
+        #expect(android.json == ["errors": ["subscription.type 'AndroidPush' is not supported yet: OpenPush sends to Apple devices (iOSPush, macOSPush); Android (FCM) is not available yet"]])
         let email = await test.request(.post, path, headers: .restKey(app.restKey),
                                        json: ["subscription": ["type": "Email", "token": "a@example.com"]])
         #expect(email.status == 400)
