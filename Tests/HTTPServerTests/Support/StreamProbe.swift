@@ -37,7 +37,12 @@ final class StreamProbe: @unchecked Sendable {
     /// The bytes of piece `index` of `/stream`: a pattern that differs piece to piece, so a
     /// piece out of order or repeated shows.
     static func piece(_ index: Int, size: Int) -> [UInt8] {
-        (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index &* 7 &+ ($0 >> 8)) }
+        [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            for offset in 0..<size {
+                buffer[offset] = UInt8(truncatingIfNeeded: offset &* 31 &+ index &* 7 &+ (offset >> 8))
+            }
+            count = size
+        }
     }
 
     static func body(pieces: Int, size: Int, empty: Int? = nil) -> [UInt8] {
