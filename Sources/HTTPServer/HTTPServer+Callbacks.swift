@@ -152,8 +152,20 @@ private func queue(_ response: HTTPResponse, _ context: RequestContext, _ server
     var response = response
     server.finalize(&response, for: context)
     let status = (100...999).contains(response.status) ? UInt32(response.status) : 500
-    let mhdResponse = response.body.withUnsafeBytes { bytes in
-        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    let mhdResponse: OpaquePointer?
+    if let stream = response.stream {
+        // The response owns one retain, given back by `releaseStreamedBody` (also when queueing fails).
+        let streamer = Unmanaged.passRetained(BodyStreamer(stream: stream, context: context, server: server))
+        mhdResponse = MHD_create_response_from_callback(stream.length ?? UInt64.max, BodyStreamer.blockSize,
+                                                        readStreamedBody, streamer.toOpaque(), releaseStreamedBody)
+        if mhdResponse == nil {
+            streamer.takeUnretainedValue().release()
+            streamer.release()
+        }
+    } else {
+        mhdResponse = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
     }
     guard let mhdResponse else { return .NO }
     defer { MHD_destroy_response(mhdResponse) }

@@ -213,6 +213,27 @@ package final class HTTPServer: Sendable {
         }
     }
 
+    /// Suspends a connection whose streamed body waits for its next piece (called from the
+    /// content reader). Registered like a dispatched request, so shutdown resumes it; false once
+    /// stopping, when the stream must end at once.
+    func suspendStream(_ context: RequestContext) -> Bool {
+        state.withLock { state in
+            guard state.phase == .running || state.phase == .draining else { return false }
+            MHD_suspend_connection(context.connection)
+            state.suspended[ObjectIdentifier(context)] = context
+            return true
+        }
+    }
+
+    /// Resumes a streaming connection once its next piece (or its end) is there.
+    func resumeStream(_ context: RequestContext) {
+        state.withLock { state in
+            // Gone if shutdown already resumed it; the reader then ends the stream.
+            guard state.suspended.removeValue(forKey: ObjectIdentifier(context)) != nil else { return }
+            MHD_resume_connection(context.connection)
+        }
+    }
+
     /// Headers the server adds after the responder.
     func finalize(_ response: inout HTTPResponse, for context: RequestContext) {
         response.headers.replaceOrAdd(name: "X-Request-Id", value: context.request.requestID)

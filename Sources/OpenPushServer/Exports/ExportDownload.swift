@@ -6,9 +6,9 @@ import OpenPushDelivery
 /// (a shared demo tenant's key reads only the tenant's exports). `404` while it is produced,
 /// after it failed, and once its 3 days are over.
 ///
-/// The HTTP server (libmicrohttpd behind `HTTPServer`) answers from one buffer: it has no
-/// streaming or callback response yet. The file is read chunk by chunk, one query each, so the
-/// database never sends it whole, but the answer holds the compressed file once.
+/// The file is streamed: each stored chunk is read from PostgreSQL only when the client has taken
+/// the previous one, so a download holds one chunk (256 KiB) however large the file and however
+/// slow the client; `Content-Length` is the stored `byte_count`.
 enum ExportDownload {
     @Sendable static func download(_ context: RouteContext) async throws -> HTTPResponse {
         let appID = context.pathParameter("app_id")
@@ -29,12 +29,12 @@ enum ExportDownload {
         case .ready:
             break
         }
-        var body: [UInt8] = []
-        body.reserveCapacity(Int(export.byteCount ?? 0))
-        for position in 0..<export.chunkCount {
-            body += try await ExportStore.chunk(exportID: id, position: position, in: database)
+        let chunks = export.chunkCount
+        let stream = HTTPBodyStream(length: export.byteCount.map { UInt64($0) }) { position in
+            // A file pruned or replaced meanwhile throws: the connection ends short of its length.
+            position < chunks ? try await ExportStore.chunk(exportID: id, position: position, in: database) : nil
         }
-        var response = HTTPResponse(status: 200, body: body)
+        var response = HTTPResponse(status: 200, stream: stream)
         response.headers.add(name: "Content-Type", value: "application/gzip")
         response.headers.add(name: "Content-Disposition",
                              value: "attachment; filename=\"\(export.kind.fileStem)-\(id)\(ExportRoutes.fileSuffix)\"")

@@ -13,8 +13,16 @@ struct Echo: Codable, Equatable {
     var remoteAddress: String?
 }
 
-/// `/echo` describes the request; `/slow?ms=N` answers after sleeping; anything else is 404.
+/// `/echo` describes the request; `/slow?ms=N` answers after sleeping; `/stream` streams
+/// `pieces` pieces of `size` bytes (`StreamProbe.piece`), piece `empty` empty, throwing when asked
+/// for piece `fail`, with a `Content-Length` unless `length=no`, and reports to `probe`; with `gate=1` each piece after the first
+/// waits for `gate`;
+/// anything else is 404.
 struct TestResponder: HTTPResponder {
+    var probe = StreamProbe()
+    /// With `gate=1`, every piece after the first waits for it.
+    var gate: StreamGate?
+
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         switch request.path {
         case "/echo":
@@ -34,6 +42,22 @@ struct TestResponder: HTTPResponder {
             let milliseconds = Int(request.query["ms"] ?? "") ?? 100
             try? await Task.sleep(for: .milliseconds(milliseconds))
             return HTTPResponse(status: 200, body: Array("done".utf8))
+        case "/stream":
+            let pieces = Int(request.query["pieces"] ?? "") ?? 1
+            let size = Int(request.query["size"] ?? "") ?? 1
+            let empty = request.query["empty"].flatMap { Int($0) }
+            let fail = request.query["fail"].flatMap { Int($0) }
+            let length = UInt64(StreamProbe.body(pieces: 1, size: size).count * (pieces - (empty == nil ? 0 : 1)))
+            let probe = self.probe
+            let gate = request.query["gate"] == "1" ? self.gate : nil
+            let stream = HTTPBodyStream(length: request.query["length"] == "no" ? nil : length, next: { index in
+                probe.asked()
+                if index > 0 { await gate?.wait() }
+                if index == fail { throw StreamFailure() }
+                guard index < pieces else { return nil }
+                return index == empty ? [] : StreamProbe.piece(index, size: size)
+            }, ended: { probe.end($0) })
+            return HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], stream: stream)
         default:
             return HTTPResponse(status: 404, body: Array("not found".utf8))
         }
@@ -44,3 +68,5 @@ struct TestResponder: HTTPResponder {
         HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array("too large: \(request.body.count)".utf8))
     }
 }
+
+struct StreamFailure: Error {}

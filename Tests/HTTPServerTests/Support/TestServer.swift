@@ -5,13 +5,14 @@ import HTTPServer
 func withTestServer<T>(
     maxBodySize: Int = 1 << 20,
     shutdownGrace: Duration = .seconds(5),
+    responder: TestResponder = TestResponder(),
     _ body: (HTTPServer, String) async throws -> T
 ) async throws -> T {
     var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
     configuration.threadPoolSize = 2
     configuration.maxBodySize = maxBodySize
     configuration.shutdownGrace = shutdownGrace
-    let server = HTTPServer(configuration: configuration, responder: TestResponder())
+    let server = HTTPServer(configuration: configuration, responder: responder)
     try server.start()
     do {
         let result = try await body(server, "http://127.0.0.1:\(server.port)")

@@ -30,8 +30,15 @@ enum Exports {
         return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
     }
 
-    static func download(_ app: TestApp, _ url: String, key: String?) async -> TestResponse {
-        await app.request(.get, path(url), headers: key.map(HTTPHeaders.restKey) ?? [:])
+    /// Downloads in-process, collecting a streamed body as the HTTP server would send it.
+    static func download(_ app: TestApp, _ url: String, key: String?) async throws -> TestResponse {
+        let request = HTTPRequest(method: .get, path: path(url), headers: key.map(HTTPHeaders.restKey) ?? [:])
+        var response = await app.application.respond(to: request)
+        if let stream = response.stream {
+            response.body = try await stream.collect()
+            response.stream = nil
+        }
+        return TestResponse(response)
     }
 
     /// The file un-gzipped and split into records (this writer's CSV: quoted fields, CRLF).

@@ -51,10 +51,10 @@ import Postgres
         let sent = try Self.url(await Self.history(harness, messageID, events: "sent"), "destination_url")
         let clicked = try Self.url(await Self.history(harness, messageID, events: "clicked"), "destination_url")
         let all = try Self.url(await Self.events(harness, messageID), "csv_file_url")
-        #expect(await Exports.download(harness.app, sent, key: harness.created.restKey).status == 404)
+        #expect(try await Exports.download(harness.app, sent, key: harness.created.restKey).status == 404)
         try await Exports.produceAll(harness.app)
 
-        let sentRecords = try Exports.records(await Exports.download(harness.app, sent, key: harness.created.restKey))
+        let sentRecords = try Exports.records(try await Exports.download(harness.app, sent, key: harness.created.restKey))
         #expect(sentRecords.first == ["player_id", "external_user_id", "device_type", "state", "error_reason", "timestamp"])
         let sentRows = Exports.rows(sentRecords)
         #expect(sentRows.count == 3)
@@ -67,11 +67,11 @@ import Postgres
         #expect(byDevice[ids[Self.dead] ?? ""]?["error_reason"]?.isEmpty == false)
         #expect(sentRows.allSatisfy { ($0["timestamp"] ?? "").count == 19 })
 
-        let clickedRows = Exports.rows(try Exports.records(await Exports.download(harness.app, clicked, key: harness.created.restKey)))
+        let clickedRows = Exports.rows(try Exports.records(try await Exports.download(harness.app, clicked, key: harness.created.restKey)))
         #expect(clickedRows.map { $0["player_id"] } == [ids[Self.accepted[1]]])
         #expect(clickedRows.first?["external_user_id"] == "user-1")
 
-        let eventRows = Exports.rows(try Exports.records(await Exports.download(harness.app, all, key: harness.created.restKey)))
+        let eventRows = Exports.rows(try Exports.records(try await Exports.download(harness.app, all, key: harness.created.restKey)))
         #expect(eventRows.filter { $0["event"] == "sent" }.count == 3)
         #expect(eventRows.filter { $0["event"] == "clicked" }.map { $0["player_id"] } == [ids[Self.accepted[1]]])
     }
@@ -108,10 +108,10 @@ import Postgres
         let url = try Self.url(await Self.history(harness, otherMessage, events: "sent", app: other), "destination_url")
         let own = try Self.url(await Self.history(harness, messageID, events: "sent"), "destination_url")
         try await Exports.produceAll(harness.app)
-        #expect(await Exports.download(harness.app, url, key: harness.created.restKey).status == 401)
-        let records = try Exports.records(await Exports.download(harness.app, url, key: other.restKey))
+        #expect(try await Exports.download(harness.app, url, key: harness.created.restKey).status == 401)
+        let records = try Exports.records(try await Exports.download(harness.app, url, key: other.restKey))
         #expect(records == [ExportKind.notificationSent.historyColumns])
-        let ownRows = Exports.rows(try Exports.records(await Exports.download(harness.app, own, key: harness.created.restKey)))
+        let ownRows = Exports.rows(try Exports.records(try await Exports.download(harness.app, own, key: harness.created.restKey)))
         #expect(ownRows.map { $0["player_id"] } == [mine])
     }
 }

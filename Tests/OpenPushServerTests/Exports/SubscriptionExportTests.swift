@@ -45,12 +45,12 @@ import Postgres
         #expect(url.hasSuffix(".csv.gz"))
         #expect(Exports.path(url).hasPrefix("/apps/\(first.app.id)/exports/exp_"))
         // Recorded, not produced: the file is not there yet.
-        let early = await Exports.download(app, url, key: first.restKey)
+        let early = try await Exports.download(app, url, key: first.restKey)
         #expect(early.status == 404)
         #expect(early.json == ["errors": [.string("export '\(Exports.path(url).split(separator: "/").last ?? "")' is not ready yet; try again shortly")]])
 
         #expect(try await Exports.produce(app))
-        let records = try Exports.records(await Exports.download(app, url, key: first.restKey))
+        let records = try Exports.records(try await Exports.download(app, url, key: first.restKey))
         #expect(records.first == ["id", "identifier", "external_user_id", "device_type", "language", "timezone", "session_count",
                                   "created_at", "last_active", "invalid_identifier", "tags"])
         let rows = Exports.rows(records)
@@ -90,14 +90,14 @@ import Postgres
         let active = await Self.export(app, created, body: ["segment_name": "Active Users"])
         try await Exports.produceAll(app)
 
-        let recentOnly = try Exports.records(await Exports.download(app, try Self.url(filtered), key: created.restKey))
+        let recentOnly = try Exports.records(try await Exports.download(app, try Self.url(filtered), key: created.restKey))
         #expect(recentOnly.first?.suffix(2) == ["country", "notification_types"])
         #expect(Exports.rows(recentOnly).compactMap { $0["id"] } == [recent])
-        let all = Exports.rows(try Exports.records(await Exports.download(app, try Self.url(everyone), key: created.restKey)))
+        let all = Exports.rows(try Exports.records(try await Exports.download(app, try Self.url(everyone), key: created.restKey)))
         #expect(all.first { $0["id"] == old }?["notification_types"] == "-2")
         #expect(all.first { $0["id"] == old }?["country"] == "FR")
         #expect(all.first { $0["id"] == recent }?["notification_types"] == "1")
-        let segment = Exports.rows(try Exports.records(await Exports.download(app, try Self.url(active), key: created.restKey)))
+        let segment = Exports.rows(try Exports.records(try await Exports.download(app, try Self.url(active), key: created.restKey)))
         #expect(segment.compactMap { $0["id"] } == [recent])
 
         let bad = await Self.export(app, created, body: ["extra_fields": ["colour"], "last_active_since": "yesterday"])
@@ -126,15 +126,15 @@ import Postgres
 
         let url = try Self.url(await Self.export(app, created))
         try await Exports.produceAll(app)
-        #expect(await Exports.download(app, url, key: created.restKey).status == 200)
+        #expect(try await Exports.download(app, url, key: created.restKey).status == 200)
         // The file with another app's key, or none: 401. This app's file under the other app's path: 404.
-        #expect(await Exports.download(app, url, key: other.restKey).status == 401)
-        #expect(await Exports.download(app, url, key: nil).status == 401)
+        #expect(try await Exports.download(app, url, key: other.restKey).status == 401)
+        #expect(try await Exports.download(app, url, key: nil).status == 401)
         let file = Exports.path(url).split(separator: "/").last.map(String.init) ?? ""
         let crossed = await app.request(.get, "/apps/\(other.app.id)/exports/\(file)", headers: .restKey(other.restKey))
         #expect(crossed.status == 404)
         // The other app's own file is its own, and holds nothing of this app's.
-        let otherRows = try Exports.records(await Exports.download(app, otherURL, key: other.restKey))
+        let otherRows = try Exports.records(try await Exports.download(app, otherURL, key: other.restKey))
         #expect(otherRows.count == 1)
     }
 
@@ -182,7 +182,7 @@ import Postgres
         #expect(try await !Exports.produce(app, token: "alive"))
         try await app.services.database.query("UPDATE exports SET leased_until = now() - interval '1 second' WHERE id = \(dead.id)")
         #expect(try await Exports.produce(app, token: "alive"))
-        let rows = Exports.rows(try Exports.records(await Exports.download(app, url, key: created.restKey)))
+        let rows = Exports.rows(try Exports.records(try await Exports.download(app, url, key: created.restKey)))
         #expect(rows.count == 1)
         let attempts: Int = try await app.services.database.query("SELECT attempts FROM exports WHERE id = \(dead.id)")[0].decode("attempts")
         #expect(attempts == 2)
@@ -193,11 +193,11 @@ import Postgres
         let created = try await app.createApp()
         let url = try Self.url(await Self.export(app, created))
         try await Exports.produceAll(app)
-        #expect(await Exports.download(app, url, key: created.restKey).status == 200)
+        #expect(try await Exports.download(app, url, key: created.restKey).status == 200)
         let now = app.services.now()
         #expect(try await ExportStore.prune(now: now + ExportLimits.retention - 60, in: app.services.database) == 0)
         #expect(try await ExportStore.prune(now: now + ExportLimits.retention + 1, in: app.services.database) == 1)
-        #expect(await Exports.download(app, url, key: created.restKey).status == 404)
+        #expect(try await Exports.download(app, url, key: created.restKey).status == 404)
         let chunks: Int = try await app.services.database.query("SELECT count(*)::int AS n FROM export_chunks")[0].decode("n")
         #expect(chunks == 0)
     }
@@ -240,13 +240,13 @@ import Postgres
         let appURL = try await export(appKey)
         try await Exports.produceAll(app)
 
-        let tenantRows = Exports.rows(try Exports.records(await Exports.download(app, tenantURL, key: tenantKey)))
+        let tenantRows = Exports.rows(try Exports.records(try await Exports.download(app, tenantURL, key: tenantKey)))
         #expect(tenantRows.compactMap { $0["id"] } == [ids[linked]])
-        let appRows = Exports.rows(try Exports.records(await Exports.download(app, appURL, key: appKey)))
+        let appRows = Exports.rows(try Exports.records(try await Exports.download(app, appURL, key: appKey)))
         #expect(Set(appRows.compactMap { $0["id"] }) == Set(ids.values))
         // Each other's files are as missing as unknown ones.
-        #expect(await Exports.download(app, appURL, key: tenantKey).status == 404)
-        #expect(await Exports.download(app, tenantURL, key: appKey).status == 404)
+        #expect(try await Exports.download(app, appURL, key: tenantKey).status == 404)
+        #expect(try await Exports.download(app, tenantURL, key: appKey).status == 404)
     }
 }
 
@@ -266,7 +266,7 @@ import Postgres
             #expect(try await Exports.produce(app))
         }
         #expect(try await !Exports.produce(app))
-        let answer = await Exports.download(app, url, key: created.restKey)
+        let answer = try await Exports.download(app, url, key: created.restKey)
         #expect(answer.status == 404)
         let name = Exports.path(url).split(separator: "/").last.map(String.init) ?? ""
         #expect(answer.json == ["errors": [.string("export '\(name)' failed; request a new one")]])
