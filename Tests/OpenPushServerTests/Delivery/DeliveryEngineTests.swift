@@ -354,7 +354,8 @@ import Postgres
         harness.engine.start()
         try #require(try await Self.waitForListener(harness), "the delivery engine never LISTENed")
         #expect(await Self.start(harness).status == 201)
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Far below the ten-minute idle sleep, and far above what a loaded machine needs.
+        let deadline = ContinuousClock.now + .seconds(60)
         while try await Self.states(harness)["accepted"] == nil, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
