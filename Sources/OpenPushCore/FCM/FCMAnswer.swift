@@ -106,7 +106,7 @@ private struct FCMErrorBody {
                     $0.objectValue?["field"]?.stringValue == FCMAnswer.tokenField
                 }
         }
-        let namesToken = message.map { $0.lowercased().contains(FCMAnswer.invalidTokenMessage) } ?? false
+        let namesToken = message.map { $0.lowercased().contains(FCMAnswer.invalidTokenMessage.lowercased()) } ?? false
         isAboutToken = violatesToken || namesToken
     }
 }
