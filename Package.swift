@@ -45,6 +45,9 @@ let package = Package(
         .target(name: "APNs", dependencies: ["EventLoop", "HTTP2", "Crypto", "OpenPushCore"], swiftSettings: swiftSettings),
         // The local APNs simulator (`openpush apns-sim`, tests): an HTTP/2 server that answers like Apple.
         .target(name: "APNsSimulator", dependencies: ["EventLoop", "HTTP2", "Crypto", "OpenPushCore"], swiftSettings: swiftSettings),
+        // The local FCM simulator (`openpush fcm-sim`, tests): FCM HTTP v1 sends over h2c, Google's
+        // OAuth token endpoint and a control API over HTTP/1.1.
+        .target(name: "FCMSimulator", dependencies: ["HTTP2", "HTTPServer", "Crypto", "OpenPushCore"], swiftSettings: swiftSettings),
 
         // Pure domain logic: no I/O.
         .target(name: "OpenPushCore", swiftSettings: swiftSettings, linkerSettings: [.linkedLibrary("m")]),
@@ -62,7 +65,7 @@ let package = Package(
             dependencies: ["OpenPushDelivery", "OpenPushCore", "Postgres", "HTTPServer", "HTTP2", "Crypto", "APNs", "Subprocess", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "openpush", dependencies: ["OpenPushServer", "OpenPushDelivery", "HTTPClient", "APNsSimulator"],
+        .executableTarget(name: "openpush", dependencies: ["OpenPushServer", "OpenPushDelivery", "HTTPClient", "APNsSimulator", "FCMSimulator"],
                           swiftSettings: swiftSettings),
         // `bench/apns-client.sh`: the APNs client alone against the simulator.
         .executableTarget(name: "apns-client-bench", dependencies: ["APNs", "Crypto", "OpenPushCore"],
@@ -88,6 +91,11 @@ let package = Package(
         // A raw HTTP/2 client checks the simulator's answers without the APNs client in between.
         .testTarget(
             name: "APNsSimulatorTests", dependencies: ["APNsSimulator", "Crypto", "HTTP2", "OpenPushCore"],
+            swiftSettings: swiftSettings),
+        // A raw HTTP/2 client for sends, HTTPClient for the token endpoint and control API, and
+        // COpenSSL directly to make and sign with a service account's RSA key.
+        .testTarget(
+            name: "FCMSimulatorTests", dependencies: ["FCMSimulator", "Crypto", "HTTP2", "HTTPClient", "OpenPushCore", "COpenSSL"],
             swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"], swiftSettings: swiftSettings),

@@ -32,6 +32,8 @@ enum Commands {
                                  (older values opened with OPENPUSH_SECRET_KEYS_OLD), in one transaction
           \(ApnsSimCommand.usage)
                                  run the local APNs simulator and its control API
+          \(FcmSimCommand.usage)
+                                 run the local FCM simulator, its OAuth token endpoint and its control API
           help                   show this text
 
         environment:

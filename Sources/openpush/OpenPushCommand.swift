@@ -33,6 +33,8 @@ struct OpenPushCommand {
                 try await SecretsCommand.run(configuration, arguments: arguments, logger: logger)
             case "apns-sim":
                 try await ApnsSimCommand.run(arguments: arguments, logger: logger)
+            case "fcm-sim":
+                try await FcmSimCommand.run(arguments: arguments, logger: logger)
             case "dev":
                 try await Commands.dev(configuration, logger: logger)
             case "help", "--help", "-h":
