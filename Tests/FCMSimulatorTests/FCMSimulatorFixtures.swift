@@ -81,12 +81,17 @@ enum FCMSimulatorFixtures {
         }
     }
 
+    /// The simulator answers on Swift's shared task pool, which the rest of the suite keeps busy
+    /// on a loaded machine: the tests wait for the answer, this only ends a hung one.
+    static let answerWait = Duration.seconds(120)
+
     /// `POST /token` over HTTP/1.1: the status and the JSON answer.
     static func exchange(_ assertion: String, at tokenURL: String, client: HTTPClient,
                          grantType: String = "urn:ietf:params:oauth:grant-type:jwt-bearer") async throws -> (Int, JSONObject) {
         let form = "grant_type=\(formEncode(grantType))&assertion=\(formEncode(assertion))"
         let response = try await client.send(HTTPClientRequest(
-            url: tokenURL, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(form.utf8)))
+            url: tokenURL, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(form.utf8),
+            timeout: answerWait))
         return (response.status, try JSONValue.parse(response.body).objectValue ?? [:])
     }
 
@@ -104,7 +109,7 @@ enum FCMSimulatorFixtures {
     static func control(_ method: String, _ path: String, body: String = "", simulator: FCMSimulator,
                         client: HTTPClient) async throws -> (Int, JSONValue?) {
         let response = try await client.send(HTTPClientRequest(
-            url: (simulator.controlURL ?? "") + path, method: method, body: Array(body.utf8)))
+            url: (simulator.controlURL ?? "") + path, method: method, body: Array(body.utf8), timeout: answerWait))
         return (response.status, response.body.isEmpty ? nil : try JSONValue.parse(response.body))
     }
 

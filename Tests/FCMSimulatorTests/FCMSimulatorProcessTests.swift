@@ -49,7 +49,7 @@ private typealias Fixtures = FCMSimulatorFixtures
                   body: Array(#"{"message": {"token": "device-1", "notification": {"title": "Hi"}}}"#.utf8)),
             port: port)
         #expect(response.status == 200)
-        let listed = try await client.send(HTTPClientRequest(url: controlURL + "/messages?token=device-1", method: "GET"))
+        let listed = try await client.send(HTTPClientRequest(url: controlURL + "/messages?token=device-1", method: "GET", timeout: .seconds(120)))
         #expect(try JSONValue.parse(listed.body).objectValue?["messages"]?.arrayValue?.count == 1)
         await client.shutdown()
     }
