@@ -20,6 +20,8 @@ package struct AppSettings: Sendable, Equatable {
     package var apnsTeamID: String?
     package var apnsBundleID: String?
     package var apnsWatchBundleID: String?
+    /// Stored sealed (its `json`), with its project id in clear.
+    package var fcmServiceAccount: FCMServiceAccount?
     package var sharedDemo: Bool?
     package var liveActivityAutoEndMinutes: Int?
     package var onesignalAlias: Bool?
@@ -53,7 +55,7 @@ package struct AppSettings: Sendable, Equatable {
 extension AppStore {
     /// Inserts an app with a fresh SDK key and a first REST key named "default", and its
     /// `app.created` audit entry, in one transaction. Settings are assumed valid (routes validate before calling). The `.p8` is
-    /// stored sealed with `keyring` (in clear when it has no current key).
+    /// stored sealed with `keyring` (in clear when it has no current key), and so is the FCM service account.
     package static func create(_ settings: AppSettings, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
                               audit: AuditStamp = .commandLine, in database: PostgresPool) async throws -> CreatedApp {
         let id = Identifier.make(prefix: "app", now: now, random: KeyMaterial.identifierEntropy())
@@ -64,10 +66,11 @@ extension AppStore {
             try connection.query("""
                 INSERT INTO apps (id, name, apns_env, apns_p8, apns_key_id, apns_team_id, apns_bundle_id,
                                   apns_watch_bundle_id, shared_demo, live_activity_auto_end_minutes, onesignal_alias,
-                                  sdk_key_digest, created_at, updated_at)
+                                  fcm_service_account, fcm_project_id, sdk_key_digest, created_at, updated_at)
                 VALUES (\(id), \(settings.name ?? "Untitled app"), \((settings.apnsEnv ?? .production).rawValue), \(settings.apnsP8.map(keyring.seal)),
                         \(settings.apnsKeyID), \(settings.apnsTeamID), \(settings.apnsBundleID), \(settings.apnsWatchBundleID),
                         \(settings.sharedDemo ?? false), \(settings.liveActivityAutoEndMinutes), \(settings.onesignalAlias ?? false),
+                        \(settings.fcmServiceAccount.map { keyring.seal($0.json) }), \(settings.fcmServiceAccount?.projectID),
                         \(sdkKey.digest), to_timestamp(\(now)), to_timestamp(\(now)))
                 """)
             try connection.query("""
