@@ -1,5 +1,5 @@
 import Crypto
-import HTTPClient
+package import HTTPClient
 import OpenPushCore
 
 extension FCMAccessTokens {

@@ -9,7 +9,7 @@ import Testing
 /// A local OAuth token endpoint: checks each assertion's RS256 signature against the public key
 /// registered for its `kid` and its claims, and answers `tok-<n>` for one hour; a `kid` it does
 /// not know gets `400 invalid_grant`. While `held`, answers wait until it is released.
-private final class TokenEndpoint: HTTPResponder {
+final class FCMTestTokenEndpoint: HTTPResponder {
     struct State {
         var keys: [String: [UInt8]] = [:]
         var issued = 0
@@ -65,8 +65,8 @@ private final class TokenEndpoint: HTTPResponder {
 
     /// Runs `body` with an endpoint that knows `accounts`' keys, a client, and the token URL.
     static func withEndpoint(knowing accounts: [FCMServiceAccount],
-                             _ body: (TokenEndpoint, FCMAccessTokens, String) async throws -> Void) async throws {
-        let endpoint = TokenEndpoint()
+                             _ body: (FCMTestTokenEndpoint, FCMAccessTokens, String) async throws -> Void) async throws {
+        let endpoint = FCMTestTokenEndpoint()
         for account in accounts {
             let der = try RSASigningKey(pem: account.privateKey).publicKeyDER
             endpoint.state.withLock { $0.keys[account.privateKeyID] = der }
@@ -167,7 +167,8 @@ private final class TokenEndpoint: HTTPResponder {
             }
             #expect(await tokens.fetchCount == 2)
             // The other account is unaffected.
-            #expect(try await tokens.token(for: known, now: 1000).value == "tok-1")
+            let token = try await tokens.token(for: known, now: 1000)
+            #expect(token.value == "tok-1")
             #expect(endpoint.state.withLock { $0.problems }.isEmpty)
         }
     }
