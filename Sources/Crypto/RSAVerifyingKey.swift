@@ -1,7 +1,7 @@
 import COpenSSL
 
 /// An RSA public key for checking RS256 signatures (the local FCM simulator verifies the
-/// JWT assertions of Google service accounts with it).
+/// JWT assertions of Google service accounts with it; tests check OpenPush's own).
 ///
 /// `@unchecked Sendable`: the EVP_PKEY is never mutated after `init`, and each verification
 /// gets its own EVP_MD_CTX.
@@ -23,11 +23,26 @@ package final class RSAVerifyingKey: @unchecked Sendable {
         }
         BIO_free(bio)
         guard let parsed else { throw CryptoError.openSSL(isPrivate ? "not a PEM private key" : "not a PEM public key") }
+        key = try Self.requireRSA(parsed)
+    }
+
+    /// - Parameter publicKeyDER: a DER SubjectPublicKeyInfo, e.g. `RSASigningKey.publicKeyDER`.
+    package init(publicKeyDER: [UInt8]) throws(CryptoError) {
+        ERR_clear_error()
+        let parsed = publicKeyDER.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_PUBKEY(nil, &cursor, buffer.count)
+        }
+        guard let parsed else { throw CryptoError.openSSL("not a DER public key") }
+        key = try Self.requireRSA(parsed)
+    }
+
+    private static func requireRSA(_ parsed: OpaquePointer) throws(CryptoError) -> OpaquePointer {
         guard EVP_PKEY_is_a(parsed, "RSA") == 1 else {
             EVP_PKEY_free(parsed)
             throw CryptoError(message: "not an RSA key")
         }
-        key = parsed
+        return parsed
     }
 
     deinit {

@@ -24,6 +24,8 @@ package struct AppFields: Sendable, Equatable {
     package var apnsTeamID: FieldChange<String> = .keep
     package var apnsBundleID: FieldChange<String> = .keep
     package var apnsWatchBundleID: FieldChange<String> = .keep
+    /// `fcm_service_account` (`AppFields+FCM`); `null` removes it.
+    package var fcmServiceAccount: FieldChange<FCMServiceAccount> = .keep
     package var liveActivityAutoEndMinutes: FieldChange<Int> = .keep
     /// `dedupe_window_days` and `stale_alert_seconds`.
     package var alertGates = AppAlertGateFields()
@@ -38,9 +40,9 @@ package struct AppFields: Sendable, Equatable {
     package init() {}
 
     /// Reads every field, reporting every problem in one `InvalidInput`. Parsing the key is the caller's
-    /// (`isP256PrivateKey`), which keeps this free of cryptography.
-    package static func read(_ object: JSONObject, for purpose: Purpose,
-                            isP256PrivateKey: (String) -> Bool) throws(InvalidInput) -> AppFields {
+    /// (`isP256PrivateKey`, `checkRSAKey`), which keeps this free of cryptography.
+    package static func read(_ object: JSONObject, for purpose: Purpose, isP256PrivateKey: (String) -> Bool,
+                            checkRSAKey: (String) -> FCMServiceAccount.KeyCheck = { _ in .unparseable }) throws(InvalidInput) -> AppFields {
         var reader = FieldReader(object)
         var fields = AppFields()
         switch purpose {
@@ -64,6 +66,7 @@ package struct AppFields: Sendable, Equatable {
         fields.apnsTeamID = reader.text("apns_team_id", maxLength: textMaxLength)
         fields.apnsBundleID = reader.bundleID("apns_bundle_id", maxLength: textMaxLength)
         fields.apnsWatchBundleID = reader.bundleID("apns_watch_bundle_id", maxLength: textMaxLength)
+        fields.fcmServiceAccount = readFCMServiceAccount(&reader, checkKey: checkRSAKey)
         fields.liveActivityAutoEndMinutes = reader.change("live_activity_auto_end_minutes") {
             $0.integer("live_activity_auto_end_minutes", in: autoEndMinutes).map(Int.init)
         }

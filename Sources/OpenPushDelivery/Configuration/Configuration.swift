@@ -26,6 +26,11 @@ package struct Configuration: Sendable, Equatable {
     /// Apple's channel management hosts (broadcast Live Activities), apart from the push hosts.
     package var apnsChannelsProductionURL = "https://api-manage-broadcast.push.apple.com:2196"
     package var apnsChannelsDevelopmentURL = "https://api-manage-broadcast.sandbox.push.apple.com:2195"
+    /// FCM HTTP v1 and Google's OAuth token endpoint: `https://` or `http://` (simulator, tests).
+    /// The token URL is used instead of a key file's `token_uri`: a tenant never chooses where
+    /// OpenPush connects.
+    package var fcmURL = "https://fcm.googleapis.com"
+    package var fcmTokenURL = "https://oauth2.googleapis.com/token"
     /// Extra CA certificates (PEM) to trust for APNs, e.g. the simulator's.
     package var apnsCAFile: String?
     /// Seconds a push on the wire waits for APNs' answer before it fails and is retried
@@ -87,6 +92,8 @@ extension Configuration {
         ("OPENPUSH_APNS_DEVELOPMENT_URL", "APNs for sandbox devices (default https://api.sandbox.push.apple.com)"),
         ("OPENPUSH_APNS_CHANNELS_PRODUCTION_URL", "APNs channel management, production (default https://api-manage-broadcast.push.apple.com:2196)"),
         ("OPENPUSH_APNS_CHANNELS_DEVELOPMENT_URL", "APNs channel management, sandbox (default https://api-manage-broadcast.sandbox.push.apple.com:2195)"),
+        ("OPENPUSH_FCM_URL", "FCM HTTP v1 (default https://fcm.googleapis.com; http:// = h2c, simulator only)"),
+        ("OPENPUSH_FCM_TOKEN_URL", "Google OAuth token endpoint for FCM service accounts, used instead of the key file's token_uri (default https://oauth2.googleapis.com/token; http:// allowed)"),
         ("OPENPUSH_APNS_CA_FILE", "extra PEM CA certificates to trust for APNs (e.g. the simulator's)"),
         ("OPENPUSH_APNS_REQUEST_TIMEOUT", "seconds a push sent to APNs waits for its answer before it is retried, 1-600 (default 30)"),
         ("OPENPUSH_DELIVERY_LOOPS", "delivery jobs in flight per process, 0-16 (default 8; 0 = no workers in serve)"),
@@ -151,7 +158,9 @@ extension Configuration {
         for (variable, keyPath) in [("OPENPUSH_APNS_PRODUCTION_URL", \Configuration.apnsProductionURL),
                                     ("OPENPUSH_APNS_DEVELOPMENT_URL", \Configuration.apnsDevelopmentURL),
                                     ("OPENPUSH_APNS_CHANNELS_PRODUCTION_URL", \Configuration.apnsChannelsProductionURL),
-                                    ("OPENPUSH_APNS_CHANNELS_DEVELOPMENT_URL", \Configuration.apnsChannelsDevelopmentURL)] {
+                                    ("OPENPUSH_APNS_CHANNELS_DEVELOPMENT_URL", \Configuration.apnsChannelsDevelopmentURL),
+                                    ("OPENPUSH_FCM_URL", \Configuration.fcmURL),
+                                    ("OPENPUSH_FCM_TOKEN_URL", \Configuration.fcmTokenURL)] {
             guard let url = value(variable) else { continue }
             guard url.hasPrefix("https://") || url.hasPrefix("http://"), url.count > "https://".count else {
                 throw ConfigurationError(variable: variable, problem: "must be an https:// or http:// URL, got \"\(url)\"")

@@ -1,7 +1,8 @@
 package import OpenPushCore
 package import Postgres
 
-/// The secrets OpenPush keeps at rest — each app's `.p8` (`apps.apns_p8`) and each webhook's
+/// The secrets OpenPush keeps at rest — each app's `.p8` (`apps.apns_p8`) and FCM service
+/// account (`apps.fcm_service_account`), and each webhook's
 /// signing secrets (`webhooks.secret`, `previous_secret`) — as a whole: what a start-up checks,
 /// and what `openpush secrets rotate` re-seals.
 package enum SealedSecrets {
@@ -25,6 +26,7 @@ package enum SealedSecrets {
     /// Every stored secret, as stored, with where to write it back.
     private static let stored: PostgresQuery = """
         SELECT 'app' AS kind, id, apns_p8 AS value FROM apps WHERE apns_p8 IS NOT NULL
+        UNION ALL SELECT 'app_fcm', id, fcm_service_account FROM apps WHERE fcm_service_account IS NOT NULL
         UNION ALL SELECT 'webhook', id, secret FROM webhooks
         UNION ALL SELECT 'webhook_previous', id, previous_secret FROM webhooks WHERE previous_secret IS NOT NULL
         """
@@ -68,7 +70,7 @@ package enum SealedSecrets {
         }
         return try await database.transaction { connection in
             // Locks the rows, so a secret rotated by a request meanwhile is not overwritten with its old value.
-            try connection.query("SELECT 1 FROM apps WHERE apns_p8 IS NOT NULL FOR UPDATE")
+            try connection.query("SELECT 1 FROM apps WHERE apns_p8 IS NOT NULL OR fcm_service_account IS NOT NULL FOR UPDATE")
             try connection.query("SELECT 1 FROM webhooks FOR UPDATE")
             var rotation = Rotation(keyID: current.id)
             var problems: [String: Int] = [:]
@@ -91,6 +93,9 @@ package enum SealedSecrets {
                 case "app":
                     // `updated_at` stays: the key itself is the same, so its connections are too.
                     updates.append("UPDATE apps SET apns_p8 = \(sealed) WHERE id = \(id)")
+                    rotation.resealedKeys += 1
+                case "app_fcm":
+                    updates.append("UPDATE apps SET fcm_service_account = \(sealed) WHERE id = \(id)")
                     rotation.resealedKeys += 1
                 case "webhook":
                     updates.append("UPDATE webhooks SET secret = \(sealed) WHERE id = \(id)")

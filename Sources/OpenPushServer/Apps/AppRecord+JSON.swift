@@ -3,7 +3,7 @@ import OpenPushDelivery
 
 extension AppRecord {
     /// The app as the `/apps` routes show it: every setting but the `.p8` itself, which is
-    /// only ever reported as `has_apns_key`.
+    /// only ever reported as `has_apns_key`, and the FCM service account (`has_fcm_credentials`).
     var json: JSONObject {
         [
             "id": .string(id),
@@ -14,6 +14,8 @@ extension AppRecord {
             "apns_bundle_id": .optional(apnsBundleID),
             "apns_watch_bundle_id": .optional(apnsWatchBundleID),
             "has_apns_key": .bool(hasAPNSKey),
+            "has_fcm_credentials": .bool(hasFCMCredentials),
+            "fcm_project_id": .optional(fcmProjectID),
             "shared_demo": .bool(sharedDemo),
             "live_activity_auto_end_minutes": liveActivityAutoEndMinutes.map { .int(Int64($0)) } ?? .null,
             "onesignal_alias": .bool(onesignalAlias),

@@ -2,7 +2,7 @@ package import OpenPushCore
 import OpenPushDelivery
 package import Postgres
 
-/// One row of `apps`, without its secrets (the `.p8` text stays in the database).
+/// One row of `apps`, without its secrets (the `.p8` text and the FCM service account stay in the database).
 package struct AppRecord: Sendable, Equatable {
     package var id: String
     package var name: String
@@ -12,6 +12,9 @@ package struct AppRecord: Sendable, Equatable {
     package var apnsTeamID: String?
     package var apnsBundleID: String?
     package var apnsWatchBundleID: String?
+    /// Whether an FCM service account is stored, and its project.
+    package var hasFCMCredentials: Bool
+    package var fcmProjectID: String?
     package var sharedDemo: Bool
     package var liveActivityAutoEndMinutes: Int?
     package var onesignalAlias: Bool
@@ -40,6 +43,10 @@ package struct AppRecord: Sendable, Equatable {
                extract(epoch FROM created_at)::float8 AS created_at, extract(epoch FROM updated_at)::float8 AS updated_at,
                extract(epoch FROM apns_paused_at)::float8 AS apns_paused_at, apns_status_reason,
                extract(epoch FROM apns_status_at)::float8 AS apns_status_at,
+               -- Through the row's JSON, like the policy columns, so a schema before 0054 still reads
+               -- (the project id is set exactly when the service account is, by a constraint).
+               policy.doc ->> 'fcm_project_id' AS fcm_project_id,
+               (policy.doc ->> 'fcm_project_id') IS NOT NULL AS has_fcm_credentials,
                \(DeliveryPolicySettings.columns)
         FROM apps \(DeliveryPolicySettings.source)
         """
@@ -58,6 +65,8 @@ package struct AppRecord: Sendable, Equatable {
         apnsTeamID = try row.decode("apns_team_id")
         apnsBundleID = try row.decode("apns_bundle_id")
         apnsWatchBundleID = try row.decode("apns_watch_bundle_id")
+        hasFCMCredentials = try row.decode("has_fcm_credentials")
+        fcmProjectID = try row.decode("fcm_project_id")
         sharedDemo = try row.decode("shared_demo")
         liveActivityAutoEndMinutes = try row.decode("live_activity_auto_end_minutes")
         onesignalAlias = try row.decode("onesignal_alias")

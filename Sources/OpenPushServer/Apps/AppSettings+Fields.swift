@@ -12,6 +12,7 @@ extension AppSettings {
                   liveActivityUpdateIntervalSeconds: fields.liveActivityUpdateIntervalSeconds,
                   widgetPushIntervalSeconds: fields.widgetPushIntervalSeconds)
         alertGates = fields.alertGates
+        fcmServiceAccount = fields.fcmServiceAccount.newValue
         defaultPrivacyText = fields.defaultPrivacyText
     }
 }

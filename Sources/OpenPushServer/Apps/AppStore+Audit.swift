@@ -4,8 +4,8 @@ import Postgres
 
 extension AppStore {
     /// The audit entries of a `PUT /apps/{id}`: `app.updated` naming the fields it changed, and
-    /// `credentials.updated` as well when it changed the APNs signing key, its id or the team
-    /// (names only, never values).
+    /// `credentials.updated` as well when it changed the APNs signing key, its id or the team, or
+    /// the FCM service account (names only, never values).
     static func recordUpdate(_ fields: AppFields, appID: String, by stamp: AuditStamp, now: Double,
                              in connection: PostgresConnection) throws {
         let changed = fields.changedFieldNames
@@ -19,8 +19,8 @@ extension AppStore {
 }
 
 extension AppFields {
-    /// The settings that authenticate the app to APNs.
-    static let credentialFieldNames: Set<String> = ["apns_p8", "apns_key_id", "apns_team_id"]
+    /// The settings that authenticate the app to APNs and FCM.
+    static let credentialFieldNames: Set<String> = ["apns_p8", "apns_key_id", "apns_team_id", "fcm_service_account"]
 
     /// The body fields this update sets or clears, in a stable order.
     var changedFieldNames: [String] {
@@ -33,6 +33,7 @@ extension AppFields {
         note("apns_team_id", !apnsTeamID.isKeep)
         note("apns_bundle_id", !apnsBundleID.isKeep)
         note("apns_watch_bundle_id", !apnsWatchBundleID.isKeep)
+        note("fcm_service_account", !fcmServiceAccount.isKeep)
         note("shared_demo", sharedDemo != nil)
         note("onesignal_alias", onesignalAlias != nil)
         note("live_activity_auto_end_minutes", !liveActivityAutoEndMinutes.isKeep)

@@ -20,6 +20,8 @@ package struct AppSettings: Sendable, Equatable {
     package var apnsTeamID: String?
     package var apnsBundleID: String?
     package var apnsWatchBundleID: String?
+    /// Stored sealed (its `json`), with its project id in clear.
+    package var fcmServiceAccount: FCMServiceAccount?
     package var sharedDemo: Bool?
     package var liveActivityAutoEndMinutes: Int?
     package var onesignalAlias: Bool?
@@ -53,7 +55,7 @@ package struct AppSettings: Sendable, Equatable {
 extension AppStore {
     /// Inserts an app with a fresh SDK key and a first REST key named "default", and its
     /// `app.created` audit entry, in one transaction. Settings are assumed valid (routes validate before calling). The `.p8` is
-    /// stored sealed with `keyring` (in clear when it has no current key).
+    /// stored sealed with `keyring` (in clear when it has no current key), and so is the FCM service account.
     package static func create(_ settings: AppSettings, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
                               audit: AuditStamp = .commandLine, in database: PostgresPool) async throws -> CreatedApp {
         let id = Identifier.make(prefix: "app", now: now, random: KeyMaterial.identifierEntropy())
@@ -70,6 +72,14 @@ extension AppStore {
                         \(settings.sharedDemo ?? false), \(settings.liveActivityAutoEndMinutes), \(settings.onesignalAlias ?? false),
                         \(sdkKey.digest), to_timestamp(\(now)), to_timestamp(\(now)))
                 """)
+            // Only when given: the columns are absent from a database not yet upgraded past 0054,
+            // which the upgrade tests create apps in.
+            if let account = settings.fcmServiceAccount {
+                try connection.query("""
+                    UPDATE apps SET fcm_service_account = \(keyring.seal(account.json)), fcm_project_id = \(account.projectID)
+                    WHERE id = \(id)
+                    """)
+            }
             try connection.query("""
                 INSERT INTO api_keys (id, app_id, name, digest, created_at)
                 VALUES (\(keyID), \(id), 'default', \(restKey.digest), to_timestamp(\(now)))

@@ -5,7 +5,7 @@ package import Postgres
 extension AppStore {
     /// Applies the fields a `PUT` gave and bumps `updated_at`, with its audit entries, in one
     /// transaction; `nil` when there is no such app.
-    /// A new `.p8` is stored sealed with `keyring` (in clear when it has no current key).
+    /// A new `.p8` or FCM service account is stored sealed with `keyring` (in clear when it has no current key).
     package static func update(_ id: String, with fields: AppFields, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
                               audit: AuditStamp = .commandLine, in database: PostgresPool) async throws -> AppRecord?
     {
@@ -21,6 +21,11 @@ extension AppStore {
         set("shared_demo", fields.sharedDemo)
         set("onesignal_alias", fields.onesignalAlias)
         if !fields.apnsP8.isKeep { assignments.append("apns_p8 = \(fields.apnsP8.newValue.map(keyring.seal))") }
+        if !fields.fcmServiceAccount.isKeep {
+            let account = fields.fcmServiceAccount.newValue
+            assignments.append("fcm_service_account = \(account.map { keyring.seal($0.json) })")
+            assignments.append("fcm_project_id = \(account?.projectID)")
+        }
         change("apns_key_id", fields.apnsKeyID)
         change("apns_team_id", fields.apnsTeamID)
         change("apns_bundle_id", fields.apnsBundleID)

@@ -20,7 +20,7 @@ enum DeliveryPolicySettings {
     /// What follows `FROM apps` to give `columns` their `policy.doc`. `OFFSET 0` keeps it a
     /// subquery made once per row, rather than an expression the planner copies into each column.
     static let source: PostgresQuery = """
-        CROSS JOIN LATERAL (SELECT to_jsonb(apps) - 'apns_p8' AS doc OFFSET 0) AS policy
+        CROSS JOIN LATERAL (SELECT to_jsonb(apps) - 'apns_p8' - 'fcm_service_account' AS doc OFFSET 0) AS policy
         """
 
     static func decode(_ row: PostgresRow) throws -> (liveActivityUpdate: Int, widgetPush: Int) {

@@ -38,7 +38,7 @@ import OpenPushTestSupport
         #expect(body == [
             "id": .string(id), "name": "Shop", "apns_env": "sandbox", "apns_key_id": "ABC123DEFG", "apns_team_id": "TEAM123456",
             "apns_bundle_id": "com.example.shop", "apns_watch_bundle_id": "com.example.shop.watch", "has_apns_key": true,
-            "shared_demo": false, "live_activity_auto_end_minutes": 30, "onesignal_alias": true,
+            "has_fcm_credentials": false, "fcm_project_id": nil, "shared_demo": false, "live_activity_auto_end_minutes": 30, "onesignal_alias": true,
             "dedupe_window_days": 30, "stale_alert_seconds": 0, "default_privacy_text": "New notification",
             "live_activity_update_interval_seconds": 5, "widget_push_interval_seconds": 15,
             "created_at": "2026-11-30T07:00:00.000Z", "updated_at": "2026-11-30T07:00:00.000Z",

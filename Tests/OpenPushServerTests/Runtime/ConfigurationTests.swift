@@ -35,6 +35,18 @@ import Postgres
         #expect(throws: ConfigurationError.self) { try Configuration.fromEnvironment(["OPENPUSH_APNS_REQUEST_TIMEOUT": "0"]) }
     }
 
+    @Test func theFCMURLsDefaultToGoogleAndAcceptHTTP() throws {
+        let defaults = try Configuration.fromEnvironment([:])
+        #expect(defaults.fcmURL == "https://fcm.googleapis.com")
+        #expect(defaults.fcmTokenURL == "https://oauth2.googleapis.com/token")
+        let local = try Configuration.fromEnvironment(["OPENPUSH_FCM_URL": "http://127.0.0.1:2199",
+                                                       "OPENPUSH_FCM_TOKEN_URL": "http://127.0.0.1:2199/token"])
+        #expect(local.fcmURL == "http://127.0.0.1:2199")
+        #expect(local.fcmTokenURL == "http://127.0.0.1:2199/token")
+        #expect(throws: ConfigurationError.self) { try Configuration.fromEnvironment(["OPENPUSH_FCM_URL": "ftp://fcm"]) }
+        #expect(throws: ConfigurationError.self) { try Configuration.fromEnvironment(["OPENPUSH_FCM_TOKEN_URL": "oauth2.googleapis.com"]) }
+    }
+
     @Test func theAppJobCapIsRead() throws {
         #expect(try Configuration.fromEnvironment([:]).deliveryAppJobs == 6)
         #expect(try Configuration.fromEnvironment(["OPENPUSH_DELIVERY_APP_JOBS": "12"]).deliveryAppJobs == 12)
