@@ -4,10 +4,12 @@ import OpenPushCore
 /// One job's pushes, planned: grouped by the credential and endpoint they go out with, and
 /// those refused before sending (with why).
 struct PushBatch: Sendable {
-    /// One credential and endpoint: the pushes of one app to one environment.
+    /// One credential and endpoint: the pushes of one app to one push service (and, for APNs,
+    /// one environment; FCM has one endpoint, so its pushes use `.production`).
     struct GroupKey: Hashable, Sendable {
         var appID: String
         var environment: DeviceEnvironment
+        var service: PushService = .apns
     }
 
     /// A push ready for its transport.
@@ -24,10 +26,14 @@ struct PushBatch: Sendable {
         case apns(APNSRequest)
         /// A broadcast to every device subscribed to a channel.
         case apnsBroadcast(APNSBroadcastRequest)
+        /// An FCM HTTP v1 send to one Android device's registration token.
+        case fcm(FCMMessage)
     }
 
     var groups: [GroupKey: [Planned]] = [:]
     var credentials: [GroupKey: APNSCredential] = [:]
+    /// Each FCM group's service account (the app's, opened from its sealed column).
+    var fcmAccounts: [GroupKey: FCMServiceAccount] = [:]
     var refused: [(ClaimedDelivery, DeliveryPlanner.Refusal)] = []
     /// Delivery id → the dedupe claim its push holds (`AlertDedupe`).
     var dedupeClaims: [Int64: AlertDedupe.Claim] = [:]
@@ -36,5 +42,20 @@ struct PushBatch: Sendable {
         let key = GroupKey(appID: planned.delivery.appID, environment: environment)
         if credentials[key] == nil { credentials[key] = credential }
         groups[key, default: []].append(planned)
+    }
+
+    mutating func add(_ planned: Planned, fcmAccount: FCMServiceAccount) {
+        let key = GroupKey(appID: planned.delivery.appID, environment: .production, service: .fcm)
+        if fcmAccounts[key] == nil { fcmAccounts[key] = fcmAccount }
+        groups[key, default: []].append(planned)
+    }
+
+    /// The part of the batch that goes through `service`; its refusals and dedupe claims stay here.
+    func only(_ service: PushService) -> PushBatch {
+        var part = PushBatch()
+        part.groups = groups.filter { $0.key.service == service }
+        part.credentials = credentials.filter { $0.key.service == service }
+        part.fcmAccounts = fcmAccounts.filter { $0.key.service == service }
+        return part
     }
 }

@@ -17,6 +17,10 @@ enum PushOutcome: Sendable {
         var requestID: String?
         /// `apns-unique-id`, sent by the sandbox servers for looking a push up in Apple's console.
         var uniqueID: String?
+        /// FCM's message name (`projects/…/messages/…`) of an accepted push.
+        var messageName: String? = nil
+        /// The service that answered: a `credentials` verdict pauses that service of the app.
+        var service: PushService = .apns
     }
 
     /// The reason a delivery row or event gives for this outcome; nil when accepted.
