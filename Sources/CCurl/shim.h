@@ -57,6 +57,17 @@ static inline CURLcode openpush_curl_easy_getinfo_long(CURL *handle, CURLINFO in
 static inline CURLcode openpush_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
     return curl_easy_getinfo(handle, info, value);
 }
+// `curl_multi_setopt` is variadic too.
+static inline CURLMcode openpush_curl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
+    return curl_multi_setopt(handle, option, value);
+}
+// The value of the last response's header `name` (any case; the first if repeated), or NULL.
+// Valid until the handle is reused or cleaned up.
+static inline const char *openpush_curl_response_header(CURL *handle, const char *name) {
+    struct curl_header *header = NULL;
+    if (curl_easy_header(handle, name, 0, CURLH_HEADER, -1, &header) != CURLHE_OK || header == NULL) return NULL;
+    return header->value;
+}
 // CURLMsg's union member, as a function (Swift imports the union, but this keeps call sites plain).
 static inline CURLcode openpush_curl_message_result(const CURLMsg *message) {
     return message->data.result;

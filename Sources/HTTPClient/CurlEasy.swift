@@ -80,6 +80,15 @@ final class CurlEasy {
         return code
     }
 
+    /// The last response's values of `names` that it had, by lower-cased name.
+    func headers(_ names: [String]) -> [String: String] {
+        var found: [String: String] = [:]
+        for name in names {
+            if let value = openpush_curl_response_header(handle, name) { found[name.lowercased()] = String(cString: value) }
+        }
+        return found
+    }
+
     /// libcurl's detailed message for the last failure, or its generic text for `code`.
     func message(for code: CURLcode) -> String {
         let detail = String(cString: errorBuffer)
@@ -107,6 +116,13 @@ final class CurlMulti: @unchecked Sendable {
 
     deinit {
         curl_multi_cleanup(handle)
+    }
+
+    func set(_ option: CURLMoption, _ value: Int) throws(HTTPClientError) {
+        let code = openpush_curl_multi_setopt_long(handle, option, value)
+        guard code == CURLM_OK else {
+            throw .invalidRequest("multi option \(option.rawValue): \(String(cString: curl_multi_strerror(code)))")
+        }
     }
 
     func wakeup() {

@@ -28,8 +28,14 @@ package final class HTTPClient: Sendable {
     private let userAgent: String
 
     /// Starts the driving thread; call `shutdown()` to end it.
-    package init(userAgent: String = "OpenPush") throws {
-        shared = Shared(multi: try CurlMulti())
+    /// - Parameter maxHostConnections: connections open at once to one host (0: no limit). With
+    ///   HTTP/2 requests multiplex on them; past the limit, requests wait for a free stream.
+    package init(userAgent: String = "OpenPush", maxHostConnections: Int = 0) throws {
+        let multi = try CurlMulti()
+        if maxHostConnections > 0 {
+            try multi.set(CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
+        }
+        shared = Shared(multi: multi)
         self.userAgent = userAgent
         let thread = Thread { [shared] in HTTPClient.drive(shared) }
         thread.name = "openpush.http-client"
@@ -121,6 +127,7 @@ final class Transfer: @unchecked Sendable {
     private var body: [UInt8] = []
     private let maxResponseBytes: Int
     private let peerFilter: HTTPClientRequest.PeerFilter?
+    private let responseHeaders: [String]
     /// Why `peerFilter` refused the last address it was asked about (the driving thread only).
     private var refusal: String?
 
@@ -128,6 +135,7 @@ final class Transfer: @unchecked Sendable {
         easy = try CurlEasy()
         maxResponseBytes = request.maxResponseBytes
         peerFilter = request.peerFilter
+        responseHeaders = request.responseHeaders
         try easy.set(CURLOPT_URL, request.url)
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
         // Never a proxy from the environment: it would resolve the host itself, past the pin.
@@ -150,6 +158,11 @@ final class Transfer: @unchecked Sendable {
         default:
             try easy.setBody(request.body)
             try easy.set(CURLOPT_CUSTOMREQUEST, request.method)
+        }
+        if request.httpVersion == .http2 {
+            let cleartext = request.url.lowercased().hasPrefix("http://")
+            try easy.set(CURLOPT_HTTP_VERSION, cleartext ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS)
+            try easy.set(CURLOPT_PIPEWAIT, 1)
         }
         try easy.setWriteFunction(httpClientWrite)
         try easy.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
@@ -186,7 +199,8 @@ final class Transfer: @unchecked Sendable {
             return
         }
         switch code {
-        case CURLE_OK: complete(.success(HTTPClientResponse(status: easy.responseCode, body: body)))
+        case CURLE_OK:
+            complete(.success(HTTPClientResponse(status: easy.responseCode, body: body, headers: easy.headers(responseHeaders))))
         case CURLE_OPERATION_TIMEDOUT: complete(.failure(.timedOut))
         default: complete(.failure(.transport(code: Int(code.rawValue), message: easy.message(for: code))))
         }

@@ -18,11 +18,24 @@ package struct HTTPClientRequest: Sendable {
     /// Whatever resolved the host, this sees the peer itself. Runs on the client's thread: keep it quick.
     package var peerFilter: PeerFilter?
 
+    package var httpVersion: HTTPVersion
+    /// Response headers to hand back in `HTTPClientResponse.headers` (names in any case).
+    package var responseHeaders: [String]
+
     package typealias PeerFilter = @Sendable (_ address: [UInt8]) -> String?
+
+    /// Which HTTP the request speaks.
+    package enum HTTPVersion: Sendable {
+        /// libcurl's choice: HTTP/1.1 on `http://`, HTTP/2 over TLS when the server offers it.
+        case negotiated
+        /// HTTP/2 only: prior knowledge (h2c) on `http://`, ALPN on `https://`. The request
+        /// waits for a connection it can share (multiplex) rather than opening another.
+        case http2
+    }
 
     package init(url: String, method: String = "POST", headers: [(name: String, value: String)] = [], body: [UInt8] = [],
                 timeout: Duration = .seconds(10), pinnedAddresses: [String] = [], maxResponseBytes: Int = 64 << 10,
-                peerFilter: PeerFilter? = nil) {
+                peerFilter: PeerFilter? = nil, httpVersion: HTTPVersion = .negotiated, responseHeaders: [String] = []) {
         self.url = url
         self.method = method
         self.headers = headers
@@ -31,18 +44,26 @@ package struct HTTPClientRequest: Sendable {
         self.pinnedAddresses = pinnedAddresses
         self.maxResponseBytes = maxResponseBytes
         self.peerFilter = peerFilter
+        self.httpVersion = httpVersion
+        self.responseHeaders = responseHeaders
     }
 }
 
-/// The answer: its status and (the start of) its body.
+/// The answer: its status, (the start of) its body, and the headers the request asked for.
 package struct HTTPClientResponse: Sendable, Equatable {
     package var status: Int
     package var body: [UInt8]
+    /// Of the request's `responseHeaders`, those the answer had: lower-cased name → value.
+    package var headers: [String: String]
 
-    package init(status: Int, body: [UInt8]) {
+    package init(status: Int, body: [UInt8], headers: [String: String] = [:]) {
         self.status = status
         self.body = body
+        self.headers = headers
     }
+
+    /// A header the request asked for, by name in any case.
+    package func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
 /// No answer came: the request timed out, could not connect, or failed on the way.
