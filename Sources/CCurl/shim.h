@@ -57,6 +57,9 @@ static inline CURLcode openpush_curl_easy_getinfo_long(CURL *handle, CURLINFO in
 static inline CURLcode openpush_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
     return curl_easy_getinfo(handle, info, value);
 }
+static inline unsigned int openpush_curl_version_num(void) {
+    return curl_version_info(CURLVERSION_NOW)->version_num;
+}
 // `curl_multi_setopt` is variadic too.
 static inline CURLMcode openpush_curl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);

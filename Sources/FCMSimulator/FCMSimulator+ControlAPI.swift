@@ -9,7 +9,7 @@ extension FCMSimulator {
     /// | `GET /messages` | `{"accepted_count": N, "messages": [{project_id, name, token, message, client_email, received_at}, …]}`, oldest first; `?token=` and `?project_id=` filter, `?limit=N` keeps the newest N |
     /// | `DELETE /messages` | forget accepted messages (204) |
     /// | `POST /tokens/{token}/unregister` | later sends to it answer `404 UNREGISTERED` (200) |
-    /// | `POST /failures` `{"status": 429, "count": N, "retry_after": 30}` | the next N sends answer that status (401, 429, 500 or 503; 200) |
+    /// | `POST /failures` `{"status": 429, "count": N, "retry_after": 30}` | the next N sends answer that status (400, 401, 429, 500 or 503; 200) |
     /// | `DELETE /failures` | drop pending failures (204) |
     /// | `POST /access_tokens/revoke` | every issued access token stops working (200 `{"revoked": N}`) |
     /// | `GET /counters` | `{"sends", "accepted", "token_requests", "access_tokens_issued"}` |

@@ -4,6 +4,8 @@ package import OpenPushCore
 extension FCMSimulator {
     /// The statuses `POST /failures` can make the next sends answer.
     package enum FailureStatus: Int, Sendable, CaseIterable {
+        /// `INVALID_ARGUMENT` about a field of the message other than the token.
+        case invalidArgument = 400
         case unauthenticated = 401
         case quotaExceeded = 429
         case `internal` = 500

@@ -112,6 +112,8 @@ extension FCMSimulator {
 
     private static func answer(_ failure: InjectedFailure) -> SendAnswer {
         var answer = switch failure.status {
+        case .invalidArgument:
+            invalidArgument("message.android.ttl", "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"-1s\"")
         case .unauthenticated: unauthenticated
         case .quotaExceeded:
             error(429, "RESOURCE_EXHAUSTED", "Quota exceeded for sending messages.", errorCode: "QUOTA_EXCEEDED")

@@ -87,6 +87,8 @@ package final class FCMSimulator: Sendable {
     package var port: UInt16 { state.withLock { $0.port } }
     package var tokenPort: UInt16 { state.withLock { $0.tokenServer?.port ?? 0 } }
     package var controlPort: UInt16? { state.withLock { $0.controlServer?.port } }
+    /// h2c connections accepted since the start (tests: how many a client opened).
+    package var connectionsAccepted: Int { state.withLock { $0.nextConnectionID } }
 
     private var urlHost: String { configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host }
     /// The FCM base URL a client is configured with (`OPENPUSH_FCM_URL`).

@@ -78,31 +78,39 @@ package final class HTTPClient: Sendable {
     private static func drive(_ shared: Shared) {
         let multi = shared.multi
         var running: [UnsafeMutableRawPointer: Transfer] = [:]
+        var cleartextH2 = CleartextHTTP2Origins()
+        func add(_ transfer: Transfer) {
+            let code = curl_multi_add_handle(multi.handle, transfer.easy.handle)
+            if code == CURLM_OK {
+                running[transfer.easy.handle] = transfer
+            } else {
+                let error = HTTPClientError.transport(code: Int(code.rawValue), message: String(cString: curl_multi_strerror(code)))
+                transfer.complete(.failure(error))
+            }
+        }
         while true {
             let (added, stopping) = shared.queue.withLock { queue in
                 defer { queue.added = [] }
                 return (queue.added, queue.stopping)
             }
-            for transfer in added {
-                let code = curl_multi_add_handle(multi.handle, transfer.easy.handle)
-                if code == CURLM_OK {
-                    running[transfer.easy.handle] = transfer
-                } else {
-                    let error = HTTPClientError.transport(code: Int(code.rawValue), message: String(cString: curl_multi_strerror(code)))
-                    transfer.complete(.failure(error))
-                }
-            }
+            added.forEach(add)
             if stopping, running.isEmpty { break }
             var active: Int32 = 0
             _ = curl_multi_perform(multi.handle, &active)
             var left: Int32 = 0
+            var again: [Transfer] = []
             while let message = curl_multi_info_read(multi.handle, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                       let transfer = running.removeValue(forKey: easy) else { continue }
                 let code = openpush_curl_message_result(message)
                 curl_multi_remove_handle(multi.handle, easy)
-                transfer.finish(code)
+                if transfer.cleartextH2Origin != nil {
+                    again += cleartextH2.done(transfer, code)
+                } else {
+                    transfer.finish(code)
+                }
             }
+            again.forEach(add)
             if running.isEmpty {
                 // Nothing in flight: sleep until `send` or `shutdown` wakes the multi handle.
                 let idle = shared.queue.withLock { $0.added.isEmpty && !$0.stopping }
@@ -128,6 +136,12 @@ final class Transfer: @unchecked Sendable {
     private let maxResponseBytes: Int
     private let peerFilter: HTTPClientRequest.PeerFilter?
     private let responseHeaders: [String]
+    /// Set for HTTP/2 on `http://` where libcurl needs `CleartextHTTP2Origins`: the origin.
+    let cleartextH2Origin: String?
+    /// This transfer opens a new h2c connection (prior knowledge); the others only reuse one.
+    private(set) var opensConnection = false
+    /// It needed a new connection but may only reuse one: it was refused the socket.
+    var wantedConnection = false
     /// Why `peerFilter` refused the last address it was asked about (the driving thread only).
     private var refusal: String?
 
@@ -159,14 +173,19 @@ final class Transfer: @unchecked Sendable {
             try easy.setBody(request.body)
             try easy.set(CURLOPT_CUSTOMREQUEST, request.method)
         }
+        let cleartext = request.url.lowercased().hasPrefix("http://")
+        cleartextH2Origin = request.httpVersion == .http2 && cleartext && CleartextHTTP2Origins.needed
+            ? CleartextHTTP2Origins.origin(of: request.url) : nil
         if request.httpVersion == .http2 {
-            let cleartext = request.url.lowercased().hasPrefix("http://")
-            try easy.set(CURLOPT_HTTP_VERSION, cleartext ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS)
+            // Through `CleartextHTTP2Origins`, h2c transfers ask for HTTP/2 (which reuses an h2c
+            // connection as it is) and only the one opening a connection for prior knowledge.
+            try easy.set(CURLOPT_HTTP_VERSION, !cleartext ? CURL_HTTP_VERSION_2TLS
+                : cleartextH2Origin != nil ? CURL_HTTP_VERSION_2_0 : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
             try easy.set(CURLOPT_PIPEWAIT, 1)
         }
         try easy.setWriteFunction(httpClientWrite)
         try easy.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
-        if peerFilter != nil {
+        if peerFilter != nil || cleartextH2Origin != nil {
             try easy.setOpenSocketFunction(httpClientOpenSocket)
             try easy.set(CURLOPT_OPENSOCKETDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
         }
@@ -174,6 +193,10 @@ final class Transfer: @unchecked Sendable {
 
     /// A socket for `address`, or `CURL_SOCKET_BAD` when the filter refuses it.
     func openSocket(_ address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
+        if cleartextH2Origin != nil, !opensConnection {
+            wantedConnection = true
+            return openpush_curl_socket_bad()
+        }
         if let peerFilter {
             var bytes = [UInt8](repeating: 0, count: 16)
             let count = bytes.withUnsafeMutableBufferPointer { openpush_curl_sockaddr_bytes(address, $0.baseAddress!) }
@@ -193,17 +216,27 @@ final class Transfer: @unchecked Sendable {
     }
 
     func finish(_ code: CURLcode) {
+        complete(result(code))
+    }
+
+    func result(_ code: CURLcode) -> Result<HTTPClientResponse, HTTPClientError> {
         // libcurl reports a refused socket as a failed connect: the refusal says why.
-        if code != CURLE_OK, let refusal {
-            complete(.failure(.refusedAddress(refusal)))
-            return
-        }
+        if code != CURLE_OK, let refusal { return .failure(.refusedAddress(refusal)) }
         switch code {
         case CURLE_OK:
-            complete(.success(HTTPClientResponse(status: easy.responseCode, body: body, headers: easy.headers(responseHeaders))))
-        case CURLE_OPERATION_TIMEDOUT: complete(.failure(.timedOut))
-        default: complete(.failure(.transport(code: Int(code.rawValue), message: easy.message(for: code))))
+            return .success(HTTPClientResponse(status: easy.responseCode, body: body, headers: easy.headers(responseHeaders)))
+        case CURLE_OPERATION_TIMEDOUT: return .failure(.timedOut)
+        default: return .failure(.transport(code: Int(code.rawValue), message: easy.message(for: code)))
         }
+    }
+
+    /// Makes this transfer the one that opens a new h2c connection, with prior knowledge.
+    func openConnection() throws(HTTPClientError) {
+        wantedConnection = false
+        opensConnection = true
+        body = []
+        try easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+        try easy.set(CURLOPT_FRESH_CONNECT, 1)
     }
 
     func complete(_ result: Result<HTTPClientResponse, HTTPClientError>) {

@@ -9,12 +9,15 @@ import Glibc
 #endif
 
 /// A local HTTPServer: `/echo` answers the request's method, headers and body as text,
-/// `/status/<n>` answers `n`, `/sleep` answers after 5 s.
+/// `/status/<n>` answers `n`, `/sleep` answers after 5 s, `/busy` answers 429 with `Retry-After`.
 private struct TestResponder: HTTPResponder {
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         if request.path == "/sleep" {
             try? await Task.sleep(for: .seconds(5))
             return HTTPResponse(status: 200, body: Array("late".utf8))
+        }
+        if request.path == "/busy" {
+            return HTTPResponse(status: 429, headers: ["Retry-After": "30", "X-Other": "1"], body: Array("busy".utf8))
         }
         if request.path.hasPrefix("/status/"), let status = Int(request.path.dropFirst("/status/".count)) {
             return HTTPResponse(status: status, body: Array("status \(status)".utf8))
@@ -56,6 +59,19 @@ private func withServer(_ body: (UInt16) async throws -> Void) async throws {
             let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/status/500", body: [1]))
             #expect(response.status == 500)
             #expect(String(decoding: response.body, as: UTF8.self) == "status 500")
+            await client.shutdown()
+        }
+    }
+
+    @Test func theResponseHeadersAskedForComeBackByNameInAnyCase() async throws {
+        try await withServer { port in
+            let client = try HTTPClient()
+            let asked = try await client.send(HTTPClientRequest(
+                url: "http://127.0.0.1:\(port)/busy", responseHeaders: ["retry-after", "X-Missing"]))
+            #expect(asked.status == 429 && asked.headers == ["retry-after": "30"])
+            #expect(asked.header("Retry-After") == "30" && asked.header("X-Other") == nil)
+            let notAsked = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/busy"))
+            #expect(notAsked.status == 429 && notAsked.headers.isEmpty)
             await client.shutdown()
         }
     }

@@ -76,6 +76,9 @@ final class FCMSendLimiter: Sendable {
         next?.resume()
     }
 
-    /// Requests of `app` in flight now (tests).
+    /// Requests of `app` in flight now, and waiting for a slot (tests).
     func inFlight(app: String) -> Int { apps.withLock { $0[app]?.inFlight ?? 0 } }
+    func waiting(app: String) -> Int {
+        apps.withLock { apps in apps[app].map { ($0.urgent.items.count - $0.urgent.head) + ($0.bulk.items.count - $0.bulk.head) } ?? 0 }
+    }
 }
