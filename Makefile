@@ -52,6 +52,7 @@ bench: deps release
 	bench/delivery.sh
 	bench/apns-client.sh
 	bench/fanout.sh
+	bench/fcm.sh
 	bench/fairness.sh
 	bench/transactional.sh
 	bench/register.sh

@@ -12,7 +12,8 @@ bench_require() {
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 bench_cleanup() {
-  kill -TERM "${server:-}" "${simulator:-}" 2>/dev/null || true
+  # $bench_extra_pids: processes a bench started before `bench_start` (fcm.sh's FCM simulator).
+  kill -TERM "${server:-}" "${simulator:-}" ${bench_extra_pids:-} 2>/dev/null || true
   wait 2>/dev/null || true
   rm -rf "$state"
 }

@@ -1,6 +1,7 @@
 import Foundation
 import APNs
 import APNsSimulator
+import FCMSimulator
 import HTTPClient
 import HTTPServer
 import OpenPushCore
@@ -80,10 +81,12 @@ enum Commands {
         }
         let simulator = try startDevSimulator(&configuration)
         defer { simulator?.simulator.stop() }
+        let fcm = try startDevFCMSimulator(&configuration)
         try await run(configuration, databaseURL: databaseURL, migrate: true, logger: logger) { services, port in
-            let demo = try await DevDemoApp.ensure(stateDirectory: state, services: services)
-            say(devBanner(configuration, port: port, demo: demo, simulator: simulator))
+            let demo = try await DevDemoApp.ensure(stateDirectory: state, services: services, fcmServiceAccount: fcm?.account)
+            say(devBanner(configuration, port: port, demo: demo, simulator: simulator, fcm: fcm?.simulator))
         }
+        await fcm?.simulator.stop()
         await simulator?.control.shutdown()
     }
 
@@ -111,7 +114,7 @@ enum Commands {
 
     /// What `openpush dev` prints once it listens: the keys and a request to try.
     private static func devBanner(_ configuration: Configuration, port: Int, demo: DevDemoApp,
-                                  simulator: (simulator: APNSSimulator, control: HTTPServer)?) -> String {
+                                  simulator: (simulator: APNSSimulator, control: HTTPServer)?, fcm: FCMSimulator?) -> String {
         let organizationKey = configuration.organizationAPIKey ?? ""
         let host = configuration.listenHost.contains(":") ? "[\(configuration.listenHost)]" : configuration.listenHost
         let rotated = "(rotated since; the rotation returned the new value)"
@@ -125,9 +128,13 @@ enum Commands {
         """ + (simulator.map { """
 
           APNs simulator: \($0.simulator.endpoint) — what it accepted: curl http://127.0.0.1:\($0.control.port)/pushes
+        """ } ?? "") + (fcm.map { """
+
+          FCM simulator: \($0.endpoint) (token endpoint \($0.tokenURL)) — what it accepted: curl \($0.controlURL ?? "")/messages
         """ } ?? "") + "\n" + DevQuickstart(
             baseURL: "http://\(host):\(port)", appID: demo.id, restKey: demo.restKey, sdkKey: demo.sdkKey,
-            simulatorControlURL: simulator.map { "http://127.0.0.1:\($0.control.port)" }).text
+            simulatorControlURL: simulator.map { "http://127.0.0.1:\($0.control.port)" },
+            fcmControlURL: fcm?.controlURL).text
     }
 
     /// Serves until SIGINT or SIGTERM, then drains: stop accepting, finish in-flight requests,

@@ -102,13 +102,13 @@
     }));
     const rows = apps.map(function (app, i) {
       const s = stats[i] || {};
-      const paused = app.apns_status && app.apns_status.state === "paused";
+      const paused = [app.apns_status, app.fcm_status].some(function (status) { return status && status.state === "paused"; });
       return h("tr", { class: paused ? "paused" : "", "data-app": app.id },
         h("td", {}, h("a", { href: "#/apps/" + enc(app.id) }, app.name)),
         h("td", {}, h("code", {}, app.id)),
         h("td", {}, app.apns_bundle_id || "—"),
         h("td", {}, app.apns_env),
-        h("td", {}, statusBadge(app.apns_status)),
+        h("td", {}, statusBadge(app.apns_status), app.fcm_status ? [" FCM ", statusBadge(app.fcm_status)] : null),
         h("td", { class: "num" }, s.devices !== undefined ? s.devices : "—"),
         h("td", { class: "num", "data-figure": "sent" }, s.sent !== undefined ? s.sent : "—"),
         h("td", { class: "num", "data-figure": "accepted" }, s.accepted !== undefined ? s.accepted : "—"),
@@ -211,6 +211,23 @@
       await reload();
     }); });
 
+    // The service account key file from the Firebase console; OpenPush never shows it back.
+    const serviceAccount = h("input", { type: "file", id: "fcm-service-account", accept: ".json,application/json,text/plain" });
+    const fcmForm = h("form", { id: "fcm-credentials-form", class: "grid-form" },
+      field("Service account key (JSON)", serviceAccount),
+      h("button", { type: "submit" }, "Save FCM credentials"),
+      app.has_fcm_credentials ? h("button", { type: "button", id: "fcm-remove", class: "danger", onclick: function () { guarded(async function () {
+        if (!window.confirm("Remove the FCM service account? Android pushes stop until a new one is set.")) return;
+        await API.call("PUT", "/apps/" + enc(appID), { body: { fcm_service_account: null } });
+        await reload();
+      }); } }, "Remove") : null);
+    fcmForm.addEventListener("submit", function (event) { event.preventDefault(); guarded(async function () {
+      const json = await readFile(serviceAccount);
+      if (!json) return;
+      await API.call("PUT", "/apps/" + enc(appID), { body: { fcm_service_account: json } });
+      await reload();
+    }); });
+
     let tenantsSection;
     if (app.shared_demo) {
       const tenants = (await API.call("GET", "/apps/" + enc(appID) + "/tenants")).body.tenants || [];
@@ -243,7 +260,10 @@
         h("dt", {}, "Bundle id"), h("dd", {}, app.apns_bundle_id || "—"),
         h("dt", {}, "Environment"), h("dd", {}, app.apns_env),
         h("dt", {}, "APNs"), h("dd", {}, statusBadge(app.apns_status)),
-        h("dt", {}, ".p8 key"), h("dd", {}, app.has_apns_key ? "loaded (key id " + (app.apns_key_id || "—") + ", team " + (app.apns_team_id || "—") + ")" : "none")),
+        h("dt", {}, ".p8 key"), h("dd", {}, app.has_apns_key ? "loaded (key id " + (app.apns_key_id || "—") + ", team " + (app.apns_team_id || "—") + ")" : "none"),
+        h("dt", {}, "FCM"), h("dd", { id: "fcm-status" }, app.fcm_status ? statusBadge(app.fcm_status) : "—"),
+        h("dt", {}, "FCM service account"), h("dd", { id: "fcm-credentials" },
+          app.has_fcm_credentials ? "loaded (project " + (app.fcm_project_id || "—") + ")" : "none")),
       h("p", {}, h("a", { href: "#/messages/" + enc(appID) }, "Messages"), " · ", h("a", { href: "#/send/" + enc(appID) }, "Send a test push")),
       once,
       h("section", { class: "card" }, h("h2", {}, "Keys"),
@@ -251,6 +271,7 @@
         h("p", { class: "muted", id: "console-key-note" }, "This console reads this app's segments and sends test pushes with a REST key of its own (named console). The key expires 12 hours after the console makes it, is made again when needed, and is deleted when you sign out."),
         keyForm, h("p", {}, rotateSDK)),
       h("section", { class: "card" }, h("h2", {}, "APNs credentials"), credForm),
+      h("section", { class: "card" }, h("h2", {}, "FCM credentials (Android)"), fcmForm),
       h("section", { class: "card" }, h("h2", {}, "Shared demo tenants"), tenantsSection),
       h("section", { class: "card" }, h("h2", {}, "Segments"),
         h("ul", { id: "segments" }, segments.map(function (segment) { return h("li", {}, segment.name, segment.built_in ? h("span", { class: "muted" }, " (built in)") : null); }))),
@@ -303,6 +324,14 @@
     ];
   }
 
+  // A record's platform as the deliveries route gives it; a record FCM answered is Android's.
+  function platformOf(record) {
+    return record.platform || (record.fcm_message_name ? "android" : "—");
+  }
+  function serviceName(platform) {
+    return platform === "android" ? "FCM" : "APNs";
+  }
+
   async function pageMessage(appID, messageID) {
     const message = (await API.asApp(appID, "GET", "/notifications/" + enc(messageID), { query: { app_id: appID } })).body;
     const records = (await API.asApp(appID, "GET", "/notifications/" + enc(messageID) + "/deliveries", { query: { app_id: appID, limit: 200 } })).body;
@@ -318,12 +347,12 @@
         h("h3", {}, "Errors by reason"), errorsList(message.errors_by_reason)),
       h("section", { class: "card" }, h("h2", {}, "Per-device records"),
         h("table", { id: "deliveries" },
-          h("thead", {}, h("tr", {}, ["Subscription", "Kind", "State", "Reason", "APNs status", "apns-id", "Attempts", "Finished", "Clicked"].map(function (t) { return h("th", {}, t); }))),
+          h("thead", {}, h("tr", {}, ["Subscription", "Platform", "Kind", "State", "Reason", "APNs status", "apns-id / FCM message", "Attempts", "Finished", "Clicked"].map(function (t) { return h("th", {}, t); }))),
           h("tbody", {}, (records.deliveries || []).map(function (r) {
-            return h("tr", { class: "state-" + r.state },
-              h("td", {}, h("code", {}, r.subscription_id)), h("td", {}, r.token_kind), h("td", {}, r.state),
-              h("td", {}, r.error_reason || r.suppressed_reason || "—"), h("td", { class: "num" }, r.apns_status === null ? "—" : r.apns_status),
-              h("td", {}, h("code", {}, r.apns_id)), h("td", { class: "num" }, r.attempts), h("td", {}, time(r.finished_at)), h("td", {}, time(r.clicked_at)));
+            return h("tr", { class: "state-" + r.state, "data-platform": platformOf(r) },
+              h("td", {}, h("code", {}, r.subscription_id)), h("td", { class: "platform" }, platformOf(r)), h("td", {}, r.token_kind), h("td", {}, r.state),
+              h("td", {}, r.error_reason || r.suppressed_reason || "—"), h("td", { class: "num" }, r.apns_status === null || r.apns_status === undefined ? "—" : r.apns_status),
+              h("td", {}, h("code", {}, r.fcm_message_name || r.apns_id)), h("td", { class: "num" }, r.attempts), h("td", {}, time(r.finished_at)), h("td", {}, time(r.clicked_at)));
           }))),
         records.remaining ? h("p", {}, records.remaining + " recipients still queued.") : null),
     ];
@@ -390,20 +419,28 @@
         app_id: app, include_subscription_ids: [subscription.value.trim()],
         headings: { en: title.value }, contents: { en: body.value },
       } })).body;
-      result.replaceChildren(h("p", { id: "send-status" }, "Sent as ", h("a", { href: "#/messages/" + enc(app) + "/" + enc(sent.id) }, sent.id), "; waiting for APNs' answer…"));
+      // The device's platform says which service answers (APNs, or FCM for Android).
+      const device = (await API.asApp(app, "GET", "/apps/" + enc(app) + "/subscriptions/" + enc(subscription.value.trim()))
+        .then(function (r) { return r.body; }, function () { return null; })) || {};
+      const service = serviceName(device.platform);
+      result.replaceChildren(h("p", { id: "send-status" }, "Sent as ", h("a", { href: "#/messages/" + enc(app) + "/" + enc(sent.id) }, sent.id), "; waiting for " + service + "'s answer…"));
       const deadline = Date.now() + 30000;
       while (Date.now() < deadline) {
         const page = (await API.asApp(app, "GET", "/notifications/" + enc(sent.id) + "/deliveries",
           { query: { app_id: app, subscription_id: subscription.value.trim() } })).body;
         const record = (page.deliveries || [])[0];
         if (record) {
-          result.replaceChildren(h("div", { class: "answer state-" + record.state, id: "answer", "data-state": record.state },
-            h("strong", {}, record.state === "accepted" ? "Accepted by APNs" : "Not delivered: " + record.state),
+          const platform = record.platform || device.platform || "—";
+          const fcm = serviceName(platform) === "FCM";
+          result.replaceChildren(h("div", { class: "answer state-" + record.state, id: "answer", "data-state": record.state, "data-platform": platform },
+            h("strong", {}, record.state === "accepted" ? "Accepted by " + service : "Not delivered: " + record.state),
             h("dl", { class: "facts" },
+              h("dt", {}, "platform"), h("dd", {}, platform + (device.type ? " (" + device.type + ")" : "")),
               h("dt", {}, "state"), h("dd", {}, record.state),
               h("dt", {}, "reason"), h("dd", {}, record.error_reason || record.suppressed_reason || "—"),
-              h("dt", {}, "APNs status"), h("dd", {}, record.apns_status === null ? "—" : record.apns_status),
-              h("dt", {}, "apns-id"), h("dd", {}, h("code", {}, record.apns_id)),
+              fcm ? null : [h("dt", {}, "APNs status"), h("dd", {}, record.apns_status === null ? "—" : record.apns_status)],
+              fcm ? [h("dt", {}, "FCM message"), h("dd", {}, h("code", {}, record.fcm_message_name || "—"))]
+                  : [h("dt", {}, "apns-id"), h("dd", {}, h("code", {}, record.apns_id))],
               h("dt", {}, "attempts"), h("dd", {}, record.attempts)),
             h("p", {}, h("a", { href: "#/messages/" + enc(app) + "/" + enc(sent.id) }, "Open the message"))));
           return;

@@ -36,16 +36,23 @@ package final class Metrics: Sendable {
         var kind: TokenKind
         var state: PushState
         var reason: String
+        var service: PushService
 
         /// Series are rendered in the order of their label texts.
-        var sortKey: (String, String, String) { (kind.rawValue, state.label, reason) }
+        var sortKey: (String, String, String, String) { (service.rawValue, kind.rawValue, state.label, reason) }
+    }
+
+    /// One accepted push's queue-to-accepted time, counted per push service.
+    fileprivate struct LatencyKey: Hashable {
+        var service: PushService
+        var seconds: Double
     }
 
     private struct State {
         var requests: [RequestKey: UInt64] = [:]
         var latency: [String: Histogram] = [:]
         var pushes: [PushKey: UInt64] = [:]
-        var deliveryLatency = Histogram(buckets: Metrics.deliveryBuckets.count)
+        var deliveryLatency: [PushService: Histogram] = [:]
         var failedMessages: [String: UInt64] = [:]
     }
 
@@ -114,9 +121,11 @@ package final class Metrics: Sendable {
     }
 
     /// One push attempt's result: by token kind (`update`, `push_to_start`, …), the state it left
-    /// the row in, and the APNs reason if any.
-    package func recordPush(kind: TokenKind, state: PushState, reason: String?) {
-        self.state.withLock { $0.pushes[PushKey(kind: kind, state: state, reason: reason ?? ""), default: 0] += 1 }
+    /// the row in, the service's reason if any, and the push service it went to.
+    package func recordPush(kind: TokenKind, state: PushState, reason: String?, service: PushService = .apns) {
+        self.state.withLock {
+            $0.pushes[PushKey(kind: kind, state: state, reason: reason ?? "", service: service), default: 0] += 1
+        }
     }
 
     /// The state a push attempt is counted in: how its row ended, or `queued` when it waits
@@ -137,19 +146,19 @@ package final class Metrics: Sendable {
     /// thousand pushes, and a lock plus a hashed key per push showed up in the engine's profile.
     package struct PushTally: Sendable {
         fileprivate var pushes: [PushKey: UInt64] = [:]
-        /// Queue-to-accepted seconds → how many accepted pushes waited that long.
-        fileprivate var latencies: [Double: UInt64] = [:]
+        /// Queue-to-accepted seconds (by service) → how many accepted pushes waited that long.
+        fileprivate var latencies: [LatencyKey: UInt64] = [:]
 
         package init() {}
 
         /// As `recordPush`.
-        package mutating func add(kind: TokenKind, state: PushState, reason: String?) {
-            pushes[PushKey(kind: kind, state: state, reason: reason ?? ""), default: 0] += 1
+        package mutating func add(kind: TokenKind, state: PushState, reason: String?, service: PushService = .apns) {
+            pushes[PushKey(kind: kind, state: state, reason: reason ?? "", service: service), default: 0] += 1
         }
 
         /// As `recordDeliveryLatency`.
-        package mutating func addLatency(_ seconds: Double) {
-            latencies[seconds, default: 0] += 1
+        package mutating func addLatency(_ seconds: Double, service: PushService = .apns) {
+            latencies[LatencyKey(service: service, seconds: seconds), default: 0] += 1
         }
     }
 
@@ -157,8 +166,9 @@ package final class Metrics: Sendable {
         guard !tally.pushes.isEmpty || !tally.latencies.isEmpty else { return }
         state.withLock { state in
             for (key, count) in tally.pushes { state.pushes[key, default: 0] += count }
-            for (seconds, count) in tally.latencies {
-                state.deliveryLatency.observe(seconds, bounds: Self.deliveryBuckets, times: count)
+            for (key, count) in tally.latencies {
+                state.deliveryLatency[key.service, default: Histogram(buckets: Self.deliveryBuckets.count)]
+                    .observe(key.seconds, bounds: Self.deliveryBuckets, times: count)
             }
         }
     }
@@ -169,9 +179,12 @@ package final class Metrics: Sendable {
         state.withLock { $0.failedMessages[stage, default: 0] += 1 }
     }
 
-    /// Time from a delivery's creation to APNs accepting it.
-    package func recordDeliveryLatency(_ seconds: Double) {
-        state.withLock { $0.deliveryLatency.observe(seconds, bounds: Self.deliveryBuckets) }
+    /// Time from a delivery's creation to its push service (APNs or FCM) accepting it.
+    package func recordDeliveryLatency(_ seconds: Double, service: PushService = .apns) {
+        state.withLock {
+            $0.deliveryLatency[service, default: Histogram(buckets: Self.deliveryBuckets.count)]
+                .observe(seconds, bounds: Self.deliveryBuckets)
+        }
     }
 
     /// The exposition text; `gauges` are point-in-time values read by the caller (pool state).
@@ -199,10 +212,11 @@ package final class Metrics: Sendable {
             lines.append("openpush_http_request_duration_seconds_sum{\(label)} \(format(histogram.sum))")
             lines.append("openpush_http_request_duration_seconds_count{\(label)} \(histogram.count)")
         }
-        lines.append("# HELP openpush_pushes_total Push attempts, by token kind, resulting state and APNs reason.")
+        lines.append("# HELP openpush_pushes_total Push attempts, by token kind, resulting state, the service's reason and push service (apns, fcm).")
         lines.append("# TYPE openpush_pushes_total counter")
         for key in snapshot.pushes.keys.sorted(by: { $0.sortKey < $1.sortKey }) {
-            let labels = "kind=\"\(key.kind.rawValue)\",state=\"\(key.state.label)\",reason=\"\(escape(key.reason))\""
+            let labels = "kind=\"\(key.kind.rawValue)\",state=\"\(key.state.label)\",reason=\"\(escape(key.reason))\","
+                + "service=\"\(key.service.rawValue)\""
             lines.append("openpush_pushes_total{\(labels)} \(snapshot.pushes[key]!)")
         }
         lines.append("# HELP openpush_messages_failed_total Messages that failed as a whole, by the stage that failed.")
@@ -210,14 +224,19 @@ package final class Metrics: Sendable {
         for stage in ["build", "expansion"] {
             lines.append("openpush_messages_failed_total{stage=\"\(stage)\"} \(snapshot.failedMessages[stage] ?? 0)")
         }
-        lines.append("# HELP openpush_delivery_latency_seconds From a delivery's creation to APNs accepting it.")
+        lines.append("# HELP openpush_delivery_latency_seconds From a delivery's creation to its push service (apns, fcm) accepting it.")
         lines.append("# TYPE openpush_delivery_latency_seconds histogram")
-        for (index, bound) in Self.deliveryBuckets.enumerated() {
-            lines.append("openpush_delivery_latency_seconds_bucket{le=\"\(format(bound))\"} \(snapshot.deliveryLatency.bucketCounts[index])")
+        // Every service's series, empty ones too, so a dashboard finds FCM's before its first push.
+        for service in PushService.allCases {
+            let histogram = snapshot.deliveryLatency[service] ?? Histogram(buckets: Self.deliveryBuckets.count)
+            let label = "service=\"\(service.rawValue)\""
+            for (index, bound) in Self.deliveryBuckets.enumerated() {
+                lines.append("openpush_delivery_latency_seconds_bucket{\(label),le=\"\(format(bound))\"} \(histogram.bucketCounts[index])")
+            }
+            lines.append("openpush_delivery_latency_seconds_bucket{\(label),le=\"+Inf\"} \(histogram.count)")
+            lines.append("openpush_delivery_latency_seconds_sum{\(label)} \(format(histogram.sum))")
+            lines.append("openpush_delivery_latency_seconds_count{\(label)} \(histogram.count)")
         }
-        lines.append("openpush_delivery_latency_seconds_bucket{le=\"+Inf\"} \(snapshot.deliveryLatency.count)")
-        lines.append("openpush_delivery_latency_seconds_sum \(format(snapshot.deliveryLatency.sum))")
-        lines.append("openpush_delivery_latency_seconds_count \(snapshot.deliveryLatency.count)")
         lines += webhooks.renderCounters()
         for gauge in gauges + registeredGauges {
             lines.append("# HELP \(gauge.name) \(gauge.help)")

@@ -28,6 +28,7 @@ extension NotificationDeliveriesStore.Record {
     var json: JSONValue {
         [
             "subscription_id": .string(subscriptionID),
+            "platform": platform.map(JSONValue.string) ?? .null,
             "token_kind": .string(tokenKind.rawValue),
             "state": .string(state.rawValue),
             // The policy's reason of a `suppressed` record is its own field, not an error.

@@ -14,6 +14,8 @@ enum NotificationDeliveriesStore {
     struct Record: Sendable, Equatable {
         var id: Int64
         var subscriptionID: String
+        /// The device's platform (`ios`, `android`, …); nil once the subscription is deleted.
+        var platform: String?
         var tokenKind: TokenKind
         var state: DeliveryState
         var errorReason: String?
@@ -141,7 +143,8 @@ enum NotificationDeliveriesStore {
                    live_activity_id, floor(extract(epoch FROM finished_at))::bigint AS finished_at,
                    (SELECT floor(extract(epoch FROM c.clicked_at))::bigint FROM delivery_clicks c
                     WHERE c.message_id = records.message_id AND c.subscription_id = records.subscription_id
-                      AND c.record_id = records.id) AS clicked_at
+                      AND c.record_id = records.id) AS clicked_at,
+                   (SELECT s.platform FROM subscriptions s WHERE s.id = records.subscription_id) AS platform
             FROM records
             ORDER BY subscription_id, id LIMIT \(request.limit + 1)
             """).map(Record.init(row:))
@@ -152,6 +155,7 @@ extension NotificationDeliveriesStore.Record {
     init(row: PostgresRow) throws {
         id = try row.decode("id")
         subscriptionID = try row.decode("subscription_id")
+        platform = try row.decode("platform")
         // A stored value this build does not know is a broken row, not something to guess at.
         let kind: String = try row.decode("token_kind")
         guard let tokenKind = TokenKind(rawValue: kind) else { throw InvariantViolation("a delivery record holds token kind '\(kind)'") }

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import OpenPushCore
+package import OpenPushCore
 package import OpenPushDelivery
 import Postgres
 
@@ -23,13 +23,33 @@ package struct DevDemoApp: Sendable, Equatable {
     }
     static let fileName = "demo_app.json"
 
-    /// The saved demo app when it still exists, else a new one (saved for next time).
-    package static func ensure(stateDirectory: String, services: Services) async throws -> DevDemoApp {
+    /// A Google service account made for this start of `openpush dev`: its key goes to the
+    /// local FCM simulator, its JSON to the demo app, so the app's Android pushes are signed
+    /// and authorised like a real app's.
+    package static func fcmServiceAccount() throws -> FCMServiceAccount {
+        FCMServiceAccount(projectID: "openpush-demo", privateKeyID: "demo-key-1",
+                          privateKey: try RSASigningKey.generatePEM(),
+                          clientEmail: "firebase-adminsdk@openpush-demo.iam.gserviceaccount.com")
+    }
+
+    /// The saved demo app when it still exists, else a new one (saved for next time). With
+    /// `fcmServiceAccount` (the simulator's), the app's FCM credentials become that account.
+    package static func ensure(stateDirectory: String, services: Services,
+                               fcmServiceAccount: FCMServiceAccount? = nil) async throws -> DevDemoApp {
         let path = stateDirectory + "/" + fileName
         if let saved = load(path), let current = try await stillPresent(saved, in: services.database) {
+            if let fcmServiceAccount {
+                // The simulator's key is new each start: the saved app takes it.
+                var fields = AppFields()
+                fields.fcmServiceAccount = .set(fcmServiceAccount)
+                _ = try await AppStore.update(current.id, with: fields, now: services.now(),
+                                              sealing: services.configuration.secretKeyring, in: services.database)
+            }
             return current
         }
-        let created = try await AppStore.create(try settings(), now: services.now(),
+        var settings = try settings()
+        settings.fcmServiceAccount = fcmServiceAccount
+        let created = try await AppStore.create(settings, now: services.now(),
                                                 sealing: services.configuration.secretKeyring, in: services.database)
         let demo = DevDemoApp(id: created.app.id, restKey: created.restKey, sdkKey: created.sdkKey, isNew: true)
         try save(demo, to: path)

@@ -1,10 +1,13 @@
 import OpenPushDelivery
 /// What `openpush dev` prints after the keys: the console's address and three commands that
 /// work as printed — register a device token (SDK key), send it a notification (REST key), and
-/// list what the local APNs simulator accepted for that token.
+/// list what the local APNs simulator accepted for that token. With the FCM simulator, an
+/// Android device of the same user registers too, and the same send reaches it.
 package struct DevQuickstart: Sendable, Equatable {
     /// The demo device's APNs token: hex, and no prefix the simulator answers with an error.
     package static let deviceToken = String(repeating: "c0ffee00", count: 8)
+    /// A made-up FCM registration token (printable ASCII, as real ones are) for the Android device.
+    package static let androidToken = "quickstart-android:APA91b" + String(repeating: "Qx7", count: 40)
     /// The alias the device registers with and the notification targets.
     package static let externalID = "quickstart-user"
 
@@ -16,13 +19,17 @@ package struct DevQuickstart: Sendable, Equatable {
     package var sdkKey: String?
     /// The simulator's control API (`http://127.0.0.1:port`), nil when pushes go to real APNs.
     package var simulatorControlURL: String?
+    /// The FCM simulator's control API, nil when Android pushes go to real FCM (no Android step then).
+    package var fcmControlURL: String?
 
-    package init(baseURL: String, appID: String, restKey: String?, sdkKey: String?, simulatorControlURL: String?) {
+    package init(baseURL: String, appID: String, restKey: String?, sdkKey: String?, simulatorControlURL: String?,
+                 fcmControlURL: String? = nil) {
         self.baseURL = baseURL
         self.appID = appID
         self.restKey = restKey
         self.sdkKey = sdkKey
         self.simulatorControlURL = simulatorControlURL
+        self.fcmControlURL = fcmControlURL
     }
 
     package var consoleURL: String { baseURL + "/console" }
@@ -48,19 +55,42 @@ package struct DevQuickstart: Sendable, Equatable {
         return commands
     }
 
+    /// With the FCM simulator: the same user's Android device registers (`"platform": "android"`,
+    /// a made-up FCM token), and a command lists what the simulator accepted for that token.
+    package var androidCommands: (register: String, list: String)? {
+        guard let fcmControlURL else { return nil }
+        let sdk = sdkKey ?? "<your SDK key>"
+        let register = """
+            curl -s -X POST \(baseURL)/v1/apps/\(appID)/subscriptions -H 'X-OP-SDK-Key: \(sdk)' \
+            -H 'Content-Type: application/json' \
+            -d '{"platform": "android", "token": "\(Self.androidToken)", "external_id": "\(Self.externalID)"}'
+            """
+        return (register, "curl -s '\(fcmControlURL)/messages?token=\(Self.androidToken)'")
+    }
+
     /// The banner's lines, indented like the rest of it.
     package var text: String {
         let steps = commands
+        let android = androidCommands
         var lines = ["  console: \(consoleURL) (sign in with the organization key)", "  quickstart:"]
         lines.append("    1. register a device token (SDK key):")
         lines.append("       " + steps[0])
-        lines.append("    2. send it a notification (REST API key):")
+        if let android {
+            lines.append("       and an Android device of the same user (a made-up FCM registration token):")
+            lines.append("       " + android.register)
+        }
+        lines.append(android == nil ? "    2. send it a notification (REST API key):"
+                                    : "    2. send it a notification (REST API key); it reaches both devices:")
         lines.append("       " + steps[1])
         if steps.count > 2 {
             lines.append("    3. see what the APNs simulator accepted:")
             lines.append("       " + steps[2])
         } else {
             lines.append("    3. the push goes to APNs; GET /notifications/{id}/deliveries?app_id=… shows APNs' answer")
+        }
+        if let android {
+            lines.append("       and what the FCM simulator accepted:")
+            lines.append("       " + android.list)
         }
         return lines.joined(separator: "\n")
     }

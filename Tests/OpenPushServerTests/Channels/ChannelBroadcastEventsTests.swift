@@ -37,7 +37,7 @@ import Testing
     }
 
     static func pushes(_ harness: DeliveryHarness, kind: String, state: String, reason: String = "") -> Int? {
-        let line = "openpush_pushes_total{kind=\"\(kind)\",state=\"\(state)\",reason=\"\(reason)\"} "
+        let line = "openpush_pushes_total{kind=\"\(kind)\",state=\"\(state)\",reason=\"\(reason)\",service=\"apns\"} "
         return harness.app.services.metrics.render().split(separator: "\n").first { $0.hasPrefix(line) }
             .flatMap { Int($0.dropFirst(line.count)) }
     }

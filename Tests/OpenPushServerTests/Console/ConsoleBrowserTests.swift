@@ -125,6 +125,7 @@ import OpenPushTestSupport
             try await browser.waitFor("article.message h3 a").click()
             let record = try await browser.waitFor("#deliveries tbody tr", text: subscription)
             #expect(try await record.text().contains("accepted"))
+            #expect(try await record.attribute("data-platform") == "ios")
             try await browser.screenshot("message")
 
             // The live chart: the accepted series has a nonzero point.
@@ -154,6 +155,18 @@ import OpenPushTestSupport
             let issued = try await browser.waitFor("#shown-once code[data-name='REST API key']").text()
             #expect(issued.hasPrefix("rest_"))
             try await browser.waitFor("#keys", text: "backend")
+            // FCM credentials: none yet; a service account key file chosen on the page is stored.
+            #expect(try await browser.waitFor("#fcm-credentials").text() == "none")
+            #expect(try await browser.waitFor("#fcm-status").text() == "—")
+            let account = FCMServiceAccount(projectID: "console-project", privateKeyID: "kid-console",
+                                            privateKey: try RSASigningKey.generatePEM(),
+                                            clientEmail: "firebase-adminsdk@console-project.iam.gserviceaccount.com")
+            let keyFile = directory + "/service-account.json"
+            try account.json.write(toFile: keyFile, atomically: true, encoding: .utf8)
+            try await browser.waitFor("#fcm-service-account").type(keyFile, clearing: false)
+            try await browser.waitFor("#fcm-credentials-form button[type=submit]").click()
+            try await browser.waitFor("#fcm-credentials", text: "loaded (project console-project)", timeout: .seconds(30))
+            #expect(try await AppStore.find(appID, in: served.app.services.database)?.fcmProjectID == "console-project")
             try await browser.screenshot("app")
 
             // The audit log lists the app's creation and the key made on its page, newest first.

@@ -362,8 +362,8 @@ import Postgres
         #expect(try await Self.states(harness) == ["accepted": 1])
         try await Maintenance.refreshMetrics(harness.app.services)
         let metrics = await harness.app.request(.get, "/metrics")
-        #expect(metrics.text.contains(#"openpush_pushes_total{kind="push_to_start",state="accepted",reason=""} 1"#))
-        #expect(metrics.text.contains("openpush_delivery_latency_seconds_count 1"))
+        #expect(metrics.text.contains(#"openpush_pushes_total{kind="push_to_start",state="accepted",reason="",service="apns"} 1"#))
+        #expect(metrics.text.contains(#"openpush_delivery_latency_seconds_count{service="apns"} 1"#))
         #expect(metrics.text.contains("openpush_delivery_queue_depth 0"))
         let connections = metrics.text.split(separator: "\n").first { $0.hasPrefix("openpush_apns_connections_open ") }
         #expect((connections?.split(separator: " ").last).flatMap { Int($0) } ?? 0 >= 1)

@@ -83,6 +83,7 @@ import Postgres
             let record = try #require(byDevice[ids[token] ?? ""])
             #expect(record["state"] == "accepted")
             #expect(record["token_kind"] == "device")
+            #expect(record["platform"] == "ios")
             #expect(record["error_reason"] == .null)
             #expect(record["attempts"] == 1)
             #expect(record["live_activity_id"] == .null)
@@ -108,6 +109,14 @@ import Postgres
             """)
         let older = await Self.deliveries(harness, messageID, ["subscription_id": deadID])
         #expect(try Self.records(older).first?["apns_id"] == .string(stored))
+        // The platform is the device's as it is now: an Android device's records say so, and a
+        // deleted device's records have none.
+        let androidID = try #require(ids[Self.accepted[1]])
+        try await harness.app.services.database.query("UPDATE subscriptions SET platform = 'android' WHERE id = \(androidID)")
+        let android = await Self.deliveries(harness, messageID, ["subscription_id": androidID])
+        #expect(try Self.records(android).first?["platform"] == "android")
+        #expect(try Self.records(await Self.deliveries(harness, messageID, ["subscription_id": ids[Self.accepted[0]] ?? ""]))
+            .first?["platform"] == "ios")
 
         // "Not yet": the failing device has no record and is counted as remaining.
         let failing = try #require(ids[Self.failing])
@@ -130,7 +139,7 @@ import Postgres
         #expect(gaveUp["attempts"] == 3)
     }
 
-    static let fields: Set<String> = ["subscription_id", "token_kind", "state", "error_reason", "suppressed_reason",
+    static let fields: Set<String> = ["subscription_id", "platform", "token_kind", "state", "error_reason", "suppressed_reason",
                                       "carried_by", "apns_id", "apns_status", "attempts", "live_activity_id", "finished_at",
                                       "clicked_at"]
     static func keys(_ record: JSONObject) -> Set<String> { Set(record.keys) }

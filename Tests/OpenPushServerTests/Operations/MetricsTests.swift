@@ -37,6 +37,55 @@ import Postgres
     }
 }
 
+/// Push attempts and delivery latency are counted per push service: the same kind, state and
+/// reason on APNs and on FCM are two series, and FCM's latency has its own histogram.
+@Suite struct MetricsByPushServiceTests {
+    @Test func pushesAreCountedByService() {
+        let metrics = Metrics()
+        var tally = Metrics.PushTally()
+        tally.add(kind: .device, state: .finished(.accepted), reason: nil)
+        tally.add(kind: .device, state: .finished(.accepted), reason: nil, service: .fcm)
+        tally.add(kind: .device, state: .finished(.accepted), reason: nil, service: .fcm)
+        tally.add(kind: .device, state: .queued, reason: "QUOTA_EXCEEDED", service: .fcm)
+        metrics.record(tally)
+        metrics.recordPush(kind: .device, state: .finished(.error), reason: "UNREGISTERED", service: .fcm)
+        metrics.recordPush(kind: .device, state: .finished(.error), reason: "Unregistered")
+        let series = metrics.render().split(separator: "\n").filter { $0.hasPrefix("openpush_pushes_total{") }
+        #expect(series == [
+            #"openpush_pushes_total{kind="device",state="accepted",reason="",service="apns"} 1"#,
+            #"openpush_pushes_total{kind="device",state="error",reason="Unregistered",service="apns"} 1"#,
+            #"openpush_pushes_total{kind="device",state="accepted",reason="",service="fcm"} 2"#,
+            #"openpush_pushes_total{kind="device",state="error",reason="UNREGISTERED",service="fcm"} 1"#,
+            #"openpush_pushes_total{kind="device",state="queued",reason="QUOTA_EXCEEDED",service="fcm"} 1"#,
+        ])
+    }
+
+    @Test func deliveryLatencyHasAHistogramPerService() {
+        let metrics = Metrics()
+        var tally = Metrics.PushTally()
+        tally.addLatency(0.02)
+        tally.addLatency(0.3, service: .fcm)
+        tally.addLatency(0.3, service: .fcm)
+        metrics.record(tally)
+        metrics.recordDeliveryLatency(4, service: .fcm)
+        let text = metrics.render()
+        #expect(text.contains(#"openpush_delivery_latency_seconds_bucket{service="apns",le="0.025"} 1"#))
+        #expect(text.contains(#"openpush_delivery_latency_seconds_count{service="apns"} 1"#))
+        #expect(text.contains(#"openpush_delivery_latency_seconds_bucket{service="fcm",le="0.25"} 0"#))
+        #expect(text.contains(#"openpush_delivery_latency_seconds_bucket{service="fcm",le="0.5"} 2"#))
+        #expect(text.contains(#"openpush_delivery_latency_seconds_bucket{service="fcm",le="+Inf"} 3"#))
+        #expect(text.contains(#"openpush_delivery_latency_seconds_sum{service="fcm"} 4.6"#))
+        #expect(text.contains(#"openpush_delivery_latency_seconds_count{service="fcm"} 3"#))
+    }
+
+    @Test func bothServicesLatencySeriesExistBeforeAnyPush() {
+        let text = Metrics().render()
+        for service in ["apns", "fcm"] {
+            #expect(text.contains("openpush_delivery_latency_seconds_count{service=\"\(service)\"} 0\n"))
+        }
+    }
+}
+
 /// What a client controls cannot grow the series count, and the token closes `/metrics`.
 @Suite struct MetricsExposureTests {
     @Test func methodsOutsideTheKnownSetAreCountedAsOther() {

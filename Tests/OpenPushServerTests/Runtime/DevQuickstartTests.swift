@@ -5,9 +5,9 @@ import OpenPushServer
 import OpenPushTestSupport
 import Subprocess
 
-/// `openpush dev` prints a quickstart that works as printed: the test reads the three commands
-/// from the output of a spawned `openpush dev`, runs each with `/bin/sh`, and finds the push in
-/// the APNs simulator's record.
+/// `openpush dev` prints a quickstart that works as printed: the test reads the commands from
+/// the output of a spawned `openpush dev`, runs each with `/bin/sh`, and finds the push in the
+/// APNs simulator's record (and, for the Android device, in the FCM simulator's).
 @Suite struct DevQuickstartTests {
     /// The line after the one holding `marker`, trimmed: where the banner prints each command.
     static func command(after marker: String, in log: String) throws -> String {
@@ -91,6 +91,64 @@ import Subprocess
             try await Task.sleep(for: .milliseconds(200))
         }
         #expect(broadcasts.count == 1, "the simulator recorded no broadcast:\n\(dev.log)")
+
+        dev.signal(SIGTERM)
+        #expect(try await dev.waitForExit() == 0)
+    }
+
+    /// `dev` also runs the FCM simulator with a service account made at start and gives it to
+    /// the demo app; the printed Android registration works and the one printed send reaches
+    /// the Android device through the simulator too.
+    @Test func theAndroidDeviceRegistersAndTheSameSendReachesTheFCMSimulator() async throws {
+        let database = try await TestDatabase.create()
+        let directory = try TemporaryDirectory.make(prefix: "dev-quickstart-android")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let dev = try OpenPushProcess(["dev"], environment: [
+            "OPENPUSH_DATABASE_URL": database.conninfo, "OPENPUSH_LISTEN": "127.0.0.1:0",
+        ], workingDirectory: directory)
+        defer { dev.signal(SIGTERM) }
+        _ = try await dev.waitForLog("and what the FCM simulator accepted")
+        _ = try await dev.waitForLog("/messages?token=")
+        let log = dev.log
+        let register = try Self.command(after: "1. register a device token", in: log)
+        let registerAndroid = try Self.command(after: "and an Android device", in: log)
+        let send = try Self.command(after: "2. send it a notification", in: log)
+        let listAPNs = try Self.command(after: "3. see what the APNs simulator accepted", in: log)
+        let listFCM = try Self.command(after: "and what the FCM simulator accepted", in: log)
+        #expect(registerAndroid.contains(#""platform": "android""#))
+
+        // The demo app holds the simulator's service account.
+        let organizationKey = try #require(log.firstMatch(of: /OPENPUSH_ORG_API_KEY\): (\S+)/)?.1)
+        let appID = try #require(send.firstMatch(of: /"app_id": "([^"]+)"/)?.1)
+        let base = try #require(send.firstMatch(of: /(http:\/\/[^ ]+)\/notifications/)?.1)
+        let app = try await Self.shell("curl -s -H 'Authorization: Key \(organizationKey)' \(base)/apps/\(appID)")
+        #expect(app.objectValue?["has_fcm_credentials"] == true, "\(app)")
+        #expect(app.objectValue?["fcm_project_id"] == "openpush-demo", "\(app)")
+
+        _ = try await Self.shell(register)
+        let registered = try await Self.shell(registerAndroid)
+        #expect(registered.objectValue?["created"] == true, "\(registered)")
+        #expect(registered.objectValue?["id"]?.stringValue?.hasPrefix("sub_") == true)
+        let sent = try await Self.shell(send)
+        #expect(sent.objectValue?["id"]?.stringValue?.hasPrefix("msg_") == true, "\(sent)")
+
+        let deadline = ContinuousClock.now + .seconds(30)
+        var messages: [JSONValue] = []
+        var pushes: [JSONValue] = []
+        while ContinuousClock.now < deadline {
+            messages = try await Self.shell(listFCM).objectValue?["messages"]?.arrayValue ?? []
+            pushes = try await Self.shell(listAPNs).objectValue?["pushes"]?.arrayValue ?? []
+            if !messages.isEmpty && !pushes.isEmpty { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(pushes.count == 1, "the APNs simulator recorded \(pushes.count) pushes:\n\(dev.log)")
+        let accepted = try #require(messages.first?.objectValue, "the FCM simulator recorded nothing:\n\(dev.log)")
+        #expect(messages.count == 1)
+        #expect(accepted["token"]?.stringValue == DevQuickstart.androidToken)
+        #expect(accepted["project_id"] == "openpush-demo")
+        let notification = accepted["message"]?.objectValue?["notification"]?.objectValue
+        #expect(notification?["title"] == "Hello")
+        #expect(notification?["body"] == "Your first push from OpenPush")
 
         dev.signal(SIGTERM)
         #expect(try await dev.waitForExit() == 0)

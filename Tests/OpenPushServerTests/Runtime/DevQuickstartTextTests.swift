@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import OpenPushServer
 
@@ -33,5 +34,36 @@ import OpenPushServer
     @Test func theDeviceTokenIsOneTheSimulatorAccepts() {
         #expect(DevQuickstart.deviceToken.count == 64)
         for prefix in ["dead", "bad0", "5105", "4290", "5000", "5030"] { #expect(!DevQuickstart.deviceToken.hasPrefix(prefix)) }
+    }
+
+    @Test func withTheFCMSimulatorAnAndroidDeviceOfTheSameUserRegistersAndItsMessagesAreListed() throws {
+        var quickstart = Self.quickstart
+        #expect(quickstart.androidCommands == nil)
+        #expect(!quickstart.text.contains("Android"))
+        quickstart.fcmControlURL = "http://127.0.0.1:2201"
+        let android = try #require(quickstart.androidCommands)
+        #expect(android.register.contains("http://127.0.0.1:8080/v1/apps/app_1/subscriptions"))
+        #expect(android.register.contains("X-OP-SDK-Key: sdk-key"))
+        #expect(android.register.contains(#""platform": "android""#))
+        #expect(android.register.contains(#""token": "\#(DevQuickstart.androidToken)""#))
+        #expect(android.register.contains(#""external_id": "quickstart-user""#))
+        #expect(android.list == "curl -s 'http://127.0.0.1:2201/messages?token=\(DevQuickstart.androidToken)'")
+        #expect(!android.register.contains("\n"))
+        // The three iOS commands stay as they were; the Android ones sit beside steps 1 and 3.
+        #expect(quickstart.commands == Self.quickstart.commands)
+        let lines = quickstart.text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let register = try #require(lines.firstIndex { $0.contains("and an Android device") })
+        #expect(lines[register + 1] == android.register)
+        let list = try #require(lines.firstIndex { $0.contains("and what the FCM simulator accepted") })
+        #expect(lines[list + 1] == android.list)
+        #expect(quickstart.text.contains("it reaches both devices"))
+    }
+
+    @Test func theAndroidTokenIsOneFCMWouldTakeAsARegistrationToken() {
+        #expect((1...4096).contains(DevQuickstart.androidToken.utf8.count))
+        #expect(DevQuickstart.androidToken.utf8.allSatisfy { (0x21...0x7E).contains($0) })
+        // Pasted between single quotes and into a query string unescaped.
+        #expect(!DevQuickstart.androidToken.contains("'"))
+        #expect(!DevQuickstart.androidToken.contains("&"))
     }
 }
