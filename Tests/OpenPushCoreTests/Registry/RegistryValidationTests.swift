@@ -52,7 +52,7 @@ import OpenPushCore
             "previous_token must be hex (0-9, a-f)",
         ])) {
             try SubscriptionRegistration(body: [
-                "token": .string(String(repeating: "a", count: 33)), "platform": "android", "tags": ["a": 1],
+                "token": .string(String(repeating: "a", count: 33)), "platform": "windows", "tags": ["a": 1],
                 "enabled": "yes", "previous_token": .string(String(repeating: "z", count: 32)), "colour": "red",
             ])
         }

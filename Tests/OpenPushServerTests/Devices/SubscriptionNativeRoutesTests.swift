@@ -151,7 +151,7 @@ import OpenPushTestSupport
         let badToken = await app.registerDevice(created, ["token": .string(String(repeating: "a", count: 63))])
         #expect(badToken.status == 400)
         #expect(badToken.json == ["detail": "token must have an even number of hex characters"])
-        let missing = await app.registerDevice(created, ["platform": "android"])
+        let missing = await app.registerDevice(created, ["platform": "windows"])
         #expect(missing.json == ["detail": "token is required; platform must be one of: ios, watchos, macos, android"])
         let notObject = await app.request(.post, path, headers: .sdkKey(created.sdkKey), json: ["a", "b"])
         #expect(notObject.status == 400)
