@@ -137,6 +137,11 @@ import Postgres
                                               headers: .sdkKey(other.sdkKey), json: ["token": .string(token)])
         #expect(crossedRetire.status == 401)
 
+        // A tap report finds the device (the unknown notification is what it refuses).
+        let opened = await app.request(.post, "/v1/apps/\(created.app.id)/notifications/msg_none/opened",
+                                       headers: .sdkKey(created.sdkKey), json: ["token": .string(token)])
+        #expect(opened.status == 404)
+        #expect(Self.detail(opened) == "notification 'msg_none' not found")
         let wrongCase = await app.request(.post, "/v1/apps/\(created.app.id)/subscriptions/retire",
                                           headers: .sdkKey(created.sdkKey), json: ["token": .string(token.uppercased())])
         #expect(wrongCase.status == 404)
