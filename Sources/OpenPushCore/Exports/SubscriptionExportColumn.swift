@@ -34,9 +34,13 @@ package enum SubscriptionExportColumn: String, Sendable, CaseIterable {
 }
 
 /// OneSignal's `device_type` number for an OpenPush platform: 0 iOS (watchOS devices run iOS's
-/// SDK and count as iOS), 9 macOS.
+/// SDK and count as iOS), 1 Android, 9 macOS.
 package enum OneSignalDeviceType {
     package static func of(platform: String) -> Int {
-        platform == "macos" ? 9 : 0
+        switch platform {
+        case "macos": 9
+        case "android": 1
+        default: 0
+        }
     }
 }

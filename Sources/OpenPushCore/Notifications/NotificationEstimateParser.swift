@@ -9,15 +9,23 @@ package enum NotificationEstimateParser {
         package var kind: NotificationKind
         /// `isIos: false`: the send would reach no Apple device.
         package var appleExcluded: Bool
+        /// `isAndroid: false`: the send would reach no Android device.
+        package var androidExcluded = false
+
+        /// The push services whose devices the send leaves out.
+        package var excludedServices: Set<PushService> {
+            PushService.excluded(apple: appleExcluded, android: androidExcluded)
+        }
     }
 
     static let targetingOnlyFields: Set<String> = Set(AudienceTargeting.fieldNames + AudienceTargeting.legacyFieldNames
-        + ["app_id", "excluded_segments", "target_channel", "isIos"])
+        + ["app_id", "excluded_segments", "target_channel", "isIos", "isAndroid"])
 
     package static func parse(_ body: JSONObject) -> Result<Estimate, InvalidInput> {
         guard body.keys.allSatisfy(targetingOnlyFields.contains) else {
             return NotificationSendParser.parse(body).map {
-                Estimate(targeting: $0.targeting, kind: $0.kind, appleExcluded: $0.appleExcluded)
+                Estimate(targeting: $0.targeting, kind: $0.kind, appleExcluded: $0.appleExcluded,
+                         androidExcluded: $0.androidExcluded)
             }
         }
         var reader = FieldReader(body)
@@ -25,7 +33,9 @@ package enum NotificationEstimateParser {
         let targeting = AudienceTargeting.read(&reader, legacySpellings: true)
         NotificationSendParser.readTargetChannel(&reader)
         let appleExcluded = reader.bool("isIos") == false
+        let androidExcluded = reader.bool("isAndroid") == false
         guard reader.problems.isEmpty, let targeting else { return .failure(InvalidInput(reader.problems)) }
-        return .success(Estimate(targeting: targeting, kind: .alert, appleExcluded: appleExcluded))
+        return .success(Estimate(targeting: targeting, kind: .alert, appleExcluded: appleExcluded,
+                                 androidExcluded: androidExcluded))
     }
 }

@@ -26,8 +26,10 @@ package struct NotificationSend: Sendable, Equatable {
     /// Unix seconds before which nothing is expanded or sent.
     package var sendAfter: Double?
     package var targetContentIdentifier: String?
-    /// `isIos: false`: the sender excluded Apple devices, so nobody is a recipient.
+    /// `isIos: false`: the sender excluded Apple devices.
     package var appleExcluded: Bool
+    /// `isAndroid: false`: the sender excluded Android devices.
+    package var androidExcluded = false
     /// `app_url`, else `url`: opened when the notification is tapped (`os_data.u`).
     package var launchURL: String?
     /// `ios_attachments`: media id → URL or bundled file name, in request order (`os_data.att`).

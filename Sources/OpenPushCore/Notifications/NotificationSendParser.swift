@@ -21,7 +21,7 @@ package enum NotificationSendParser {
         package static let badgeCountNegative = "ios_badgeCount must be 0 or more with ios_badgeType SetTo"
         package static let dataHoldsAPS = "data cannot contain the key 'aps'"
         package static let interruptionLevel = "ios_interruption_level must be one of: passive, active, time_sensitive, critical"
-        package static let targetChannel = #"target_channel must be "push": OpenPush sends Apple push notifications only"#
+        package static let targetChannel = #"target_channel must be "push": OpenPush sends push notifications only (Apple and Android)"#
     }
 
     /// The body fields a widget reload refuses: it carries no content of its own.
@@ -64,6 +64,7 @@ package enum NotificationSendParser {
         let targeting = AudienceTargeting.read(&reader, legacySpellings: true)
         readTargetChannel(&reader)
         let appleExcluded = reader.bool("isIos") == false
+        let androidExcluded = reader.bool("isAndroid") == false
         let customData = readTemplateReferences(&reader)
         let schedule = NotificationScheduleParser.read(&reader)
         let gates = readAlertGates(&reader)
@@ -111,6 +112,7 @@ package enum NotificationSendParser {
             attachments: attachments, buttons: buttons, apnsAlert: apnsAlert, summaryArg: summaryArg,
             summaryArgCount: summaryArgCount, idempotencyKey: idempotencyKey,
             customData: customData)
+        send.androidExcluded = androidExcluded
         send.schedule = schedule
         send.gates = gates
         (send.privacyText, send.privacy) = privacy

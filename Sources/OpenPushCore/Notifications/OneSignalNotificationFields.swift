@@ -17,17 +17,18 @@ package enum OneSignalNotificationFields {
         "delayed_option", "delivery_time_of_day", "throttle_rate_per_minute",
     ]
 
-    /// Honoured with OneSignal's meaning for an Apple-only service: `target_channel` must be
-    /// `push`, `isIos: false` selects nobody, and the legacy targeting spellings.
+    /// Honoured with OneSignal's meaning for a push-only service: `target_channel` must be
+    /// `push`, `isIos: false` and `isAndroid: false` leave out Apple's and Android's devices, and
+    /// the legacy targeting spellings.
     package static let honouredLegacyAndChannel: Set<String> = [
-        "target_channel", "isIos", "include_player_ids", "include_external_user_ids",
+        "target_channel", "isIos", "isAndroid", "include_player_ids", "include_external_user_ids",
     ]
 
     /// Fields for other channels (Android, Huawei, Amazon, web, Windows, email, SMS): accepted,
     /// ignored, and named in the `OpenPush-Ignored-Fields` response header.
     package static let otherChannels: Set<String> = [
         // platform switches
-        "isAndroid", "isHuawei", "isAnyWeb", "isChromeWeb", "isFirefox", "isSafari", "isWP_WNS", "isAdm", "isChrome",
+        "isHuawei", "isAnyWeb", "isChromeWeb", "isFirefox", "isSafari", "isWP_WNS", "isAdm", "isChrome",
         // other channels' recipients
         "include_email_tokens", "include_phone_numbers", "include_wp_wns_uris", "include_amazon_reg_ids",
         "include_chrome_reg_ids", "include_chrome_web_reg_ids", "include_android_reg_ids",

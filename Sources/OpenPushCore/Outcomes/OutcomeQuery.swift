@@ -36,8 +36,9 @@ package struct OutcomeQuery: Sendable, Equatable {
     }
 
     /// The OneSignal device types OpenPush's platforms are (`outcome_platforms`): iOS (0) holds
-    /// iOS and watchOS devices, macOS (9) the Macs. Any other type is valid and matches nobody.
-    package static let platformsByDeviceType: [Int: [String]] = [0: ["ios", "watchos"], 9: ["macos"]]
+    /// iOS and watchOS devices, Android (1) the Android devices, macOS (9) the Macs. Any other
+    /// type is valid and matches nobody.
+    package static let platformsByDeviceType: [Int: [String]] = [0: ["ios", "watchos"], 1: ["android"], 9: ["macos"]]
     package static let deviceTypes: ClosedRange<Int> = 0...14
 
     package var names: [OutcomeName]

@@ -6,7 +6,8 @@
 package struct OneSignalSubscriptionFields: Sendable, Equatable {
     package var id: String?
     package var type: OneSignalSubscriptionType?
-    /// Lower-cased hex.
+    /// In its type's stored form (`DeviceToken.normalized`); as sent when no type was given, to
+    /// be compared with `DeviceToken.names`.
     package var token: String?
     /// From `enabled` and/or `notification_types`; nil when neither was sent.
     package var subscribed: Bool?
@@ -47,8 +48,10 @@ package struct OneSignalSubscriptionFields: Sendable, Equatable {
         fields.type = reader.subscriptionType("type", required: typeRequired)
         if typeSent, fields.type == nil {
             _ = reader.string("token")  // another platform's token: the type's problem says it all
+        } else if let type = fields.type {
+            fields.token = reader.deviceToken("token", required: typeRequired, service: type.service)
         } else {
-            fields.token = reader.deviceToken("token", required: typeRequired)
+            fields.token = reader.deviceTokenLookup("token", required: typeRequired)
         }
         let enabled = reader.bool("enabled")
         let types = reader.integer("notification_types", in: notificationTypes)

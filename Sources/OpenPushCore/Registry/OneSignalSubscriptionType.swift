@@ -1,5 +1,6 @@
-/// OneSignal's subscription `type` names. OpenPush sends through APNs, so only the Apple push
-/// types name a device it can hold; the others are refused with a message saying so.
+/// OneSignal's subscription `type` names. OpenPush sends through APNs and FCM, so only the Apple
+/// push types and `AndroidPush` name a device it can hold; the others are refused with a message
+/// saying so.
 package enum OneSignalSubscriptionType: String, Sendable, CaseIterable {
     case iOSPush
     case macOSPush
@@ -16,22 +17,36 @@ package enum OneSignalSubscriptionType: String, Sendable, CaseIterable {
     case sms = "SMS"
 
     /// The types OpenPush stores a device for.
-    package static let supported: [OneSignalSubscriptionType] = [.iOSPush, .macOSPush]
+    package static let supported: [OneSignalSubscriptionType] = [.iOSPush, .macOSPush, .androidPush]
 
     /// The `platform` a new device of this type gets; nil for a type OpenPush cannot send to.
     package var platform: String? {
         switch self {
         case .iOSPush: "ios"
         case .macOSPush: "macos"
+        case .androidPush: "android"
         default: nil
         }
     }
+
+    /// The type a stored device of `platform` shows as (a watchOS device shows as `iOSPush`).
+    package static func of(platform stored: String) -> OneSignalSubscriptionType {
+        switch stored {
+        case "macos": .macOSPush
+        case "android": .androidPush
+        default: .iOSPush
+        }
+    }
+
+    /// The push service its token belongs to, which decides how the token is checked.
+    package var service: PushService { self == .androidPush ? .fcm : .apns }
 
     /// Whether a stored device of `platform` is of this type (a watchOS device shows as `iOSPush`).
     package func matches(platform stored: String) -> Bool {
         switch self {
         case .iOSPush: stored == "ios" || stored == "watchos"
         case .macOSPush: stored == "macos"
+        case .androidPush: stored == "android"
         default: false
         }
     }
@@ -44,11 +59,11 @@ package enum OneSignalSubscriptionType: String, Sendable, CaseIterable {
         }
         guard type.platform == nil else { return nil }
         switch type {
-        case .androidPush, .fireOSPush, .huaweiPush:
-            return "\(key) '\(name)' is not supported yet: OpenPush sends to Apple devices (\(supportedNames)); "
-                + "Android (FCM) is not available yet"
+        case .fireOSPush, .huaweiPush:
+            return "\(key) '\(name)' is not supported: OpenPush reaches Android devices through Firebase Cloud Messaging "
+                + "only (AndroidPush), not Amazon's or Huawei's push services; it supports \(supportedNames)"
         default:
-            return "\(key) '\(name)' is not supported: OpenPush sends to Apple devices only (\(supportedNames))"
+            return "\(key) '\(name)' is not supported: OpenPush sends to Apple and Android devices only (\(supportedNames))"
         }
     }
 }

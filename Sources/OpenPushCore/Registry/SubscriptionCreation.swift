@@ -1,8 +1,8 @@
 /// The body of `POST /apps/{app_id}/users/by/{alias_label}/{alias_id}/subscriptions`, OneSignal's
-/// `{"subscription": {"type", "token", …}}`: an Apple push type and a device token are required.
+/// `{"subscription": {"type", "token", …}}`: a push type OpenPush holds and a device token are required.
 package struct SubscriptionCreation: Sendable, Equatable {
     package var type: OneSignalSubscriptionType
-    /// Lower-cased hex.
+    /// Lower-cased hex for an Apple device; an Android device's FCM token as sent.
     package var token: String
     package var fields: OneSignalSubscriptionFields
 

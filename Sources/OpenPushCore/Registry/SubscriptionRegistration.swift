@@ -1,11 +1,13 @@
 /// The body of `POST /v1/apps/{app_id}/subscriptions`, validated. A field left `nil` was not
 /// sent: a new row takes the default, a refreshed row keeps what it had.
 package struct SubscriptionRegistration: Sendable, Equatable {
-    package static let platforms = ["ios", "watchos", "macos"]
+    package static let platforms = ["ios", "watchos", "macos", "android"]
+    /// `widget_push_token` from an Android device: WidgetKit is Apple's.
+    package static let widgetTokenAppleOnly = "widget_push_token is for Apple devices only: an Android device has no WidgetKit push token"
     /// Longest accepted text for `external_id` and the device metadata fields.
     package static let maxTextLength = 255
 
-    /// Lower-cased hex.
+    /// Lower-cased hex for an Apple device; an Android device's FCM token as sent.
     package var token: String
     package var platform: String?
     package var environment: DeviceEnvironment?
@@ -52,7 +54,9 @@ package struct SubscriptionRegistration: Sendable, Equatable {
     /// Every problem of the body in one `InvalidInput`.
     package init(body: JSONObject) throws(InvalidInput) {
         var reader = FieldReader(body)
-        let token = reader.deviceToken("token", required: true)
+        // The platform decides the token's rules; a device that sends none is an iPhone.
+        let service: PushService = if case .string(let sent)? = body["platform"] { PushService(platform: sent) } else { .apns }
+        let token = reader.deviceToken("token", required: true, service: service)
         let limit = Self.maxTextLength
         platform = reader.choice("platform", Self.platforms)
         environment = reader.choice("environment", among: DeviceEnvironment.allCases)
@@ -65,8 +69,12 @@ package struct SubscriptionRegistration: Sendable, Equatable {
         deviceModel = reader.string("device_model", maxLength: limit)
         deviceOS = reader.string("device_os", maxLength: limit)
         enabled = reader.bool("enabled")
-        previousToken = reader.deviceToken("previous_token")
-        widgetPushToken = reader.deviceToken("widget_push_token")
+        previousToken = reader.deviceToken("previous_token", service: service)
+        if service == .fcm {
+            if let sent = reader.value("widget_push_token"), sent != .null { reader.problem(Self.widgetTokenAppleOnly) }
+        } else {
+            widgetPushToken = reader.deviceToken("widget_push_token")
+        }
         hideDetails = reader.bool("hide_details")
         quietHours = reader.quietHoursChange()
         mutedThreads = reader.mutedThreadsChange()

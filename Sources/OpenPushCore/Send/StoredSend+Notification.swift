@@ -35,6 +35,7 @@ extension StoredSend {
         object.put("send_after", send.sendAfter)
         object.put("target_content_identifier", send.targetContentIdentifier)
         object.put("apple_excluded", flag: send.appleExcluded)
+        object.put("android_excluded", flag: send.androidExcluded)
         object.put("launch_url", send.launchURL)
         object.put("attachments", send.attachments.map { .array($0.map { ["id": .string($0.id), "url": .string($0.url)] }) })
         object.put("buttons", send.buttons.map { .array($0.map(encode)) })
@@ -79,6 +80,7 @@ extension StoredSend {
         send.sendAfter = try fields.double("send_after")
         send.targetContentIdentifier = try fields.string("target_content_identifier")
         send.appleExcluded = try fields.bool("apple_excluded")
+        send.androidExcluded = try fields.bool("android_excluded")
         send.launchURL = try fields.string("launch_url")
         send.attachments = try fields.array("attachments").map { (items) throws(StoredSendError) in
             try items.enumerated().map { (index, item) throws(StoredSendError) in

@@ -8,9 +8,10 @@ package struct TemplateFields: Sendable, Equatable {
     package static let contentFields = ["headings", "subtitle", "contents", "data", "ios_sound", "ios_category",
                                        "ios_attachments", "buttons"]
     package static let maximumNameLength = 128
-    /// OneSignal's template fields for email and SMS that its notification body does not have:
-    /// accepted and ignored, like the other channels' notification fields.
-    package static let otherChannels: Set<String> = ["email_bcc", "dynamic_content"]
+    /// OneSignal's template fields for email and SMS that its notification body does not have,
+    /// and `isAndroid` (a send's platform switch, not content): accepted and ignored, like the
+    /// other channels' notification fields.
+    package static let otherChannels: Set<String> = ["email_bcc", "dynamic_content", "isAndroid"]
 
     package enum Messages {
         package static let nameRemoved = "name cannot be null: a template keeps its name"

@@ -23,7 +23,8 @@ package enum ImmediateExpansion {
                                 jobSize: Int = DeliveryQueue.defaultJobSize,
                                 in connection: PostgresConnection) throws -> String? {
         let id = MessageStore.newID(now: now)
-        let page = NotificationAudience.recipients(targeted: targeted, appID: message.appID, kind: send.kind, after: nil)
+        let page = NotificationAudience.recipients(targeted: targeted, appID: message.appID, kind: send.kind,
+                                                   excluding: send.excludedServices, after: nil)
         let lane = DeliveryLane.forNotification(interruptionLevel: send.interruptionLevel)
         let jobs = DeliveryQueue.jobsInsert(from: "r", messageID: id, appID: message.appID, lane: lane,
                                             tokenKind: send.kind.tokenKind, jobSize: jobSize)

@@ -3,7 +3,8 @@ package import Postgres
 
 /// Who a notification reaches: the targeted subscriptions (reachable and the tenant's own, see
 /// `AudienceResolver`) that hold a live token of the kind it needs: the device token, unless
-/// APNs called it dead, or the widget push token for a widget reload.
+/// its push service called it dead, or the widget push token for a widget reload; and of a push
+/// service the sender did not leave out (`isIos`/`isAndroid: false`, `excluded`).
 package enum NotificationAudience {
     /// A query yielding `id` and `token`, with ids above `after` only, in id order.
     ///
@@ -12,7 +13,8 @@ package enum NotificationAudience {
     /// 4,000-device page). Named devices are such a subquery; the cursor bounds it too:
     /// PostgreSQL does not carry `s.id > cursor` across the `IN`, and without it every page of a
     /// fan-out would read the targeted ids from the first one again (quadratic time).
-    static func recipients(targeted: TargetedAudience, appID: String, kind: NotificationKind, after cursor: String?) -> PostgresQuery {
+    static func recipients(targeted: TargetedAudience, appID: String, kind: NotificationKind, excluding excluded: Set<PushService> = [],
+                           after cursor: String?) -> PostgresQuery {
         let token: PostgresQuery = kind == .widgets ? "s.widget_push_token" : "s.token"
         let live: PostgresQuery = kind == .widgets ? "s.widget_push_token IS NOT NULL" : "s.token_invalid_at IS NULL"
         let chosen: PostgresQuery
@@ -24,21 +26,32 @@ package enum NotificationAudience {
         }
         return """
             SELECT s.id, \(token) AS token FROM subscriptions s
-            WHERE s.app_id = \(appID) AND \(chosen) AND \(live) AND s.id > \(cursor ?? "")
+            WHERE s.app_id = \(appID) AND \(chosen) AND \(live)\(services(excluding: excluded)) AND s.id > \(cursor ?? "")
             ORDER BY s.id
             """
     }
 
+    /// The platform condition of the services left out; nothing when none is, so the everyday
+    /// query is unchanged.
+    static func services(excluding excluded: Set<PushService>) -> PostgresQuery {
+        switch (excluded.contains(.apns), excluded.contains(.fcm)) {
+        case (false, false): ""
+        case (true, false): " AND s.platform = 'android'"
+        case (false, true): " AND s.platform <> 'android'"
+        case (true, true): " AND false"
+        }
+    }
+
     package static func isEmpty(targeted: TargetedAudience, appID: String, kind: NotificationKind,
-                        in connection: PostgresConnection) throws -> Bool {
-        let audience = recipients(targeted: targeted, appID: appID, kind: kind, after: nil)
+                                excluding excluded: Set<PushService>, in connection: PostgresConnection) throws -> Bool {
+        let audience = recipients(targeted: targeted, appID: appID, kind: kind, excluding: excluded, after: nil)
         return try connection.query("SELECT EXISTS (\(audience) LIMIT 1) AS any")[0].decode("any", as: Bool.self) == false
     }
 
     /// How many devices the audience holds now: what a send would queue (an estimate's answer).
     package static func count(targeted: TargetedAudience, appID: String, kind: NotificationKind,
-                              in connection: PostgresConnection) throws -> Int64 {
-        let audience = recipients(targeted: targeted, appID: appID, kind: kind, after: nil)
+                              excluding excluded: Set<PushService> = [], in connection: PostgresConnection) throws -> Int64 {
+        let audience = recipients(targeted: targeted, appID: appID, kind: kind, excluding: excluded, after: nil)
         return try connection.query("SELECT count(*)::int8 AS n FROM (\(audience)) AS a")[0].decode("n")
     }
 }

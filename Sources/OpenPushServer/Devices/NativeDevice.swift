@@ -6,6 +6,8 @@ import Postgres
 struct NativeDevice: Sendable {
     var app: AppRecord
     var subscriptionID: String
+    /// Decides what the device can do: Live Activities and widgets are Apple's.
+    var service: PushService
 
     static let unknownToken = "unknown device token for this app"
 
@@ -25,6 +27,19 @@ struct NativeDevice: Sendable {
                 throw APIError(status: 401, missingDeviceKey)
             }
         }
-        return NativeDevice(app: app, subscriptionID: found.id)
+        return NativeDevice(app: app, subscriptionID: found.id, service: PushService(platform: found.platform))
     }
+
+    /// The Live Activity routes' device: an Android device is as unknown to them as no device,
+    /// with a message that says why.
+    static func findLiveActivityDevice(app: AppRecord, token: String, deviceKey: String?,
+                                       unknownMessage: String = unknownToken,
+                                       in connection: PostgresConnection) throws -> NativeDevice {
+        let device = try find(app: app, token: token, deviceKey: deviceKey, unknownMessage: unknownMessage, in: connection)
+        guard device.service == .apns else { throw APIError.notFound(androidLiveActivity) }
+        return device
+    }
+
+    static let androidLiveActivity =
+        "this token is an Android device: Live Activities are Apple-only (ActivityKit), so it has none"
 }

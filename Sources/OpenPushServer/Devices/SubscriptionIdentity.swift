@@ -13,7 +13,8 @@ enum SubscriptionIdentity {
         if let type = fields.type, !type.matches(platform: subscription.platform) {
             problems.append("subscription.type cannot change: this subscription is \(subscription.oneSignalType)")
         }
-        if let token = fields.token, token != subscription.token {
+        if let token = fields.token,
+           !DeviceToken.names(token, stored: subscription.token, service: PushService(platform: subscription.platform)) {
             problems.append("subscription.token cannot change here: the device registers its new token "
                             + "with previous_token on POST /v1/apps/{app_id}/subscriptions")
         }

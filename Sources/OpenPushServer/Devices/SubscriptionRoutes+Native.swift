@@ -34,7 +34,7 @@ extension SubscriptionRoutes {
     @Sendable static func retireDevice(_ context: RouteContext) async throws -> HTTPResponse {
         let (app, body) = try await context.nativeRequest()
         var reader = FieldReader(body)
-        let token = reader.deviceToken("token", required: true)
+        let token = reader.deviceTokenLookup("token", required: true)
         reader.rejectUnknownFields()
         try reader.finish()
         try await DeviceService.retire(app: app, token: token ?? "", deviceKey: context.deviceKey, now: context.services.now(),

@@ -35,11 +35,13 @@ extension SubscriptionRoutes {
         if let problem = OneSignalSubscriptionType.problem(typeName, key: "token_type") {
             throw APIError.badRequest(problem)
         }
-        let rawToken = context.pathParameter("token")
-        if let problem = DeviceToken.problem(rawToken) { throw APIError.badRequest("token \(problem)") }
         guard let type = OneSignalSubscriptionType(rawValue: typeName) else { throw InvariantViolation("checked type") }
+        // An Android token is opaque and kept as sent; an Apple one is hex, stored lower-cased.
+        let rawToken = context.pathParameter("token")
+        if let problem = DeviceToken.problem(rawToken, service: type.service) { throw APIError.badRequest("token \(problem)") }
         let changes = try SubscriptionChanges(body: try context.jsonObject())
-        try await DeviceService.update(type: type, token: DeviceToken.normalized(rawToken), changes, principal: principal,
+        try await DeviceService.update(type: type, token: DeviceToken.normalized(rawToken, service: type.service), changes,
+                                       principal: principal,
                                        now: context.services.now(), in: context.services.database)
         return .json(.object([:]))
     }

@@ -21,8 +21,8 @@ enum LiveActivityService {
     static func register(_ input: UpdateToken, app: AppRecord, token: String, deviceKey: String?, now: Double,
                          in database: PostgresPool) async throws -> LiveActivityRegistration {
         try await database.transaction { connection in
-            let device = try NativeDevice.find(app: app, token: token, deviceKey: deviceKey, unknownMessage: unknownDevice,
-                                               in: connection)
+            let device = try NativeDevice.findLiveActivityDevice(app: app, token: token, deviceKey: deviceKey,
+                                                                 unknownMessage: unknownDevice, in: connection)
             if app.sharedDemo, try LiveActivityStore.isHeldByAnotherDevice(
                 appID: app.id, subscriptionID: device.subscriptionID, activityID: input.activityID, in: connection) {
                 throw APIError(status: 403,
@@ -43,7 +43,7 @@ enum LiveActivityService {
     static func end(activityID: String, app: AppRecord, token: String, deviceKey: String?, now: Double,
                     in database: PostgresPool) async throws -> Bool {
         try await database.transaction { connection in
-            let device = try NativeDevice.find(app: app, token: token, deviceKey: deviceKey, in: connection)
+            let device = try NativeDevice.findLiveActivityDevice(app: app, token: token, deviceKey: deviceKey, in: connection)
             return try LiveActivityStore.end(appID: app.id, subscriptionID: device.subscriptionID, activityID: activityID,
                                              reason: .device, now: now, in: connection)
         }
@@ -55,7 +55,7 @@ enum LiveActivityService {
                                     deviceKey: String?, now: Double,
                                     in database: PostgresPool) async throws -> (id: String, created: Bool) {
         try await database.transaction { connection in
-            let device = try NativeDevice.find(app: app, token: token, deviceKey: deviceKey, in: connection)
+            let device = try NativeDevice.findLiveActivityDevice(app: app, token: token, deviceKey: deviceKey, in: connection)
             return try PushToStartStore.register(appID: app.id, subscriptionID: device.subscriptionID,
                                                  activityType: activityType, token: pushToStartToken.lowercased(),
                                                  now: now, in: connection)
@@ -66,7 +66,7 @@ enum LiveActivityService {
     static func removePushToStart(activityType: String, app: AppRecord, token: String, deviceKey: String?,
                                   in database: PostgresPool) async throws -> Bool {
         try await database.transaction { connection in
-            let device = try NativeDevice.find(app: app, token: token, deviceKey: deviceKey, in: connection)
+            let device = try NativeDevice.findLiveActivityDevice(app: app, token: token, deviceKey: deviceKey, in: connection)
             return try PushToStartStore.remove(appID: app.id, subscriptionID: device.subscriptionID,
                                                activityType: activityType, in: connection)
         }

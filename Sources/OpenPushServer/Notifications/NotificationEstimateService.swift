@@ -16,8 +16,8 @@ enum NotificationEstimateService {
             // Resolved first, so a refusal (an unknown segment, another tenant's device) is the send's.
             let targeted = try AudienceResolver.targeted(estimate.targeting, appID: appID, tenantID: principal.tenantID,
                                                          now: now, in: connection)
-            if estimate.appleExcluded { return 0 }
-            return try NotificationAudience.count(targeted: targeted, appID: appID, kind: estimate.kind, in: connection)
+            return try NotificationAudience.count(targeted: targeted, appID: appID, kind: estimate.kind,
+                                                  excluding: estimate.excludedServices, in: connection)
         }
     }
 }

@@ -32,7 +32,7 @@ enum NotificationSendService {
             let outcome = try IdempotentRequest.run(key, now: now, in: connection) { () throws -> (JSONValue, IdempotentResponse) in
                 let nobody: JSONValue = ["id": "", "errors": [.string(noRecipients)]]
                 let empty = (nobody, IdempotentResponse(status: 200, body: nobody, messageID: nil))
-                if send.appleExcluded { return empty }
+                if send.excludesEveryService { return empty }
                 let targeted = try AudienceResolver.targeted(send.targeting, appID: appID, tenantID: principal.tenantID,
                                                              now: now, in: connection)
                 let message = MessageStore.NewMessage(appID: appID, send: .notification(send), name: send.name, request: request,
@@ -44,7 +44,8 @@ enum NotificationSendService {
                                                                            in: connection) else { return empty }
                     messageID = written
                 } else {
-                    if try NotificationAudience.isEmpty(targeted: targeted, appID: appID, kind: send.kind, in: connection) {
+                    if try NotificationAudience.isEmpty(targeted: targeted, appID: appID, kind: send.kind,
+                                                        excluding: send.excludedServices, in: connection) {
                         return empty
                     }
                     messageID = try MessageEnqueue.enqueue(message, to: .expandedLater, now: now, in: connection).messageID

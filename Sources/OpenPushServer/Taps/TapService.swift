@@ -19,7 +19,7 @@ enum TapService {
     static func clicked(app: AppRecord, token: String, deviceKey: String?, activityID: String, messageID: String?,
                         activityType: String?, now: Double, in database: PostgresPool) async throws -> Bool {
         try await database.transaction { connection in
-            let device = try NativeDevice.find(app: app, token: token, deviceKey: deviceKey, in: connection)
+            let device = try NativeDevice.findLiveActivityDevice(app: app, token: token, deviceKey: deviceKey, in: connection)
             return try ClickStore.record(appID: app.id, subscriptionID: device.subscriptionID, activityID: activityID,
                                          messageID: messageID, activityType: activityType, now: now, in: connection)
         }

@@ -24,8 +24,8 @@ extension TenantStore {
         let issued = KeyMaterial.issue(prefix: "dev")
         let attempt = try await database.transaction { connection -> LinkAttempt in
             guard let device = try connection.query("""
-                SELECT id, device_key_digest FROM subscriptions
-                WHERE app_id = \(appID) AND token = \(token) AND retired_at IS NULL
+                SELECT s.id, s.device_key_digest FROM subscriptions s
+                WHERE s.app_id = \(appID) AND \(SubscriptionStore.tokenNames(token)) AND s.retired_at IS NULL
                 FOR UPDATE
                 """).first
             else { throw APIError.notFound(NativeDevice.unknownToken) }

@@ -12,7 +12,7 @@ extension TenantsRoutes {
         let app = try await Authentication.requireSDKKey(appID: context.pathParameter("app_id"), context)
         guard app.sharedDemo else { throw APIError.badRequest(notSharedDemo) }
         var reader = FieldReader(try context.jsonObject())
-        let token = reader.deviceToken("token", required: true)
+        let token = reader.deviceTokenLookup("token", required: true)
         let code = reader.string("code", required: true)
         reader.rejectUnknownFields()
         try reader.finish()

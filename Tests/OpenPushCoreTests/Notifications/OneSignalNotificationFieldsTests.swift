@@ -20,8 +20,9 @@ import OpenPushCore
                                 "android_channel_id": "c", "email_subject": "s", "ios_sound": "a.caf"]
         let send = try Self.parse(body).get()
         #expect(send.sound == "a.caf")
-        #expect(OneSignalNotificationFields.ignored(in: body) == ["android_channel_id", "email_subject", "isAndroid", "small_icon"])
-        #expect(OneSignalNotificationFields.ignoredHeader(for: body) == "android_channel_id, email_subject, isAndroid, small_icon")
+        // `isAndroid` is honoured: it leaves Android devices out.
+        #expect(OneSignalNotificationFields.ignored(in: body) == ["android_channel_id", "email_subject", "small_icon"])
+        #expect(OneSignalNotificationFields.ignoredHeader(for: body) == "android_channel_id, email_subject, small_icon")
         #expect(OneSignalNotificationFields.ignoredHeader(for: ["contents": ["en": "x"], "ttl": 5]) == nil)
     }
 

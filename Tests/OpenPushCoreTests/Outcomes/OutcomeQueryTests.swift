@@ -17,7 +17,8 @@ import OpenPushCore
         #expect(try OutcomeQuery.parse(["outcome_names": "a.count", "outcome_platforms": "0"]).get().platforms == ["ios", "watchos"])
         #expect(try OutcomeQuery.parse(["outcome_names": "a.count", "outcome_platforms": "9,0"]).get().platforms
                 == ["macos", "ios", "watchos"])
-        #expect(try OutcomeQuery.parse(["outcome_names": "a.count", "outcome_platforms": "1,5"]).get().platforms == [])
+        #expect(try OutcomeQuery.parse(["outcome_names": "a.count", "outcome_platforms": "1,5"]).get().platforms == ["android"])
+        #expect(try OutcomeQuery.parse(["outcome_names": "a.count", "outcome_platforms": "5"]).get().platforms == [])
         #expect(throws: InvalidInput.self) { try OutcomeQuery.parse(["outcome_names": "a.count", "outcome_platforms": "15"]).get() }
     }
 

@@ -26,12 +26,13 @@ import OpenPushCore
         #expect(creation.fields.sdk == "050210")
         #expect(creation.fields.sessionTime == 5)
         #expect(creation.fields.ignored == [])
-        #expect(throws: InvalidInput(["subscription.type 'HuaweiPush' is not supported yet: OpenPush sends to Apple devices "
-                                      + "(iOSPush, macOSPush); Android (FCM) is not available yet"])) {
+        #expect(throws: InvalidInput(["subscription.type 'HuaweiPush' is not supported: OpenPush reaches Android devices "
+                                      + "through Firebase Cloud Messaging only (AndroidPush), not Amazon's or Huawei's push "
+                                      + "services; it supports iOSPush, macOSPush, AndroidPush"])) {
             try SubscriptionCreation(body: ["subscription": ["type": "HuaweiPush", "token": .string(Self.token)]])
         }
         #expect(throws: InvalidInput(["subscription.type 'Pager' is not a OneSignal subscription type; OpenPush supports "
-                                      + "iOSPush, macOSPush", "subscription.session_time must be an integer from 0 to 2147483647000"])) {
+                                      + "iOSPush, macOSPush, AndroidPush", "subscription.session_time must be an integer from 0 to 2147483647000"])) {
             try SubscriptionCreation(body: ["subscription": ["type": "Pager", "token": .string(Self.token), "session_time": "x"]])
         }
         #expect(throws: InvalidInput(["subscription is required"])) { try SubscriptionCreation(body: [:]) }

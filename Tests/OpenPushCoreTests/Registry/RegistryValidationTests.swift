@@ -47,12 +47,12 @@ import OpenPushCore
 
     @Test func registrationNamesEveryProblem() {
         #expect(throws: InvalidInput([
-            "token must have an even number of hex characters", "platform must be one of: ios, watchos, macos",
+            "token must have an even number of hex characters", "platform must be one of: ios, watchos, macos, android",
             "tags.a must be a string, got number", "enabled must be a boolean, got string",
             "previous_token must be hex (0-9, a-f)",
         ])) {
             try SubscriptionRegistration(body: [
-                "token": .string(String(repeating: "a", count: 33)), "platform": "android", "tags": ["a": 1],
+                "token": .string(String(repeating: "a", count: 33)), "platform": "windows", "tags": ["a": 1],
                 "enabled": "yes", "previous_token": .string(String(repeating: "z", count: 32)), "colour": "red",
             ])
         }

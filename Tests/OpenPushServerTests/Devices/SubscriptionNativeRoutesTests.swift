@@ -124,9 +124,10 @@ import OpenPushTestSupport
         #expect(response.status == 404)
         #expect(response.json == ["detail": "unknown device token for this app"])
         let bad = await app.request(.post, "/v1/apps/\(created.app.id)/subscriptions/retire",
-                                    headers: .sdkKey(created.sdkKey), json: ["token": "xyz", "extra": 1])
+                                    headers: .sdkKey(created.sdkKey), json: ["token": "x yz", "extra": 1])
         #expect(bad.status == 400)
-        #expect(bad.json == ["detail": "token must be 16 to 512 hex characters, got 3; unknown field 'extra'"])
+        // The token may be an Android device's (opaque), so only its characters are checked here.
+        #expect(bad.json == ["detail": "token must be printable ASCII without spaces (! to ~); unknown field 'extra'"])
     }
 
     /// SDKs add fields over time, so unknown ones are ignored as on the other `/v1` routes;
@@ -150,8 +151,8 @@ import OpenPushTestSupport
         let badToken = await app.registerDevice(created, ["token": .string(String(repeating: "a", count: 63))])
         #expect(badToken.status == 400)
         #expect(badToken.json == ["detail": "token must have an even number of hex characters"])
-        let missing = await app.registerDevice(created, ["platform": "android"])
-        #expect(missing.json == ["detail": "token is required; platform must be one of: ios, watchos, macos"])
+        let missing = await app.registerDevice(created, ["platform": "windows"])
+        #expect(missing.json == ["detail": "token is required; platform must be one of: ios, watchos, macos, android"])
         let notObject = await app.request(.post, path, headers: .sdkKey(created.sdkKey), json: ["a", "b"])
         #expect(notObject.status == 400)
         #expect(notObject.json == ["detail": "the request body must be a JSON object"])

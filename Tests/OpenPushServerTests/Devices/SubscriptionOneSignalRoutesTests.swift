@@ -86,14 +86,14 @@ import OpenPushTestSupport
         try await Self.user(test, app, ["external_id": "u-a"])
         try await Self.user(test, app, ["crm": "no-external"])
         let path = Self.userPath(app, "u-a")
-        let android = await test.request(.post, path, headers: .restKey(app.restKey),
-                                         json: ["subscription": ["type": "AndroidPush", "token": "fcm-token"]])
-        #expect(android.status == 400)
-        #expect(android.json == ["errors": ["subscription.type 'AndroidPush' is not supported yet: OpenPush sends to Apple devices (iOSPush, macOSPush); Android (FCM) is not available yet"]])
+        let fireOS = await test.request(.post, path, headers: .restKey(app.restKey),
+                                        json: ["subscription": ["type": "FireOSPush", "token": "adm-token"]])
+        #expect(fireOS.status == 400)
+        #expect(fireOS.json == ["errors": ["subscription.type 'FireOSPush' is not supported: OpenPush reaches Android devices through Firebase Cloud Messaging only (AndroidPush), not Amazon's or Huawei's push services; it supports iOSPush, macOSPush, AndroidPush"]])
         let email = await test.request(.post, path, headers: .restKey(app.restKey),
                                        json: ["subscription": ["type": "Email", "token": "a@example.com"]])
         #expect(email.status == 400)
-        #expect(email.json?.objectValue?["errors"]?.arrayValue?.first?.stringValue?.contains("Apple devices only") == true)
+        #expect(email.json?.objectValue?["errors"]?.arrayValue?.first?.stringValue?.contains("Apple and Android devices only") == true)
         let disagree = await test.request(.post, path, headers: .restKey(app.restKey),
                                           json: Self.apple(Registry.token(1), ["enabled": true, "notification_types": -2]))
         #expect(disagree.status == 400)
@@ -216,9 +216,10 @@ import OpenPushTestSupport
         let unknown = await test.request(.patch, Self.tokenPath(app, Registry.token(0xf2)), headers: .restKey(app.restKey),
                                          json: ["subscription": ["enabled": true]])
         #expect(unknown.status == 404)
+        // An Apple device's token is no Android device's.
         let android = await test.request(.patch, Self.tokenPath(app, token, type: "AndroidPush"), headers: .restKey(app.restKey),
                                          json: ["subscription": ["enabled": true]])
-        #expect(android.status == 400)
+        #expect(android.status == 404)
         let empty = await test.request(.patch, Self.tokenPath(app, token), headers: .restKey(app.restKey), json: ["subscription": [:]])
         #expect(empty.status == 400)
         _ = await test.request(.delete, "/apps/\(app.app.id)/subscriptions/\(id)", headers: .restKey(app.restKey))
