@@ -27,6 +27,7 @@ extension AppRecord {
             "created_at": .string(Timestamp.iso8601(createdAt)),
             "updated_at": .string(Timestamp.iso8601(updatedAt)),
             "apns_status": apnsStatus,
+            "fcm_status": hasFCMCredentials ? fcmStatus : .null,
         ]
     }
 
@@ -45,6 +46,15 @@ extension AppRecord {
             "state": apnsPausedAt == nil ? "ok" : "paused",
             "reason": .optional(apnsStatusReason),
             "at": apnsStatusAt.map { .string(Timestamp.iso8601($0)) } ?? .null,
+        ]
+    }
+
+    /// As `apnsStatus`, for FCM; shown only for an app with an FCM service account.
+    var fcmStatus: JSONValue {
+        [
+            "state": fcmPausedAt == nil ? "ok" : "paused",
+            "reason": .optional(fcmStatusReason),
+            "at": fcmStatusAt.map { .string(Timestamp.iso8601($0)) } ?? .null,
         ]
     }
 }

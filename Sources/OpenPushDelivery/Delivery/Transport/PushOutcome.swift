@@ -21,6 +21,8 @@ enum PushOutcome: Sendable {
         var messageName: String? = nil
         /// The service that answered: a `credentials` verdict pauses that service of the app.
         var service: PushService = .apns
+        /// FCM's `Retry-After` of a `429` (seconds): its retry waits at least that long.
+        var retryAfter: Int? = nil
     }
 
     /// The reason a delivery row or event gives for this outcome; nil when accepted.
