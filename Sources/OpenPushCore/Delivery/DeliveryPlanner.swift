@@ -133,11 +133,12 @@ package enum DeliveryPlanner {
         let message = context.message(for: delivery)
         let subscription = context.subscription(for: delivery)
         if let message, message.cancelled { return .failure(.cancelled) }
-        if let stop = stopped(delivery, subscription: subscription, context: context) { return .failure(.permanent(stop)) }
+        // Before `stopped`: an Android device has no widget or activity token to be missing.
         if let subscription, let message, subscription.service == .fcm,
            message.notification?.kind.tokenKind != .device || delivery.tokenKind != .device {
             return .failure(.permanent(appleOnly))
         }
+        if let stop = stopped(delivery, subscription: subscription, context: context) { return .failure(.permanent(stop)) }
         if let message, message.notification != nil {
             return planNotification(delivery, message: message, subscription: subscription, context: context, now: now,
                                     cache: &cache)

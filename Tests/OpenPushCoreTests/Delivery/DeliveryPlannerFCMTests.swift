@@ -116,7 +116,8 @@ import OpenPushCore
     }
 
     @Test func anIDsOnlyMessageIsDataOnlyWithTheIDs() throws {
-        let send = try Self.send(["contents": ["en": "Secret"], "privacy": "ids_only", "data": ["thread": "t1"]])
+        let send = try Self.send(["contents": ["en": "Secret"], "privacy": "ids_only", "privacy_text": ["en": "New message"],
+                                  "data": ["thread": "t1"]])
         let message = try Self.message(Self.context(send))
         #expect(message["notification"] == nil)
         #expect(message["data"] == ["thread": "t1", "openpush_notification_id": "msg_1", "openpush_subscription_id": "sub_droid"])
