@@ -109,7 +109,7 @@ let package = Package(
             name: "OpenPushServerTests",
             dependencies: [
                 "OpenPushServer", "OpenPushDelivery", "OpenPushTestSupport", "Postgres", "HTTPServer", "OpenPushCore", "APNs",
-                "APNsSimulator", "Crypto", "Subprocess", "HTTPClient", "Gzip", "FCMSimulator",
+                "APNsSimulator", "FCMSimulator", "Crypto", "Subprocess", "HTTPClient", "Gzip",
             ],
             swiftSettings: swiftSettings
         ),

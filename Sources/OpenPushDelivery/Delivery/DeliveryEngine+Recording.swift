@@ -95,7 +95,7 @@ extension DeliveryEngine {
                     apply(delivery, decision, status: answer.status, fcmMessageName: answer.messageName)
                     if case .retry = decision, let seconds = answer.retryAfter {
                         let job = jobs.locate(delivery.id).job
-                        retryAfter[job] = max(retryAfter[job] ?? 0, Double(seconds))
+                        retryAfter[job] = max(retryAfter[job] ?? 0, seconds)
                     }
                     if let effect { effects.append(effect) }
                     if case .deadToken = effect, case .finished(_, let reason) = decision {

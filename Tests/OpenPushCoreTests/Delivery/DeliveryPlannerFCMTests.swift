@@ -190,4 +190,27 @@ import OpenPushCore
         context.add(cancelled)
         #expect(DeliveryPlannerTests.refusal(Self.plan(context)) == .cancelled)
     }
+
+    // MARK: outcomes
+
+    static let policy = RetryPolicy(maxAttempts: 3, baseDelay: 1, maxDelay: 10)
+
+    @Test func fcmRefusingTheAccountPausesTheAppsFCMOnlyAndHoldsThePush() {
+        let delivery = Self.recipient()
+        let fcm = DeliveryOutcome.decide(delivery, verdict: .credentials(APNSReason("UNAUTHENTICATED")), policy: Self.policy,
+                                         service: .fcm)
+        #expect(fcm.0 == .held(reason: "UNAUTHENTICATED"))
+        #expect(fcm.1 == .pauseFCM(appID: "app_a", reason: "UNAUTHENTICATED"))
+        // APNs' refusal still pauses the app's APNs sending, as before.
+        let apns = DeliveryOutcome.decide(delivery, verdict: .credentials(.invalidProviderToken), policy: Self.policy)
+        #expect(apns.1 == .pauseApp(appID: "app_a", reason: "InvalidProviderToken"))
+    }
+
+    @Test func aDeadFCMTokenEndsTheRowAndKillsTheToken() {
+        let delivery = Self.recipient()
+        let dead = DeliveryOutcome.decide(delivery, verdict: .deadToken(APNSReason("UNREGISTERED")), policy: Self.policy,
+                                          service: .fcm)
+        #expect(dead.0 == .finished(.error, reason: "UNREGISTERED"))
+        #expect(dead.1 == .deadToken(delivery, invalidSince: nil))
+    }
 }

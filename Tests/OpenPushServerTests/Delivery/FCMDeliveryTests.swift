@@ -152,7 +152,7 @@ import Postgres
         #expect(records[droid]?.state == "error")
         #expect(records[droid]?.reason == DeliveryPlanner.missingFCMCredentials)
         #expect(setup.fcm.counters.sends == 0)
-        #expect(try await setup.appJSON(apple)["fcm_status"] == .null)
+        #expect(try await setup.appJSON(apple)["fcm_status"] == nil)
         #expect(try await setup.appJSON(setup.a)["fcm_status"]?.objectValue?["state"] == "ok")
     }
 

@@ -21,8 +21,10 @@ enum PushOutcome: Sendable {
         var messageName: String? = nil
         /// The service that answered: a `credentials` verdict pauses that service of the app.
         var service: PushService = .apns
-        /// FCM's `Retry-After` of a `429` (seconds): its retry waits at least that long.
-        var retryAfter: Int? = nil
+        /// Seconds the service asked to wait before the next try (FCM's `Retry-After` on a `429`).
+        var retryAfter: Double? = nil
+        /// The service's own words about a refusal (FCM's `error.message`), beside the reason code.
+        var detail: String? = nil
     }
 
     /// The reason a delivery row or event gives for this outcome; nil when accepted.
