@@ -327,4 +327,27 @@ import Postgres
         #expect(try await setup.records(message)[droid]?.state == "accepted")
         #expect(setup.fcm.accepted().contains { $0.token == "paused-app-device" && $0.projectID == "project-c" })
     }
+
+    /// A template's texts, in the device's language with its tags rendered by Liquid, reach an
+    /// Android device as they reach an Apple one.
+    @Test func aTemplateReachesAndroidInTheDevicesLanguageWithLiquid() async throws {
+        let setup = try await Self.setup()
+        defer { Task { await setup.shutdown() } }
+        let droid = try await setup.android(setup.a, token: "templated-device")
+        try await setup.database.query("""
+            UPDATE subscriptions SET language = 'fr', tags = '{"first_name": "Ana"}'::jsonb WHERE id = \(droid)
+            """)
+        let template = try await TemplatesRoutesTests.create(setup.harness.app, setup.a, [
+            "name": "welcome", "headings": ["en": "Hello {{ first_name }}", "fr": "Bonjour {{ first_name }}"],
+            "contents": ["en": "Welcome aboard", "fr": "Bienvenue"],
+        ])
+        let templateID = try #require(template["id"]?.stringValue)
+        let sent = await setup.harness.app.request(.post, "/notifications", headers: .restKey(setup.a.restKey), json: [
+            "app_id": .string(setup.a.app.id), "included_segments": ["Subscribed Users"], "template_id": .string(templateID),
+        ])
+        try #require(sent.status == 200, "send: \(sent.text)")
+        try await setup.run { try await setup.waiting() == 0 }
+        let message = try #require(setup.fcm.accepted().first { $0.token == "templated-device" })
+        #expect(message.message["notification"] == ["title": "Bonjour Ana", "body": "Bienvenue"])
+    }
 }
