@@ -30,7 +30,7 @@ run: deps release
 # one-user sends beside another's fan-out on a slow APNs), which any load starves.
 HEAVY_SUITES := OneSignalPythonClientTests|ExportMemoryTests|WebhookIdleEndpointsTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|DeliveryResilienceTests|DeliveryGuaranteesTests
 SCALE_SUITES := PgBouncerScaleOutTests
-TIMING_SUITES := PushIntervalsTests|TemplateIsolationTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests|TransactionalFairnessTests
+TIMING_SUITES := PushIntervalsTests|TemplateIsolationTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests|TransactionalFairnessTests|FCMDeliveryTests
 AFTER_SUITES := $(HEAVY_SUITES)|$(SCALE_SUITES)|$(TIMING_SUITES)
 test: deps compat-venv browser-deps
 	@$(call install-missing,$(SCALE_PACKAGES))

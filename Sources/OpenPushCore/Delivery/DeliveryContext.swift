@@ -105,6 +105,11 @@ package struct DeliveryContext: Sendable {
         package var staleAlertSeconds = 0
         /// What a device that hides details is shown when the message has no `privacy_text`.
         package var defaultPrivacyText: String = AlertPrivacy.defaultPrivacyText
+        /// The FCM service account as stored (sealed), for the server's FCM account cache; nil
+        /// when the app has none.
+        package var fcmServiceAccount: String?
+        /// FCM refused the app's service account: its Android pushes wait until it changes.
+        package var fcmPaused = false
 
         package init(id: String, bundleID: String?, watchBundleID: String? = nil, autoEndMinutes: Int? = nil,
                     onesignalAlias: Bool = false, p8: String? = nil, keyID: String? = nil, teamID: String? = nil,
@@ -127,6 +132,8 @@ package struct DeliveryContext: Sendable {
         package let id: String
         package let appID: String
         package let platform: String
+        /// The service its platform is reached through, decided once here, not per push.
+        package let service: PushService
         package let environment: DeviceEnvironment
         package let language: String?
         package let country: String?
@@ -151,6 +158,7 @@ package struct DeliveryContext: Sendable {
             self.id = id
             self.appID = appID
             self.platform = platform
+            service = PushService(platform: platform)
             self.environment = environment
             self.language = language
             self.country = country

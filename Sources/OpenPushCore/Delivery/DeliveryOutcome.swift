@@ -6,6 +6,9 @@ package enum DeliveryOutcome {
         case deadToken(ClaimedDelivery, invalidSince: Double?)
         /// The app's credentials were rejected: its deliveries wait until they are fixed.
         case pauseApp(appID: String, reason: String)
+        /// FCM refused the app's service account: its Android pushes wait until it changes; its
+        /// Apple pushes go on.
+        case pauseFCM(appID: String, reason: String)
     }
 
     package enum Decision: Sendable, Equatable {
@@ -17,14 +20,17 @@ package enum DeliveryOutcome {
         case held(reason: String)
     }
 
-    /// `retryable` is false for pushes that must not be tried twice (`ttl: 0`).
+    /// `retryable` is false for pushes that must not be tried twice (`ttl: 0`); `service` is the
+    /// one that answered: a credentials verdict pauses that service of the app.
     package static func decide(_ delivery: ClaimedDelivery, verdict: DeliveryVerdict, invalidSince: Double? = nil,
-                       policy: RetryPolicy, retryable: Bool = true) -> (Decision, SideEffect?) {
+                       policy: RetryPolicy, retryable: Bool = true, service: PushService = .apns) -> (Decision, SideEffect?) {
         switch verdict {
         case .accepted:
             return (.finished(.accepted, reason: nil), nil)
         case .deadToken(let reason):
             return (.finished(.error, reason: reason.rawValue), .deadToken(delivery, invalidSince: invalidSince))
+        case .credentials(let reason) where service == .fcm:
+            return (.held(reason: reason.rawValue), .pauseFCM(appID: delivery.appID, reason: reason.rawValue))
         case .credentials(let reason):
             return (.held(reason: reason.rawValue), .pauseApp(appID: delivery.appID, reason: reason.rawValue))
         case .permanent(let reason):

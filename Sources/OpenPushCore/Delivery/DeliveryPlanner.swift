@@ -11,10 +11,26 @@ package enum DeliveryPlanner {
     package static let templateBudgetExceeded = "TemplateBudgetExceeded"
 
     package struct Plan: Sendable {
-        package var request: APNSRequest
-        package var environment: DeviceEnvironment
+        /// The push in its service's terms.
+        package enum Push: Sendable {
+            /// To an Apple device, at the APNs endpoint of its environment.
+            case apns(APNSRequest, DeviceEnvironment)
+            /// To an Android device, through FCM HTTP v1.
+            case fcm(FCMMessage)
+        }
+
+        package var push: Push
         /// The `aps.timestamp` sent to this activity row, to remember.
         package var activityTimestamp: (activityID: String, timestamp: Int)?
+
+        init(request: APNSRequest, environment: DeviceEnvironment, activityTimestamp: (activityID: String, timestamp: Int)?) {
+            push = .apns(request, environment)
+            self.activityTimestamp = activityTimestamp
+        }
+
+        init(fcm message: FCMMessage) {
+            push = .fcm(message)
+        }
     }
 
     package enum Refusal: Error, Sendable, Equatable {
@@ -22,6 +38,8 @@ package enum DeliveryPlanner {
         case permanent(String)
         /// The app has no usable APNs credentials: pause it.
         case credentials(String)
+        /// The app's FCM service account does not open: pause the app's FCM sending (only).
+        case fcmCredentials(String)
         /// The message was cancelled before this push went out.
         case cancelled
         /// A newer push to this Live Activity was accepted already: this one would roll it back.
@@ -115,6 +133,11 @@ package enum DeliveryPlanner {
         let message = context.message(for: delivery)
         let subscription = context.subscription(for: delivery)
         if let message, message.cancelled { return .failure(.cancelled) }
+        // Before `stopped`: an Android device has no widget or activity token to be missing.
+        if let subscription, let message, subscription.service == .fcm,
+           message.notification?.kind.tokenKind != .device || delivery.tokenKind != .device {
+            return .failure(.permanent(appleOnly))
+        }
         if let stop = stopped(delivery, subscription: subscription, context: context) { return .failure(.permanent(stop)) }
         if let message, message.notification != nil {
             return planNotification(delivery, message: message, subscription: subscription, context: context, now: now,
@@ -193,7 +216,12 @@ package enum DeliveryPlanner {
         if send.ttl == 0, delivery.attempts > 1 || now - sendTime > nowOrNeverGrace {
             return .failure(.permanent("Expired"))
         }
-        guard let bundleID = app.bundleID, !bundleID.isEmpty else { return .failure(.credentials("MissingTopic")) }
+        if subscription.service == .fcm {
+            if let refusal = fcmRefusal(app, now: now) { return .failure(refusal) }
+        } else if app.bundleID?.isEmpty ?? true {
+            return .failure(.credentials("MissingTopic"))
+        }
+        let bundleID = app.bundleID ?? ""
         let attended: (send: NotificationSend, silenced: Bool)
         switch attend(send, delivery, context: context, now: now) {
         case .success(let value): attended = value
@@ -203,6 +231,10 @@ package enum DeliveryPlanner {
                                          cache: &cache)
         guard case .success(let chosen) = decision else { return .failure(.permanent(templateBudgetExceeded)) }
         guard case .send(let texts) = chosen else { return .failure(.suppressed(.blank)) }
+        if subscription.service == .fcm {
+            return .success(Plan(fcm: fcmMessage(delivery, message: message, send: attended.send, silenced: attended.silenced,
+                                                 texts: texts, subscription: subscription, expiration: expiration, now: now)))
+        }
         let key = PayloadCache.Key(
             appID: app.id, messageID: message.id, title: texts.title, subtitle: texts.subtitle, body: texts.body,
             badge: delivery.badge, platform: subscription.platform, privacy: texts.shape, silenced: attended.silenced)

@@ -56,6 +56,9 @@ package struct NotificationSend: Sendable, Equatable {
     package var privacy: NotificationPrivacy = .full
     /// `quiet_hours`: what an alert does to a device in its quiet hours (`DeviceAttentionPolicy`).
     package var quietHours: QuietHoursMode = .default
+    /// The Android-only fields (channel, icons, picture, color, sound, group); the fields Android
+    /// shares with Apple devices stay in theirs (`androidFields` joins them).
+    package var android = AndroidNotificationFields()
 
     package init(kind: NotificationKind, name: String? = nil, headings: [String: String]? = nil,
                 subtitle: [String: String]? = nil, contents: [String: String]? = nil,

@@ -70,6 +70,7 @@ package enum NotificationSendParser {
         let gates = readAlertGates(&reader)
         let privacy = readPrivacy(&reader)
         let quietHours = readQuietHoursMode(&reader)
+        let android = readAndroid(body, &reader)
         for field in OneSignalNotificationFields.otherChannels { _ = reader.value(field) }
 
         let localized = apnsAlert.map { alert in apnsAlertVisibleKeys.contains { alert[$0] != nil } } ?? false
@@ -117,6 +118,7 @@ package enum NotificationSendParser {
         send.gates = gates
         (send.privacyText, send.privacy) = privacy
         send.quietHours = quietHours
+        send.android = android
         return .success(send)
     }
 

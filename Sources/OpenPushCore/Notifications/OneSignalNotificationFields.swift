@@ -17,6 +17,12 @@ package enum OneSignalNotificationFields {
         "delayed_option", "delivery_time_of_day", "throttle_rate_per_minute",
     ]
 
+    /// OneSignal's Android fields that become parts of an FCM message (`AndroidNotificationFields`).
+    package static let honouredAndroid: Set<String> = [
+        "android_channel_id", "existing_android_channel_id", "small_icon", "large_icon", "big_picture", "android_sound",
+        "android_accent_color", "android_group",
+    ]
+
     /// Honoured with OneSignal's meaning for a push-only service: `target_channel` must be
     /// `push`, `isIos: false` and `isAndroid: false` leave out Apple's and Android's devices, and
     /// the legacy targeting spellings.
@@ -33,9 +39,8 @@ package enum OneSignalNotificationFields {
         "include_email_tokens", "include_phone_numbers", "include_wp_wns_uris", "include_amazon_reg_ids",
         "include_chrome_reg_ids", "include_chrome_web_reg_ids", "include_android_reg_ids",
         // Android
-        "android_channel_id", "existing_android_channel_id", "android_background_layout", "small_icon", "large_icon",
-        "big_picture", "android_sound", "android_led_color", "android_accent_color", "android_visibility",
-        "android_group", "android_group_message",
+        // Android fields FCM has no place for
+        "android_background_layout", "android_led_color", "android_visibility", "android_group_message",
         // Huawei
         "huawei_msg_type", "huawei_channel_id", "huawei_existing_channel_id", "huawei_small_icon", "huawei_large_icon",
         "huawei_big_picture", "huawei_sound", "huawei_led_color", "huawei_accent_color", "huawei_visibility",

@@ -10,7 +10,7 @@
 /// seconds after midnight or the flag `last_active`, and `throttle_rate_per_minute`), and the flags `content_available`, `mutable_content`,
 /// `apple_excluded`; `quiet_hours` (`defer` or `ignore`; absent is `silence`); `privacy_text` and
 /// `privacy` (`StoredSend+Privacy`). The alert gates (`StoredSend+AlertGates`): `dedupe_key`,
-/// `event_at`, `stale_after_seconds`.
+/// `event_at`, `stale_after_seconds`. The Android-only fields: `android` (`StoredSend+Android`).
 extension StoredSend {
     package static func encode(_ send: NotificationSend) -> JSONValue {
         var object = envelope(.notification)
@@ -49,6 +49,7 @@ extension StoredSend {
         encodePrivacy(send, into: &object)
         // Absent means the default, so sends stored before the field decode as they were.
         object.put("quiet_hours", send.quietHours == .default ? nil : send.quietHours.rawValue)
+        encodeAndroid(send.android, into: &object)
         return .object(object)
     }
 
@@ -111,6 +112,7 @@ extension StoredSend {
             guard let known = QuietHoursMode(rawValue: mode) else { throw StoredSendError("stored quiet_hours mode '\(mode)' is unknown") }
             send.quietHours = known
         }
+        send.android = try decodeAndroid(&fields)
         try fields.finish()
         return send
     }

@@ -70,7 +70,10 @@ package struct TemplateFields: Sendable, Equatable {
             if reader.problems.count == before, let value = body[field], value != .null { fields.content[field] = value }
         }
         for flag in ["isEmail", "isSMS"] where reader.bool(flag) == true { reader.problem(Messages.pushOnly(flag)) }
-        fields.ignored = body.keys.filter { otherChannels.contains($0) || OneSignalNotificationFields.otherChannels.contains($0) }
+        fields.ignored = body.keys.filter {
+            otherChannels.contains($0) || OneSignalNotificationFields.otherChannels.contains($0)
+                || OneSignalNotificationFields.honouredAndroid.contains($0)
+        }
             .sorted()
         for field in fields.ignored { _ = reader.value(field) }
         reader.rejectUnknownFields()

@@ -42,6 +42,8 @@ struct BatchCompletion: Sendable {
                                       in: connection)
             case .pauseApp(let appID, let reason):
                 try AppCredentialStatus.pause(appID: appID, reason: reason, now: now, in: connection)
+            case .pauseFCM(let appID, let reason):
+                try AppCredentialStatus.pauseFCM(appID: appID, reason: reason, now: now, in: connection)
             }
         }
         try AlertDedupeStore.release(releases.filter { heldDelivery($0.deliveryID) }.map(\.claim), in: connection)

@@ -26,7 +26,8 @@ extension DeliveryContext {
             """, """
             SELECT id, apns_bundle_id, apns_watch_bundle_id, live_activity_auto_end_minutes, onesignal_alias, apns_p8,
                    apns_key_id, apns_team_id, extract(epoch FROM updated_at)::float8 AS updated_at,
-                   dedupe_window_days, stale_alert_seconds, default_privacy_text
+                   dedupe_window_days, stale_alert_seconds, default_privacy_text, fcm_service_account,
+                   fcm_paused_at IS NOT NULL AS fcm_paused
             FROM apps WHERE id \(oneOf(appIDs))
             """, """
             SELECT id, app_id, platform, environment, language, country, app_version, tags::text AS tags, external_id,
@@ -79,6 +80,8 @@ extension DeliveryContext {
             app.dedupeWindowDays = try row.decode("dedupe_window_days")
             app.staleAlertSeconds = try row.decode("stale_alert_seconds")
             app.defaultPrivacyText = try row.decode("default_privacy_text")
+            app.fcmServiceAccount = try row.decode("fcm_service_account")
+            app.fcmPaused = try row.decode("fcm_paused")
             context.add(app)
         }
         var externalIDs: Set<String> = []

@@ -63,6 +63,7 @@ extension DeliveryEngine {
         var payloads = DeliveryPlanner.PayloadCache()
         // Each app's credential once per batch, not a cache lookup under its lock per recipient.
         var appCredentials: [String: Result<APNSCredential?, SealedSecretError>] = [:]
+        var appAccounts: [String: Result<FCMServiceAccount?, SealedSecretError>] = [:]
         let clock = ContinuousClock()
         var sliceEnd = clock.now + Self.planningSlice
         for delivery in claimed {
@@ -79,28 +80,48 @@ extension DeliveryEngine {
             case .failure(let refusal):
                 batch.refused.append((delivery, refusal))
             case .success(let plan):
-                let lookup: Result<APNSCredential?, SealedSecretError>
-                if let known = appCredentials[delivery.appID] {
-                    lookup = known
-                } else {
-                    lookup = context.app(for: delivery).map { credentials.lookup(for: $0) } ?? .success(nil)
-                    appCredentials[delivery.appID] = lookup
+                switch plan.push {
+                case .apns(let request, let environment):
+                    let lookup: Result<APNSCredential?, SealedSecretError>
+                    if let known = appCredentials[delivery.appID] {
+                        lookup = known
+                    } else {
+                        lookup = context.app(for: delivery).map { credentials.lookup(for: $0) } ?? .success(nil)
+                        appCredentials[delivery.appID] = lookup
+                    }
+                    let credential: APNSCredential
+                    switch lookup {
+                    case .success(let found?):
+                        credential = found
+                    case .success(nil):
+                        batch.refused.append((delivery, .credentials(APNSReason.missingProviderToken.rawValue)))
+                        continue
+                    case .failure(let problem):
+                        // Held with the app paused, as for a bad key: nothing is lost while the key is found.
+                        batch.refused.append((delivery, .credentials(problem.reason)))
+                        continue
+                    }
+                    if let stamp = plan.activityTimestamp { timestamps[stamp.activityID] = stamp.timestamp }
+                    batch.add(PushBatch.Planned(delivery: delivery, request: .apns(request), activityTimestamp: plan.activityTimestamp),
+                              environment: environment, credential: credential)
+                case .fcm(let message):
+                    let lookup: Result<FCMServiceAccount?, SealedSecretError>
+                    if let known = appAccounts[delivery.appID] {
+                        lookup = known
+                    } else {
+                        lookup = context.app(for: delivery).map { fcmAccounts.lookup(for: $0) } ?? .success(nil)
+                        appAccounts[delivery.appID] = lookup
+                    }
+                    switch lookup {
+                    case .success(let account?):
+                        batch.add(PushBatch.Planned(delivery: delivery, request: .fcm(message)), fcmAccount: account)
+                    case .success(nil):
+                        batch.refused.append((delivery, .permanent(DeliveryPlanner.missingFCMCredentials)))
+                    case .failure(let problem):
+                        // Its FCM sending paused, as for a refused service account.
+                        batch.refused.append((delivery, .fcmCredentials(problem.reason)))
+                    }
                 }
-                let credential: APNSCredential
-                switch lookup {
-                case .success(let found?):
-                    credential = found
-                case .success(nil):
-                    batch.refused.append((delivery, .credentials(APNSReason.missingProviderToken.rawValue)))
-                    continue
-                case .failure(let problem):
-                    // Held with the app paused, as for a bad key: nothing is lost while the key is found.
-                    batch.refused.append((delivery, .credentials(problem.reason)))
-                    continue
-                }
-                if let stamp = plan.activityTimestamp { timestamps[stamp.activityID] = stamp.timestamp }
-                batch.add(PushBatch.Planned(delivery: delivery, request: .apns(plan.request), activityTimestamp: plan.activityTimestamp),
-                          environment: plan.environment, credential: credential)
             }
         }
         return batch

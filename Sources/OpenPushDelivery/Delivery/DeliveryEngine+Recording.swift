@@ -38,14 +38,18 @@ extension DeliveryEngine {
         // Delivery id → the APNs reason its token died of (`token.invalidated`).
         var deadTokenReasons: [Int64: String] = [:]
         var pushes = Metrics.PushTally()
-        func apply(_ delivery: ClaimedDelivery, _ decision: DeliveryOutcome.Decision, status: Int? = nil) {
+        // Per job: the longest `Retry-After` among its retried recipients (FCM `429`).
+        var retryAfter: [Int: Double] = [:]
+        func apply(_ delivery: ClaimedDelivery, _ decision: DeliveryOutcome.Decision, status: Int? = nil,
+                   fcmMessageName: String? = nil) {
             let (index, position) = jobs.locate(delivery.id)
             let job = jobs.jobs[index], recipient = job.recipients[position]
             if let claim = batch.dedupeClaims[delivery.id], AlertDedupe.releases(after: decision) { releases.append((delivery.id, claim)) }
             switch decision {
             case .finished(let state, let reason):
                 completions[index].records.append(DeliveryRecord(job: job, recipient: recipient, state: state, reason: reason,
-                                                                 apnsStatus: status, apnsID: delivery.apnsID))
+                                                                 apnsStatus: status, apnsID: delivery.apnsID,
+                                                                 fcmMessageName: fcmMessageName))
                 pushes.add(kind: job.tokenKind, state: .finished(state), reason: reason)
                 if state == .accepted { pushes.addLatency(now - job.createdAt) }
             case .retry(let reason):
@@ -74,6 +78,9 @@ extension DeliveryEngine {
             case .credentials(let reason):
                 apply(delivery, .held(reason: reason))
                 effects.append(.pauseApp(appID: delivery.appID, reason: reason))
+            case .fcmCredentials(let reason):
+                apply(delivery, .held(reason: reason))
+                effects.append(.pauseFCM(appID: delivery.appID, reason: reason))
             }
         }
         for group in batch.groups.values {
@@ -84,8 +91,12 @@ extension DeliveryEngine {
                 switch outcomes[Int(delivery.id)] {
                 case .answered(let answer)?:
                     let (decision, effect) = DeliveryOutcome.decide(delivery, verdict: answer.verdict, invalidSince: answer.invalidSince,
-                                                                    policy: policy, retryable: retryable)
-                    apply(delivery, decision, status: answer.status)
+                                                                    policy: policy, retryable: retryable, service: answer.service)
+                    apply(delivery, decision, status: answer.status, fcmMessageName: answer.messageName)
+                    if case .retry = decision, let seconds = answer.retryAfter {
+                        let job = jobs.locate(delivery.id).job
+                        retryAfter[job] = max(retryAfter[job] ?? 0, seconds)
+                    }
                     if let effect { effects.append(effect) }
                     if case .deadToken = effect, case .finished(_, let reason) = decision {
                         deadTokenReasons[delivery.id] = reason
@@ -104,7 +115,8 @@ extension DeliveryEngine {
         }
         services.metrics.record(pushes)
         for index in completions.indices {
-            completions[index].retryDelay = policy.delay(afterAttempt: jobs.jobs[index].attempt, jitter: Double.random(in: 0..<1)) ?? 0
+            let backoff = policy.delay(afterAttempt: jobs.jobs[index].attempt, jitter: Double.random(in: 0..<1)) ?? 0
+            completions[index].retryDelay = max(backoff, retryAfter[index] ?? 0)
         }
         let first = jobs.first
         // A broadcast's outcome is its row's (the notification view shows it), not a delivery record.
@@ -127,6 +139,9 @@ extension DeliveryEngine {
         guard !completed.isEmpty else { return }
         for case .pauseApp(let appID, let reason) in effects {
             logger.warning("APNs rejected the app's credentials: deliveries paused", ["app.id": appID, "apns.reason": reason])
+        }
+        for case .pauseFCM(let appID, let reason) in effects {
+            logger.warning("FCM rejected the app's service account: its Android pushes paused", ["app.id": appID, "fcm.reason": reason])
         }
     }
 }

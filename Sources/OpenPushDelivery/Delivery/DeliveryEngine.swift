@@ -42,6 +42,7 @@ package final class DeliveryEngine: Sendable {
     let logger: Logger
     let worker: String
     let credentials: CredentialCache
+    let fcmAccounts: FCMAccountCache
     private let wake = WakeSignal()
     private let stopping = Atomic<Bool>(false)
     private let tasks = Mutex<[Task<Void, Never>]>([])
@@ -67,6 +68,7 @@ package final class DeliveryEngine: Sendable {
         self.logger = logger
         credentials = CredentialCache(keyring: services.configuration.secretKeyring, logger: logger,
                                       retired: { old in Task { await client.retire(credential: old) } })
+        fcmAccounts = FCMAccountCache(keyring: services.configuration.secretKeyring, logger: logger)
         worker = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))"
     }
 

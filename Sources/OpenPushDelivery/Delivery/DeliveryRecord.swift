@@ -21,10 +21,12 @@ package struct DeliveryRecord: Sendable, Equatable {
     package var apnsStatus: Int?
     /// A coalesced update's: the message whose push carried its state.
     package var carriedBy: String?
+    /// An accepted Android push's FCM message name (`projects/…/messages/…`).
+    package var fcmMessageName: String?
 
     /// `apnsID` when the caller has it already (deriving it is a hash per recipient).
     init(job: DeliveryJob, recipient: DeliveryJob.Recipient, state: State, reason: String? = nil, apnsStatus: Int? = nil,
-         attempts: Int? = nil, apnsID: String? = nil, carriedBy: String? = nil) {
+         attempts: Int? = nil, apnsID: String? = nil, carriedBy: String? = nil, fcmMessageName: String? = nil) {
         self.apnsID = apnsID ?? APNSIdentifier.derive(messageID: job.messageID, subscriptionID: recipient.subscriptionID,
                                                       tokenKind: job.tokenKind)
         subscriptionID = recipient.subscriptionID
@@ -34,6 +36,7 @@ package struct DeliveryRecord: Sendable, Equatable {
         self.reason = reason
         self.apnsStatus = apnsStatus
         self.carriedBy = carriedBy
+        self.fcmMessageName = fcmMessageName
     }
 
     /// Bits of a record's id that number it within its job (`id(jobID:position:)`).
@@ -110,9 +113,11 @@ package struct DeliveryRecord: Sendable, Equatable {
     }
 
     /// An acceptance with nothing of its own to keep: on the job's attempt, with the status the
-    /// job's other acceptances have, no reason, not carried by another message.
+    /// job's other acceptances have, no reason, not carried by another message, no FCM message
+    /// name (an Android acceptance keeps its own, so it is a row).
     func isBatched(attempt: Int, status: Int?) -> Bool {
-        state == .accepted && reason == nil && carriedBy == nil && attempts == attempt && apnsStatus == status
+        state == .accepted && reason == nil && carriedBy == nil && fcmMessageName == nil && attempts == attempt
+            && apnsStatus == status
     }
 
     /// One row for the job's batched records, element i being record `id(jobID:position: i)`.

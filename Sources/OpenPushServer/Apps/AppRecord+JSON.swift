@@ -4,8 +4,9 @@ import OpenPushDelivery
 extension AppRecord {
     /// The app as the `/apps` routes show it: every setting but the `.p8` itself, which is
     /// only ever reported as `has_apns_key`, and the FCM service account (`has_fcm_credentials`).
+    /// `fcm_status` only for an app with an FCM service account: one without shows none.
     var json: JSONObject {
-        [
+        var object: JSONObject = [
             "id": .string(id),
             "name": .string(name),
             "apns_env": .string(apnsEnv.rawValue),
@@ -28,6 +29,8 @@ extension AppRecord {
             "updated_at": .string(Timestamp.iso8601(updatedAt)),
             "apns_status": apnsStatus,
         ]
+        if hasFCMCredentials { object["fcm_status"] = fcmStatus }
+        return object
     }
 
     /// The app as the `/apps` routes answer it: `json` and the deployment's organization, which
@@ -45,6 +48,15 @@ extension AppRecord {
             "state": apnsPausedAt == nil ? "ok" : "paused",
             "reason": .optional(apnsStatusReason),
             "at": apnsStatusAt.map { .string(Timestamp.iso8601($0)) } ?? .null,
+        ]
+    }
+
+    /// As `apnsStatus`, for FCM; shown only for an app with an FCM service account.
+    var fcmStatus: JSONValue {
+        [
+            "state": fcmPausedAt == nil ? "ok" : "paused",
+            "reason": .optional(fcmStatusReason),
+            "at": fcmStatusAt.map { .string(Timestamp.iso8601($0)) } ?? .null,
         ]
     }
 }

@@ -32,6 +32,10 @@ package struct AppRecord: Sendable, Equatable {
     package var apnsPausedAt: Double?
     package var apnsStatusReason: String?
     package var apnsStatusAt: Double?
+    /// The same for FCM: set while FCM refuses the app's service account (its Android pushes wait).
+    package var fcmPausedAt: Double?
+    package var fcmStatusReason: String?
+    package var fcmStatusAt: Double?
     /// Unix seconds.
     package var createdAt: Double
     package var updatedAt: Double
@@ -47,6 +51,9 @@ package struct AppRecord: Sendable, Equatable {
                -- (the project id is set exactly when the service account is, by a constraint).
                policy.doc ->> 'fcm_project_id' AS fcm_project_id,
                (policy.doc ->> 'fcm_project_id') IS NOT NULL AS has_fcm_credentials,
+               extract(epoch FROM (policy.doc ->> 'fcm_paused_at')::timestamptz)::float8 AS fcm_paused_at,
+               policy.doc ->> 'fcm_status_reason' AS fcm_status_reason,
+               extract(epoch FROM (policy.doc ->> 'fcm_status_at')::timestamptz)::float8 AS fcm_status_at,
                \(DeliveryPolicySettings.columns)
         FROM apps \(DeliveryPolicySettings.source)
         """
@@ -76,6 +83,9 @@ package struct AppRecord: Sendable, Equatable {
         apnsPausedAt = try row.decode("apns_paused_at")
         apnsStatusReason = try row.decode("apns_status_reason")
         apnsStatusAt = try row.decode("apns_status_at")
+        fcmPausedAt = try row.decode("fcm_paused_at")
+        fcmStatusReason = try row.decode("fcm_status_reason")
+        fcmStatusAt = try row.decode("fcm_status_at")
         dedupeWindowDays = try row.decode("dedupe_window_days", as: Int?.self) ?? AlertDedupe.defaultWindowDays
         staleAlertSeconds = try row.decode("stale_alert_seconds", as: Int?.self) ?? 0
         defaultPrivacyText = try row.decode("default_privacy_text", as: String?.self) ?? AlertPrivacy.defaultPrivacyText

@@ -41,6 +41,7 @@ extension AppStore {
             guard try connection.query(update).affectedRows == 1 else { return nil }
             // A change to what paused the app's deliveries resumes them.
             try AppCredentialStatus.resumeIfFixed(appID: id, changed: fields.changedCredentialFields, in: connection)
+            if !fields.fcmServiceAccount.isKeep { try AppCredentialStatus.resumeFCM(appID: id, in: connection) }
             try recordUpdate(fields, appID: id, by: audit, now: now, in: connection)
             return try find(id, in: connection)
         }

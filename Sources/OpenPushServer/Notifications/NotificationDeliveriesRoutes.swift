@@ -37,6 +37,7 @@ extension NotificationDeliveriesStore.Record {
             "carried_by": carriedBy.map(JSONValue.string) ?? .null,
             "apns_id": .string(apnsID),
             "apns_status": apnsStatus.map { .int(Int64($0)) } ?? .null,
+            "fcm_message_name": fcmMessageName.map(JSONValue.string) ?? .null,
             "attempts": .int(Int64(attempts)),
             "live_activity_id": liveActivityID.map(JSONValue.string) ?? .null,
             "finished_at": .int(finishedAt),

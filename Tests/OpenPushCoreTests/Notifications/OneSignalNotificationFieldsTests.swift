@@ -16,13 +16,13 @@ import OpenPushCore
     }
 
     @Test func otherChannelFieldsAreAcceptedAndNamedSorted() throws {
-        let body: JSONObject = ["included_segments": ["Subscribed Users"], "small_icon": "ic", "isAndroid": true,
-                                "android_channel_id": "c", "email_subject": "s", "ios_sound": "a.caf"]
+        let body: JSONObject = ["included_segments": ["Subscribed Users"], "android_led_color": "FF0000FF", "isHuawei": true,
+                                "android_visibility": 1, "email_subject": "s", "ios_sound": "a.caf"]
         let send = try Self.parse(body).get()
         #expect(send.sound == "a.caf")
-        // `isAndroid` is honoured: it leaves Android devices out.
-        #expect(OneSignalNotificationFields.ignored(in: body) == ["android_channel_id", "email_subject", "small_icon"])
-        #expect(OneSignalNotificationFields.ignoredHeader(for: body) == "android_channel_id, email_subject, small_icon")
+        #expect(OneSignalNotificationFields.ignored(in: body) == ["android_led_color", "android_visibility", "email_subject", "isHuawei"])
+        #expect(OneSignalNotificationFields.ignoredHeader(for: body)
+                == "android_led_color, android_visibility, email_subject, isHuawei")
         #expect(OneSignalNotificationFields.ignoredHeader(for: ["contents": ["en": "x"], "ttl": 5]) == nil)
     }
 
@@ -32,7 +32,7 @@ import OpenPushCore
 
     @Test func theListsDoNotOverlap() {
         let lists = [OneSignalNotificationFields.honoured, OneSignalNotificationFields.honouredLegacyAndChannel,
-                     OneSignalNotificationFields.otherChannels]
+                     OneSignalNotificationFields.otherChannels, OneSignalNotificationFields.honouredAndroid]
         #expect(lists.map(\.count).reduce(0, +) == lists.reduce(Set<String>()) { $0.union($1) }.count)
     }
 

@@ -140,8 +140,8 @@ import Postgres
     }
 
     static let fields: Set<String> = ["subscription_id", "platform", "token_kind", "state", "error_reason", "suppressed_reason",
-                                      "carried_by", "apns_id", "apns_status", "attempts", "live_activity_id", "finished_at",
-                                      "clicked_at"]
+                                      "carried_by", "apns_id", "apns_status", "fcm_message_name", "attempts", "live_activity_id",
+                                      "finished_at", "clicked_at"]
     static func keys(_ record: JSONObject) -> Set<String> { Set(record.keys) }
 
     @Test func aClickShowsAsUnixSeconds() async throws {

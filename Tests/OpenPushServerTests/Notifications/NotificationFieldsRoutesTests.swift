@@ -16,11 +16,13 @@ import OpenPushTestSupport
         let body: JSONObject = [
             "included_segments": ["Subscribed Users"], "contents": ["en": "Hello"], "target_channel": "push",
             "small_icon": "ic_stat", "android_channel_id": "orders", "large_icon": "ic_big", "isAndroid": true,
-            "android_accent_color": "FF0000FF", "huawei_channel_id": "h", "isIos": true, "ios_sound": "ding.caf",
+            "android_accent_color": "FF0000FF", "android_led_color": "FF00FF00", "huawei_channel_id": "h", "isIos": true,
+            "ios_sound": "ding.caf",
         ]
         let first = await Routes.post(harness, body, key: "fields-1")
         #expect(first.status == 200)
-        let ignored = "android_accent_color, android_channel_id, huawei_channel_id, large_icon, small_icon"
+        // The Android fields FCM maps are honoured; only those it has no place for are ignored.
+        let ignored = "android_led_color, huawei_channel_id"
         #expect(first.headers["OpenPush-Ignored-Fields"] == ignored)
         let replay = await Routes.post(harness, body, key: "fields-1")
         #expect(replay.headers["Idempotent-Replayed"] == "true")
