@@ -41,7 +41,7 @@ extension DeliveryEngine {
         // Per job: the longest `Retry-After` among its retried recipients (FCM `429`).
         var retryAfter: [Int: Double] = [:]
         func apply(_ delivery: ClaimedDelivery, _ decision: DeliveryOutcome.Decision, status: Int? = nil,
-                   fcmMessageName: String? = nil) {
+                   fcmMessageName: String? = nil, service: PushService = .apns) {
             let (index, position) = jobs.locate(delivery.id)
             let job = jobs.jobs[index], recipient = job.recipients[position]
             if let claim = batch.dedupeClaims[delivery.id], AlertDedupe.releases(after: decision) { releases.append((delivery.id, claim)) }
@@ -50,14 +50,14 @@ extension DeliveryEngine {
                 completions[index].records.append(DeliveryRecord(job: job, recipient: recipient, state: state, reason: reason,
                                                                  apnsStatus: status, apnsID: delivery.apnsID,
                                                                  fcmMessageName: fcmMessageName))
-                pushes.add(kind: job.tokenKind, state: .finished(state), reason: reason)
-                if state == .accepted { pushes.addLatency(now - job.createdAt) }
+                pushes.add(kind: job.tokenKind, state: .finished(state), reason: reason, service: service)
+                if state == .accepted { pushes.addLatency(now - job.createdAt, service: service) }
             case .retry(let reason):
                 completions[index].retry.append(recipient)
-                pushes.add(kind: job.tokenKind, state: .queued, reason: reason)
+                pushes.add(kind: job.tokenKind, state: .queued, reason: reason, service: service)
             case .held(let reason):
                 completions[index].held.append(recipient)
-                pushes.add(kind: job.tokenKind, state: .queued, reason: reason)
+                pushes.add(kind: job.tokenKind, state: .queued, reason: reason, service: service)
             }
         }
         for (delivery, refusal) in batch.refused {
@@ -79,11 +79,11 @@ extension DeliveryEngine {
                 apply(delivery, .held(reason: reason))
                 effects.append(.pauseApp(appID: delivery.appID, reason: reason))
             case .fcmCredentials(let reason):
-                apply(delivery, .held(reason: reason))
+                apply(delivery, .held(reason: reason), service: .fcm)
                 effects.append(.pauseFCM(appID: delivery.appID, reason: reason))
             }
         }
-        for group in batch.groups.values {
+        for (key, group) in batch.groups {
             // By index: a `for planned in` copied (retained and released) every field of each push.
             for index in group.indices {
                 let delivery = group[index].delivery
@@ -92,10 +92,11 @@ extension DeliveryEngine {
                 case .answered(let answer)?:
                     let (decision, effect) = DeliveryOutcome.decide(delivery, verdict: answer.verdict, invalidSince: answer.invalidSince,
                                                                     policy: policy, retryable: retryable, service: answer.service)
-                    apply(delivery, decision, status: answer.status, fcmMessageName: answer.messageName)
+                    apply(delivery, decision, status: answer.status, fcmMessageName: answer.messageName, service: answer.service)
                     if case .retry = decision, let seconds = answer.retryAfter {
                         let job = jobs.locate(delivery.id).job
-                        retryAfter[job] = max(retryAfter[job] ?? 0, seconds)
+                        // Bounded: a pause of days from one answer would outlive the push's ttl anyway.
+                        retryAfter[job] = max(retryAfter[job] ?? 0, min(seconds, 3600))
                     }
                     if let effect { effects.append(effect) }
                     if case .deadToken = effect, case .finished(_, let reason) = decision {
@@ -106,10 +107,11 @@ extension DeliveryEngine {
                     }
                 case .unanswered(let reason, let permanent)?:
                     apply(delivery, permanent ? .finished(.error, reason: reason)
-                                              : DeliveryOutcome.retry(delivery, reason: reason, policy: policy, retryable: retryable))
+                                              : DeliveryOutcome.retry(delivery, reason: reason, policy: policy, retryable: retryable),
+                          service: key.service)
                 case nil:
                     apply(delivery, DeliveryOutcome.retry(delivery, reason: "Transport: no result", policy: policy,
-                                                          retryable: retryable))
+                                                          retryable: retryable), service: key.service)
                 }
             }
         }
