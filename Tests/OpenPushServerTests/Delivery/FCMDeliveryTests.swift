@@ -261,6 +261,27 @@ import Postgres
         #expect(setup.fcm.counters.sends == sends)
     }
 
+    /// A `400 INVALID_ARGUMENT` about the message (not its token): that push ends `error` with
+    /// FCM's code and is not tried again; the device stays subscribed and the next send reaches it.
+    @Test func anInvalidMessageFailsThatPushOnlyWithoutARetry() async throws {
+        let setup = try await Self.setup()
+        defer { Task { await setup.shutdown() } }
+        let droid = try await setup.android(setup.a, token: "strict-token")
+        setup.fcm.injectFailure(.invalidArgument, count: 1)
+        let refused = try await setup.send(setup.a)
+        try await setup.run { try await setup.records(refused)[droid] != nil }
+        let record = try #require(try await setup.records(refused)[droid])
+        #expect(record.state == "error" && record.reason == "INVALID_ARGUMENT")
+        #expect(try await setup.database.query("SELECT attempts FROM deliveries WHERE message_id = \(refused)")
+            .firstRow().decode("attempts", as: Int.self) == 1)
+        #expect(try await setup.database.query("""
+            SELECT token_invalid_at IS NULL AS valid FROM subscriptions WHERE id = \(droid)
+            """).firstRow().decode("valid", as: Bool.self))
+        let next = try await setup.send(setup.a)
+        try await setup.run { try await setup.records(next)[droid] != nil }
+        #expect(try await setup.records(next)[droid]?.state == "accepted")
+    }
+
     /// `503` then `200`: retried with the backoff, then accepted; `429` with `Retry-After`
     /// likewise, not before it.
     @Test func unavailableAndQuotaAreRetriedThenAccepted() async throws {
