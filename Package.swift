@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "APNsSimulator", dependencies: ["EventLoop", "HTTP2", "Crypto", "OpenPushCore"], swiftSettings: swiftSettings),
         // The local FCM simulator (`openpush fcm-sim`, tests): FCM HTTP v1 sends over h2c, Google's
         // OAuth token endpoint and a control API over HTTP/1.1.
-        .target(name: "FCMSimulator", dependencies: ["HTTP2", "HTTPServer", "Crypto", "OpenPushCore"], swiftSettings: swiftSettings),
+        .target(name: "FCMSimulator", dependencies: ["EventLoop", "HTTP2", "HTTPServer", "Crypto", "OpenPushCore"], swiftSettings: swiftSettings),
 
         // Pure domain logic: no I/O.
         .target(name: "OpenPushCore", swiftSettings: swiftSettings, linkerSettings: [.linkedLibrary("m")]),

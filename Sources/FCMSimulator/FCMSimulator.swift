@@ -1,4 +1,5 @@
 import Crypto
+import EventLoop
 import Foundation
 import HTTPServer
 import Synchronization
@@ -155,18 +156,17 @@ package final class FCMSimulator: Sendable {
 
     // MARK: Sockets
 
+    private static func listen(host: String, port: UInt16) throws(FCMSimulatorError) -> (socket: Int32, port: UInt16) {
+        do {
+            return try TCPListener.open(host: host, port: port)
+        } catch {
+            throw FCMSimulatorError(error.description)
+        }
+    }
+
     private func acceptLoop(_ listener: Int32) {
         defer { close(listener) }
-        while true {
-            let socket = accept(listener, nil, nil)
-            if socket < 0 {
-                if isStopping { return }
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                usleep(10_000)  // out of descriptors or similar: wait rather than spin
-                continue
-            }
-            var on: Int32 = 1
-            _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        while let socket = TCPListener.accept(listener, isStopping: { isStopping }) {
             let id: Int? = state.withLock { state in
                 guard state.phase == .running else { return nil }
                 state.nextConnectionID += 1
@@ -187,44 +187,5 @@ package final class FCMSimulator: Sendable {
             thread.name = "fcm-sim connection \(id)"
             thread.start()
         }
-    }
-
-    private static func listen(host: String, port: UInt16) throws -> (socket: Int32, port: UInt16) {
-        var address6 = sockaddr_in6()
-        var address4 = sockaddr_in()
-        let isIPv6 = inet_pton(AF_INET6, host, &address6.sin6_addr) == 1
-        guard isIPv6 || inet_pton(AF_INET, host, &address4.sin_addr) == 1 else {
-            throw FCMSimulatorError("not a numeric IP address: \(host)")
-        }
-        let socket = Glibc.socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard socket >= 0 else { throw FCMSimulatorError.errno("socket") }
-        var on: Int32 = 1
-        _ = setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        let bound: Int32
-        if isIPv6 {
-            address6.sin6_family = sa_family_t(AF_INET6)
-            address6.sin6_port = port.bigEndian
-            bound = withUnsafePointer(to: &address6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
-        } else {
-            address4.sin_family = sa_family_t(AF_INET)
-            address4.sin_port = port.bigEndian
-            bound = withUnsafePointer(to: &address4) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        }
-        guard bound == 0, Glibc.listen(socket, 512) == 0 else {
-            let error = FCMSimulatorError.errno("cannot listen on \(host):\(port)")
-            close(socket)
-            throw error
-        }
-        var boundAddress = sockaddr_in6()
-        var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-        _ = withUnsafeMutablePointer(to: &boundAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        // sin_port and sin6_port sit at the same offset.
-        return (socket, UInt16(bigEndian: boundAddress.sin6_port))
     }
 }

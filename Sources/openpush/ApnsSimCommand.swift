@@ -61,40 +61,29 @@ enum ApnsSimCommand {
 
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
-        var remaining = arguments[...]
-        func value(_ flag: String, _ inline: String?) throws -> String {
-            guard let value = inline ?? remaining.popFirst() else { throw CommandLineError(message: "\(flag) needs a value") }
-            return value
-        }
-        func port(_ flag: String, _ text: String) throws -> UInt16 {
-            guard let port = UInt16(text) else { throw CommandLineError(message: "\(flag): '\(text)' is not a port number") }
-            return port
-        }
-        while let argument = remaining.popFirst() {
-            // `--flag value` or `--flag=value`.
-            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            let inline = parts.count == 2 ? parts[1] : nil
-            switch parts[0] {
-            case "--port": options.port = try port("--port", value("--port", inline))
-            case "--control-port": options.controlPort = try port("--control-port", value("--control-port", inline))
-            case "--cert-out": options.certificatePath = try value("--cert-out", inline)
+        var reader = OptionReader(arguments)
+        while let flag = reader.next() {
+            switch flag {
+            case "--port": options.port = try reader.port("--port")
+            case "--control-port": options.controlPort = try reader.port("--control-port")
+            case "--cert-out": options.certificatePath = try reader.value("--cert-out")
             case "--tls": options.tls = true
             case "--accept-any-token": options.acceptAnyToken = true
             case "--max-rate":
-                let text = try value("--max-rate", inline)
+                let text = try reader.value("--max-rate")
                 guard let rate = Double(text), rate.isFinite, rate >= 1 else {
                     throw CommandLineError(message: "--max-rate: '\(text)' is not a number of pushes a second (at least 1)")
                 }
                 options.maxRate = rate
             case "--key":
-                let pair = try value("--key", inline).split(separator: "=", maxSplits: 1).map(String.init)
+                let pair = try reader.value("--key").split(separator: "=", maxSplits: 1).map(String.init)
                 guard pair.count == 2, !pair[0].isEmpty, !pair[1].isEmpty else {
                     throw CommandLineError(message: "--key takes KEYID=P8FILE")
                 }
                 guard options.keyFiles[pair[0]] == nil else { throw CommandLineError(message: "--key \(pair[0]) is given twice") }
                 options.keyFiles[pair[0]] = pair[1]
             default:
-                throw CommandLineError(message: "unknown option '\(parts[0])' for apns-sim (usage: openpush \(usage))")
+                throw CommandLineError(message: "unknown option '\(flag)' for apns-sim (usage: openpush \(usage))")
             }
         }
         if options.tls != (options.certificatePath != nil) {

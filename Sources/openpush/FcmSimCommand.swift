@@ -41,26 +41,15 @@ enum FcmSimCommand {
 
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
-        var remaining = arguments[...]
-        func value(_ flag: String, _ inline: String?) throws -> String {
-            guard let value = inline ?? remaining.popFirst() else { throw CommandLineError(message: "\(flag) needs a value") }
-            return value
-        }
-        func port(_ flag: String, _ text: String) throws -> UInt16 {
-            guard let port = UInt16(text) else { throw CommandLineError(message: "\(flag): '\(text)' is not a port number") }
-            return port
-        }
-        while let argument = remaining.popFirst() {
-            // `--flag value` or `--flag=value`.
-            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            let inline = parts.count == 2 ? parts[1] : nil
-            switch parts[0] {
-            case "--port": options.port = try port("--port", value("--port", inline))
-            case "--token-port": options.tokenPort = try port("--token-port", value("--token-port", inline))
-            case "--control-port": options.controlPort = try port("--control-port", value("--control-port", inline))
-            case "--service-account": options.serviceAccountFiles.append(try value("--service-account", inline))
+        var reader = OptionReader(arguments)
+        while let flag = reader.next() {
+            switch flag {
+            case "--port": options.port = try reader.port("--port")
+            case "--token-port": options.tokenPort = try reader.port("--token-port")
+            case "--control-port": options.controlPort = try reader.port("--control-port")
+            case "--service-account": options.serviceAccountFiles.append(try reader.value("--service-account"))
             default:
-                throw CommandLineError(message: "unknown option '\(parts[0])' for fcm-sim (usage: openpush \(usage))")
+                throw CommandLineError(message: "unknown option '\(flag)' for fcm-sim (usage: openpush \(usage))")
             }
         }
         if options.serviceAccountFiles.isEmpty {
