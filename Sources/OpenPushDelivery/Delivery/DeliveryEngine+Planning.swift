@@ -82,15 +82,10 @@ extension DeliveryEngine {
             case .success(let plan):
                 switch plan.push {
                 case .apns(let request, let environment):
-                    let lookup: Result<APNSCredential?, SealedSecretError>
-                    if let known = appCredentials[delivery.appID] {
-                        lookup = known
-                    } else {
-                        lookup = context.app(for: delivery).map { credentials.lookup(for: $0) } ?? .success(nil)
-                        appCredentials[delivery.appID] = lookup
-                    }
                     let credential: APNSCredential
-                    switch lookup {
+                    switch appCredentials.memoized(delivery.appID, {
+                        context.app(for: delivery).map { credentials.lookup(for: $0) } ?? .success(nil)
+                    }) {
                     case .success(let found?):
                         credential = found
                     case .success(nil):
@@ -105,14 +100,9 @@ extension DeliveryEngine {
                     batch.add(PushBatch.Planned(delivery: delivery, request: .apns(request), activityTimestamp: plan.activityTimestamp),
                               environment: environment, credential: credential)
                 case .fcm(let message):
-                    let lookup: Result<FCMServiceAccount?, SealedSecretError>
-                    if let known = appAccounts[delivery.appID] {
-                        lookup = known
-                    } else {
-                        lookup = context.app(for: delivery).map { fcmAccounts.lookup(for: $0) } ?? .success(nil)
-                        appAccounts[delivery.appID] = lookup
-                    }
-                    switch lookup {
+                    switch appAccounts.memoized(delivery.appID, {
+                        context.app(for: delivery).map { fcmAccounts.lookup(for: $0) } ?? .success(nil)
+                    }) {
                     case .success(let account?):
                         batch.add(PushBatch.Planned(delivery: delivery, request: .fcm(message)), fcmAccount: account)
                     case .success(nil):
@@ -149,5 +139,15 @@ extension DeliveryEngine {
             let kept = outgoing.filter { !deduplicated.contains($0.delivery.id) }
             batch.groups[key] = kept.isEmpty ? nil : kept
         }
+    }
+}
+
+extension Dictionary {
+    /// The value at `key`, made by `make` and kept the first time it is asked for.
+    fileprivate mutating func memoized(_ key: Key, _ make: () -> Value) -> Value {
+        if let known = self[key] { return known }
+        let made = make()
+        self[key] = made
+        return made
     }
 }
