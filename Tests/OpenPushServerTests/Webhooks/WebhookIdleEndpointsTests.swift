@@ -23,17 +23,14 @@ import Testing
     }
 
     /// `count` events of a type no endpoint here takes. It is the fixture, not what is measured:
-    /// it is written in statements of 5,000 rows, because a loaded machine can push one
-    /// 100,000-row insert past the connection's reply deadline.
+    /// written through `TestApp.seed`, without the request connections' reply deadline, which a
+    /// loaded machine can push a 100,000-row insert past.
     static func appendUnwanted(_ setup: WebhookDispatcherTests.Setup, count: Int, from first: Int) async throws {
-        for start in stride(from: first, to: first + count, by: 5000) {
-            let last = min(start + 4999, first + count - 1)
-            try await setup.app.services.database.query("""
-                INSERT INTO events (id, app_id, type, data)
-                SELECT 'evt_unwanted_' || g, \(setup.appID), 'delivery.accepted', '{}'
-                FROM generate_series(\(start)::int, \(last)::int) AS g
-                """)
-        }
+        try await setup.app.seed("""
+            INSERT INTO events (id, app_id, type, data)
+            SELECT 'evt_unwanted_' || g, \(setup.appID), 'delivery.accepted', '{}'
+            FROM generate_series(\(first)::int, \(first + count - 1)::int) AS g
+            """)
     }
 
     @Test func aThousandIdleEndpointsAndAHundredThousandEventsTheyDoNotTake() async throws {
