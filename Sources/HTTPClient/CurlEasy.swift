@@ -8,7 +8,7 @@ private let curlGlobalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
 /// `deinit`, after the handle.
 final class CurlEasy {
     let handle: UnsafeMutableRawPointer
-    private var lists: [UnsafeMutablePointer<curl_slist>] = []
+    private var lists: [CurlStringList] = []
     let errorBuffer: UnsafeMutablePointer<CChar>
 
     init() throws(HTTPClientError) {
@@ -22,7 +22,7 @@ final class CurlEasy {
 
     deinit {
         curl_easy_cleanup(handle)
-        for list in lists { curl_slist_free_all(list) }
+        lists = []
         errorBuffer.deallocate()
     }
 
@@ -41,16 +41,13 @@ final class CurlEasy {
     /// A string list option (headers, resolve entries); the list lives as long as the handle.
     func set(_ option: CURLoption, list values: [String]) throws(HTTPClientError) {
         guard !values.isEmpty else { return }
-        var list: UnsafeMutablePointer<curl_slist>?
-        for value in values {
-            guard let appended = curl_slist_append(list, value) else {
-                if let list { curl_slist_free_all(list) }
-                throw .invalidRequest("curl_slist_append failed")
-            }
-            list = appended
-        }
-        lists.append(list!)
-        try check(openpush_curl_easy_setopt_slist(handle, option, list), option)
+        try set(option, list: try CurlStringList(values))
+    }
+
+    /// A string list option with a list made before (several handles may share one).
+    func set(_ option: CURLoption, list: CurlStringList) throws(HTTPClientError) {
+        lists.append(list)
+        try check(openpush_curl_easy_setopt_slist(handle, option, list.pointer), option)
     }
 
     /// The body, copied by libcurl (`CURLOPT_COPYPOSTFIELDS`), so it need not outlive this call.
@@ -99,6 +96,33 @@ final class CurlEasy {
         guard code == CURLE_OK else {
             throw .invalidRequest("option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))")
         }
+    }
+}
+
+/// A libcurl string list (`curl_slist`), freed when the last handle using it is.
+final class CurlStringList: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<curl_slist>
+
+    init(_ values: [String]) throws(HTTPClientError) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for value in values {
+            guard let appended = curl_slist_append(list, value) else {
+                if let list { curl_slist_free_all(list) }
+                throw .invalidRequest("curl_slist_append failed")
+            }
+            list = appended
+        }
+        guard let list else { throw .invalidRequest("an empty string list") }
+        pointer = list
+    }
+
+    /// The header list of `request`, with no `Expect: 100-continue` round trip before a body.
+    convenience init(headerListOf request: HTTPClientRequest) throws(HTTPClientError) {
+        try self.init(request.headers.map { "\($0.name): \($0.value)" } + ["Expect:"])
+    }
+
+    deinit {
+        curl_slist_free_all(pointer)
     }
 }
 

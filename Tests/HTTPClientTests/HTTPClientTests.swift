@@ -113,6 +113,29 @@ private func withServer(_ body: (UInt16) async throws -> Void) async throws {
         }
     }
 
+    /// Bodies posted as one template come back answered in their order, each with its own
+    /// body and the template's headers; an unanswerable one is its own error, not the batch's.
+    @Test func aBatchOfBodiesIsAnsweredInOrder() async throws {
+        try await withServer { port in
+            let client = try HTTPClient()
+            let template = HTTPClientRequest(url: "http://127.0.0.1:\(port)/echo", headers: [("X-Test", "batch"), ("Content-Type", "text/plain")])
+            let bodies = (0..<50).map { Array("body \($0)".utf8) }
+            let answers = await client.send(bodies, as: template)
+            #expect(answers.count == 50)
+            for (index, answer) in answers.enumerated() {
+                let text = try answer.map { String(decoding: $0.body, as: UTF8.self) }.get()
+                #expect(text == "POST batch text/plain body \(index)")
+            }
+            #expect(await client.send([], as: template).isEmpty)
+            let nowhere = HTTPClientRequest(url: "http://127.0.0.1:1/echo", timeout: .seconds(120))
+            let failed = await client.send([[1], [2]], as: nowhere)
+            #expect(failed.count == 2 && failed.allSatisfy { if case .failure = $0 { true } else { false } })
+            await client.shutdown()
+            let late = await client.send([[1]], as: template)
+            #expect(late.count == 1 && (try? late[0].get()) == nil)
+        }
+    }
+
     @Test func aPinnedHostConnectsToTheGivenAddressWithoutResolving() async throws {
         try await withServer { port in
             let client = try HTTPClient()

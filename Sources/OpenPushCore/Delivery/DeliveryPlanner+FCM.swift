@@ -49,7 +49,7 @@ extension DeliveryPlanner.Plan {
 
     /// An Android plan's message.
     package var fcm: FCMMessage? {
-        if case .fcm(let message) = push { return message }
+        if case .fcm(let message, _) = push { return message }
         return nil
     }
 }

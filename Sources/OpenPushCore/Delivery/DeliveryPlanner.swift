@@ -15,8 +15,8 @@ package enum DeliveryPlanner {
         package enum Push: Sendable {
             /// To an Apple device, at the APNs endpoint of its environment.
             case apns(APNSRequest, DeviceEnvironment)
-            /// To an Android device, through FCM HTTP v1.
-            case fcm(FCMMessage)
+            /// To an Android device, through FCM HTTP v1: the message and its request body.
+            case fcm(FCMMessage, body: [UInt8])
         }
 
         package var push: Push
@@ -28,8 +28,8 @@ package enum DeliveryPlanner {
             self.activityTimestamp = activityTimestamp
         }
 
-        init(fcm message: FCMMessage) {
-            push = .fcm(message)
+        init(fcm message: FCMMessage, body: [UInt8]) {
+            push = .fcm(message, body: body)
         }
     }
 
@@ -116,6 +116,14 @@ package enum DeliveryPlanner {
         /// A Live Activity's texts (nil: blank), shared the same way.
         var activityTexts: [TextsKey: Result<AlertPrivacy.Texts?, LiquidBudget.Exceeded>] = [:]
         var builtActivities: [ActivityKey: Result<APNSRequest, Refusal>] = [:]
+        /// Android bodies, by what they depend on besides the device: the texts' key and the
+        /// remaining ttl (whole seconds, so it changes at most once a second).
+        var fcmBodies: [FCMKey: FCMBodyTemplate] = [:]
+
+        struct FCMKey: Hashable {
+            var texts: Key
+            var ttl: Int?
+        }
 
         package init() {}
     }
@@ -231,13 +239,22 @@ package enum DeliveryPlanner {
                                          cache: &cache)
         guard case .success(let chosen) = decision else { return .failure(.permanent(templateBudgetExceeded)) }
         guard case .send(let texts) = chosen else { return .failure(.suppressed(.blank)) }
-        if subscription.service == .fcm {
-            return .success(Plan(fcm: fcmMessage(delivery, message: message, send: attended.send, silenced: attended.silenced,
-                                                 texts: texts, subscription: subscription, expiration: expiration, now: now)))
-        }
         let key = PayloadCache.Key(
             appID: app.id, messageID: message.id, title: texts.title, subtitle: texts.subtitle, body: texts.body,
             badge: delivery.badge, platform: subscription.platform, privacy: texts.shape, silenced: attended.silenced)
+        if subscription.service == .fcm {
+            let fcm = fcmMessage(delivery, message: message, send: attended.send, silenced: attended.silenced,
+                                 texts: texts, subscription: subscription, expiration: expiration, now: now)
+            let fcmKey = PayloadCache.FCMKey(texts: key, ttl: fcm.fields.ttl)
+            let template: FCMBodyTemplate
+            if let cached = cache.fcmBodies[fcmKey] {
+                template = cached
+            } else {
+                template = FCMBodyTemplate(fcm)
+                cache.fcmBodies[fcmKey] = template
+            }
+            return .success(Plan(fcm: fcm, body: template.body(token: fcm.token, subscriptionID: fcm.subscriptionID)))
+        }
         let built: Result<APNSRequest, Refusal>
         if let cached = cache.built[key] {
             built = cached

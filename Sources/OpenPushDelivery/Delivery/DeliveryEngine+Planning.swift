@@ -99,12 +99,12 @@ extension DeliveryEngine {
                     if let stamp = plan.activityTimestamp { timestamps[stamp.activityID] = stamp.timestamp }
                     batch.add(PushBatch.Planned(delivery: delivery, request: .apns(request), activityTimestamp: plan.activityTimestamp),
                               environment: environment, credential: credential)
-                case .fcm(let message):
+                case .fcm(_, let body):
                     switch appAccounts.memoized(delivery.appID, {
                         context.app(for: delivery).map { fcmAccounts.lookup(for: $0) } ?? .success(nil)
                     }) {
                     case .success(let account?):
-                        batch.add(PushBatch.Planned(delivery: delivery, request: .fcm(message)), fcmAccount: account)
+                        batch.add(PushBatch.Planned(delivery: delivery, request: .fcm(body: body)), fcmAccount: account)
                     case .success(nil):
                         batch.refused.append((delivery, .permanent(DeliveryPlanner.missingFCMCredentials)))
                     case .failure(let problem):

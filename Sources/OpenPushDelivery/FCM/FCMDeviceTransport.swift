@@ -14,6 +14,9 @@ struct FCMDeviceTransport: PushTransport {
         var maxConnections = 8
         /// One app's requests in flight at once, across batches: the rest of its pushes wait.
         var appInFlight = 256
+        /// Requests handed to the HTTP client together (one hand-over, one wake-up, one
+        /// header list); an app's share of `appInFlight` is counted in these.
+        var window = 32
         /// One request, from waiting for a stream to FCM's answer.
         var requestTimeout: Duration = .seconds(30)
 
@@ -40,11 +43,11 @@ struct FCMDeviceTransport: PushTransport {
         await withTaskGroup(of: [(id: Int64, outcome: PushOutcome)].self) { group in
             for (key, planned) in batch.groups where key.service == .fcm {
                 guard let account = batch.fcmAccounts[key] else { continue }
-                var pushes: [(id: Int64, message: FCMMessage)] = []
+                var pushes: [(id: Int64, body: [UInt8])] = []
                 pushes.reserveCapacity(planned.count)
                 for index in planned.indices {
-                    guard case .fcm(let message) = planned[index].request else { continue }
-                    pushes.append((planned[index].delivery.id, message))
+                    guard case .fcm(let body) = planned[index].request else { continue }
+                    pushes.append((planned[index].delivery.id, body))
                 }
                 let sender = self.sender
                 group.addTask {
@@ -91,7 +94,7 @@ final class FCMSender: Sendable {
         self.tokenURL = tokenURL
         self.settings = settings
         self.now = now
-        limiter = FCMSendLimiter(perApp: settings.appInFlight)
+        limiter = FCMSendLimiter(perApp: max(1, settings.appInFlight / max(1, settings.window)))
     }
 
     /// The client and token cache, made on the first call.
@@ -119,8 +122,9 @@ final class FCMSender: Sendable {
     }
 
     /// One app's pushes: one access token for them all (fetched once, cached across batches),
-    /// then each push sent on its own, at most `appInFlight` of the app's at once.
-    func send(_ pushes: [(id: Int64, message: FCMMessage)], account: FCMServiceAccount, app: String, urgent: Bool,
+    /// then sent in windows of `window` requests, at most `appInFlight` of the app's requests
+    /// in flight at once (the limiter counts windows).
+    func send(_ pushes: [(id: Int64, body: [UInt8])], account: FCMServiceAccount, app: String, urgent: Bool,
               over connection: Connection) async -> [(id: Int64, outcome: PushOutcome)] {
         let token: FCMAccessToken
         do {
@@ -129,62 +133,73 @@ final class FCMSender: Sendable {
             let outcome = Self.outcome(tokenError: error)
             return pushes.map { ($0.id, outcome) }
         }
-        let width = min(pushes.count, settings.appInFlight)
-        return await withTaskGroup(of: (id: Int64, outcome: PushOutcome).self) { group in
+        let size = max(1, settings.window)
+        let windows = stride(from: 0, to: pushes.count, by: size).map { $0..<min($0 + size, pushes.count) }
+        let width = min(windows.count, limiter.perApp)
+        return await withTaskGroup(of: [(id: Int64, outcome: PushOutcome)].self) { group in
             var results: [(id: Int64, outcome: PushOutcome)] = []
             results.reserveCapacity(pushes.count)
             var next = 0
             func addNext() {
-                let push = pushes[next]
+                let window = pushes[windows[next]]
                 next += 1
                 group.addTask {
                     await self.limiter.acquire(app: app, urgent: urgent)
-                    let outcome = await self.deliver(push.message, account: account, token: token, over: connection)
+                    let outcomes = await self.deliver(window.map(\.body), account: account, token: token, over: connection)
                     self.limiter.release(app: app)
-                    return (push.id, outcome)
+                    return zip(window, outcomes).map { ($0.id, $1) }
                 }
             }
             while next < width { addNext() }
-            for await result in group {
-                results.append(result)
-                if next < pushes.count { addNext() }
+            for await sent in group {
+                results.append(contentsOf: sent)
+                if next < windows.count { addNext() }
             }
             return results
         }
     }
 
-    /// One push; after a `401`-like answer, once more with a fresh access token.
-    private func deliver(_ message: FCMMessage, account: FCMServiceAccount, token: FCMAccessToken,
-                         over connection: Connection) async -> PushOutcome {
-        let first = await post(message, projectID: account.projectID, token: token, client: connection.client)
-        guard case .answered(_, .reauthenticate) = first else { return first.outcome }
+    /// A window of pushes; those answered `401`-like, once more with a fresh access token.
+    private func deliver(_ bodies: [[UInt8]], account: FCMServiceAccount, token: FCMAccessToken,
+                         over connection: Connection) async -> [PushOutcome] {
+        let first = await post(bodies, projectID: account.projectID, token: token, client: connection.client)
+        var outcomes = first.map(\.outcome)
+        let refused = first.indices.filter { first[$0].asksForNewToken }
+        guard !refused.isEmpty else { return outcomes }
         await connection.tokens.invalidate(token, for: account)
         let fresh: FCMAccessToken
         do {
             fresh = try await connection.tokens.token(for: account, now: now())
         } catch {
-            return Self.outcome(tokenError: error)
+            let outcome = Self.outcome(tokenError: error)
+            for index in refused { outcomes[index] = outcome }
+            return outcomes
         }
-        let second = await post(message, projectID: account.projectID, token: fresh, client: connection.client)
-        if case .answered(let status, .reauthenticate(let code)) = second {
-            // A fresh token refused too: these credentials may not send.
-            return .answered(.init(status: status, verdict: .credentials(APNSReason(code.rawValue)), service: .fcm))
+        let second = await post(refused.map { bodies[$0] }, projectID: account.projectID, token: fresh, client: connection.client)
+        for (index, result) in zip(refused, second) {
+            if case .answered(let status, .reauthenticate(let code)) = result {
+                // A fresh token refused too: these credentials may not send.
+                outcomes[index] = .answered(.init(status: status, verdict: .credentials(APNSReason(code.rawValue)), service: .fcm))
+            } else {
+                outcomes[index] = result.outcome
+            }
         }
-        return second.outcome
+        return outcomes
     }
 
-    private func post(_ message: FCMMessage, projectID: String, token: FCMAccessToken, client: HTTPClient) async -> FCMSendResult {
+    private func post(_ bodies: [[UInt8]], projectID: String, token: FCMAccessToken, client: HTTPClient) async -> [FCMSendResult] {
         let request = HTTPClientRequest(
             url: sendURL(projectID), method: "POST",
             headers: [("Authorization", "Bearer \(token.value)"), ("Content-Type", "application/json")],
-            body: message.serializedBytes, timeout: settings.requestTimeout, httpVersion: .http2,
-            responseHeaders: ["Retry-After"])
-        do {
-            let response = try await client.send(request)
-            return .answered(status: response.status,
-                             FCMAnswer.classify(status: response.status, retryAfter: response.header("Retry-After"), body: response.body))
-        } catch {
-            return .unanswered(error)
+            timeout: settings.requestTimeout, httpVersion: .http2, responseHeaders: ["Retry-After"])
+        return await client.send(bodies, as: request).map { answer in
+            switch answer {
+            case .success(let response):
+                .answered(status: response.status,
+                          FCMAnswer.classify(status: response.status, retryAfter: response.header("Retry-After"), body: response.body))
+            case .failure(let error):
+                .unanswered(error)
+            }
         }
     }
 }

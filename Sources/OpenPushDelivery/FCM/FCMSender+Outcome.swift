@@ -6,6 +6,12 @@ enum FCMSendResult: Sendable {
     case answered(status: Int, FCMAnswer)
     case unanswered(HTTPClientError)
 
+    /// FCM refused the access token: worth one more try with a fresh one.
+    var asksForNewToken: Bool {
+        if case .answered(_, .reauthenticate) = self { return true }
+        return false
+    }
+
     /// The outcome the engine records. Reasons are FCM's codes or a few fixed texts: they are
     /// metric labels too.
     var outcome: PushOutcome {

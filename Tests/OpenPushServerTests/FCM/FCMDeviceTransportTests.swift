@@ -56,7 +56,7 @@ import Testing
                                            messageID: "msg_\(index)", appID: push.app, subscriptionID: "sub_\(index)",
                                            liveActivityID: nil, tokenKind: .device, token: push.token, badge: nil,
                                            attempts: 1, createdAt: 1_800_000_000)
-            batch.add(PushBatch.Planned(delivery: delivery, request: .fcm(message)), fcmAccount: push.account)
+            batch.add(PushBatch.Planned(delivery: delivery, request: .fcm(body: message.serializedBytes)), fcmAccount: push.account)
             messages.append(message)
         }
         return (batch, messages)

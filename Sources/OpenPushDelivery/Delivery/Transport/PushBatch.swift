@@ -26,8 +26,9 @@ struct PushBatch: Sendable {
         case apns(APNSRequest)
         /// A broadcast to every device subscribed to a channel.
         case apnsBroadcast(APNSBroadcastRequest)
-        /// An FCM HTTP v1 send to one Android device's registration token.
-        case fcm(FCMMessage)
+        /// An FCM HTTP v1 send to one Android device's registration token: its request body
+        /// (`FCMMessage.serializedBytes`, the token inside).
+        case fcm(body: [UInt8])
     }
 
     var groups: [GroupKey: [Planned]] = [:]
