@@ -13,7 +13,7 @@ struct FCMDeviceTransport: PushTransport {
         /// Connections to FCM at once; HTTP/2 multiplexes requests on them.
         var maxConnections = 8
         /// One app's requests in flight at once, across batches: the rest of its pushes wait.
-        var appInFlight = 256
+        var appInFlight = 512
         /// Requests handed to the HTTP client together (one hand-over, one wake-up, one
         /// header list); an app's share of `appInFlight` is counted in these.
         var window = 32
