@@ -2,7 +2,7 @@ import Testing
 import HTTPServer
 import OpenPushCore
 import OpenPushDelivery
-import OpenPushServer
+@testable import OpenPushServer
 import OpenPushTestSupport
 import Postgres
 
@@ -220,5 +220,32 @@ import Postgres
         #expect(remove.status == 404)
         #expect(Self.detail(remove)?.contains("Apple-only") == true)
         #expect(try await Self.stored(app, subscriptionID: id).isEmpty)
+    }
+
+    @Test func onASharedDemoAppOnlyTheDevicesKeyReachesItsTokens() async throws {
+        let app = try await TestApp.make()
+        let shared = try await app.createApp(AppSettings(name: "Demo", sharedDemo: true))
+        let deviceKey = KeyMaterial.issue(prefix: "dev")
+        let token = Registry.token(90)
+        let linked = try await app.deviceID(shared, ["token": .string(token)])
+        try await app.services.database.transaction { connection in
+            try connection.query("INSERT INTO tenants (id, app_id, link_code) VALUES ('ten_a', \(shared.app.id), 'AAA')")
+            try connection.query("""
+                UPDATE subscriptions SET tenant_id = 'ten_a', device_key_digest = \(deviceKey.digest) WHERE id = \(linked)
+                """)
+        }
+        let body: JSONObject = ["token": .string(token), "kind": "pushtotalk", "push_token": .string(Self.pushToken(3))]
+        let withoutKey = await Self.register(app, shared, body)
+        #expect(withoutKey.status == 401)
+        #expect(Self.detail(withoutKey) == NativeDevice.missingDeviceKey)
+        #expect(try await Self.stored(app, subscriptionID: linked).isEmpty)
+
+        var headers = HTTPHeaders.sdkKey(shared.sdkKey)
+        headers.add(name: "X-OP-Device-Key", value: deviceKey.value)
+        let withKey = await app.request(.post, "/v1/apps/\(shared.app.id)/subscriptions/tokens", headers: headers, json: .object(body))
+        #expect(withKey.status == 201, "\(withKey.text)")
+        let removeWithoutKey = await Self.remove(app, shared, ["token": .string(token), "kind": "pushtotalk"])
+        #expect(removeWithoutKey.status == 401)
+        #expect(try await Self.stored(app, subscriptionID: linked) == ["pushtotalk": Self.pushToken(3).lowercased()])
     }
 }
