@@ -41,6 +41,9 @@ extension APNSSimulator {
         package var recordLimit: Int
         /// Wall-clock time, for provider-token ages and recorded times (a parameter for tests).
         package var now: @Sendable () -> Date
+        /// Plays APNs' sandbox (development) endpoint, whose answers carry `apns-unique-id`. One
+        /// simulator serves one URL and cannot tell which environment a client meant, so it is told.
+        package var sandbox: Bool
 
         package init(
             host: String = "127.0.0.1",
@@ -54,7 +57,8 @@ extension APNSSimulator {
             slowDelay: Duration = .seconds(1),
             maxRate: Double? = nil,
             recordLimit: Int = 50_000,
-            now: @escaping @Sendable () -> Date = { Date() }
+            now: @escaping @Sendable () -> Date = { Date() },
+            sandbox: Bool = false
         ) {
             self.host = host
             self.port = port
@@ -68,6 +72,7 @@ extension APNSSimulator {
             self.maxRate = maxRate
             self.recordLimit = recordLimit
             self.now = now
+            self.sandbox = sandbox
         }
     }
 }

@@ -14,10 +14,13 @@ extension APNSSimulator {
         package var receivedAt: Date
         /// A broadcast's channel (`apns-channel-id`); `deviceToken` is empty then.
         package var channelID: String?
+        /// The `apns-unique-id` answered, when the simulator plays the sandbox.
+        package var uniqueID: String?
 
         package init(deviceToken: String, apnsID: String, headers: [HTTP2Header], payload: [UInt8], receivedAt: Date,
-                    channelID: String? = nil) {
+                    channelID: String? = nil, uniqueID: String? = nil) {
             self.channelID = channelID
+            self.uniqueID = uniqueID
             self.deviceToken = deviceToken
             self.apnsID = apnsID
             self.headers = headers
@@ -32,7 +35,7 @@ extension APNSSimulator {
         /// The payload decoded (the simulator accepts only JSON objects).
         package var payloadJSON: JSONValue? { try? JSONValue.parse(payload) }
 
-        /// The shape the control API serves: token, apns-id, headers (the token in
+        /// The shape the control API serves: token, apns-id (and apns-unique-id), headers (the token in
         /// `authorization` is left out), decoded payload, and the time in ISO 8601.
         package var json: JSONValue {
             var fields = JSONObject()
@@ -47,6 +50,7 @@ extension APNSSimulator {
                 "received_at": .string(Timestamp.iso8601(receivedAt.timeIntervalSince1970)),
             ]
             if let channelID { json["channel_id"] = .string(channelID) }
+            if let uniqueID { json["apns_unique_id"] = .string(uniqueID) }
             return .object(json)
         }
     }

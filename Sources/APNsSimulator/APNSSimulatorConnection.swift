@@ -135,6 +135,8 @@ final class APNSSimulatorConnection {
         let apnsID = request.value("apns-id").flatMap { APNSSimulatorRequestCheck.isUUID($0) ? $0 : nil }
             ?? Self.makeAPNSID()
 
+        // Like APNs' sandbox: every answer there carries its own `apns-unique-id`.
+        let uniqueID = simulator.configuration.sandbox ? Self.makeAPNSID() : nil
         var behaviour: APNSSimulator.Behaviour
         var push: APNSSimulator.RecordedPush?
         switch verdict {
@@ -146,7 +148,7 @@ final class APNSSimulatorConnection {
                 push = APNSSimulator.RecordedPush(
                     deviceToken: deviceToken, apnsID: apnsID,
                     headers: request.headers.filter { !$0.name.hasPrefix(":") },
-                    payload: request.body, receivedAt: now)
+                    payload: request.body, receivedAt: now, uniqueID: uniqueID)
             }
         }
         // Like APNs: more streams once a request got past the provider-token check.
@@ -155,7 +157,7 @@ final class APNSSimulatorConnection {
             try session.submitSettings([.maxConcurrentStreams(simulator.configuration.maxConcurrentStreams)])
         }
 
-        var answer = Self.answer(behaviour, apnsID: apnsID, push: push, now: now)
+        var answer = Self.answer(behaviour, apnsID: apnsID, uniqueID: uniqueID, push: push, now: now)
         var delay = behaviour.delay
         if let wait = simulator.rateDelay(), wait > .zero {
             delay = max(delay, wait)
@@ -192,9 +194,10 @@ final class APNSSimulatorConnection {
     }
 
     private static func answer(
-        _ behaviour: APNSSimulator.Behaviour, apnsID: String, push: APNSSimulator.RecordedPush?, now: Date
+        _ behaviour: APNSSimulator.Behaviour, apnsID: String, uniqueID: String?, push: APNSSimulator.RecordedPush?, now: Date
     ) -> Answer {
         var headers = [HTTP2Header(name: "apns-id", value: apnsID)]
+        if let uniqueID { headers.append(HTTP2Header(name: "apns-unique-id", value: uniqueID)) }
         guard behaviour.status != 200 else { return Answer(status: 200, headers: headers, body: [], push: push) }
         var body: JSONObject = ["reason": .string(behaviour.reason ?? "")]
         if behaviour.status == 410 {

@@ -9,7 +9,7 @@ import OpenPushServer
 /// `openpush apns-sim`: the local APNs simulator on one port and its control API (HTTP/1.1)
 /// on another, until SIGINT or SIGTERM.
 enum ApnsSimCommand {
-    static let usage = "apns-sim [--port N] [--control-port N] [--tls --cert-out FILE] [--max-rate N] (--key KEYID=P8FILE ... | --accept-any-token)"
+    static let usage = "apns-sim [--port N] [--control-port N] [--tls --cert-out FILE] [--max-rate N] [--sandbox] (--key KEYID=P8FILE ... | --accept-any-token)"
 
     struct Options: Equatable {
         var port: UInt16 = 2197
@@ -21,6 +21,8 @@ enum ApnsSimCommand {
         var acceptAnyToken = false
         /// Pushes answered per second at most, over every connection (`Configuration.maxRate`).
         var maxRate: Double?
+        /// Answers as APNs' sandbox endpoint does, with `apns-unique-id` (`Configuration.sandbox`).
+        var sandbox = false
     }
 
     static func run(arguments: [String], logger: Logger) async throws {
@@ -41,7 +43,8 @@ enum ApnsSimCommand {
             transport: options.tls ? .tls(certificatePath: options.certificatePath) : .cleartext,
             providerKeys: keys,
             acceptAnyToken: options.acceptAnyToken,
-            maxRate: options.maxRate))
+            maxRate: options.maxRate,
+            sandbox: options.sandbox))
         try simulator.start()
         let control = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: options.controlPort, threadPoolSize: 1),
@@ -69,6 +72,7 @@ enum ApnsSimCommand {
             case "--cert-out": options.certificatePath = try reader.value("--cert-out")
             case "--tls": options.tls = true
             case "--accept-any-token": options.acceptAnyToken = true
+            case "--sandbox": options.sandbox = true
             case "--max-rate":
                 let text = try reader.value("--max-rate")
                 guard let rate = Double(text), rate.isFinite, rate >= 1 else {
@@ -105,6 +109,7 @@ enum ApnsSimCommand {
         let control = "http://127.0.0.1:\(controlPort)"
         var lines = ["APNs simulator listening on \(simulator.endpoint) (\(options.tls ? "TLS, ALPN h2" : "h2c, prior knowledge"))"]
         if let path = options.certificatePath { lines.append("  certificate to trust: \(path)") }
+        if options.sandbox { lines.append("  plays the sandbox endpoint (--sandbox): answers carry apns-unique-id") }
         if let rate = options.maxRate {
             lines.append("  accept rate capped at \(Int(rate)) pushes/s (--max-rate): pushes over it wait for their answer")
         }

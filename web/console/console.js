@@ -352,7 +352,7 @@
             return h("tr", { class: "state-" + r.state, "data-platform": platformOf(r) },
               h("td", {}, h("code", {}, r.subscription_id)), h("td", { class: "platform" }, platformOf(r)), h("td", {}, r.token_kind), h("td", {}, r.state),
               h("td", {}, r.error_reason || r.suppressed_reason || "—"), h("td", { class: "num" }, r.apns_status === null || r.apns_status === undefined ? "—" : r.apns_status),
-              h("td", {}, h("code", {}, r.fcm_message_name || r.apns_id)), h("td", { class: "num" }, r.attempts), h("td", {}, time(r.finished_at)), h("td", {}, time(r.clicked_at)));
+              h("td", {}, h("code", {}, r.fcm_message_name || r.apns_id), r.apns_unique_id ? [h("br"), "apns-unique-id ", h("code", { class: "apns-unique-id" }, r.apns_unique_id)] : null), h("td", { class: "num" }, r.attempts), h("td", {}, time(r.finished_at)), h("td", {}, time(r.clicked_at)));
           }))),
         records.remaining ? h("p", {}, records.remaining + " recipients still queued.") : null),
     ];
@@ -441,6 +441,7 @@
               fcm ? null : [h("dt", {}, "APNs status"), h("dd", {}, record.apns_status === null ? "—" : record.apns_status)],
               fcm ? [h("dt", {}, "FCM message"), h("dd", {}, h("code", {}, record.fcm_message_name || "—"))]
                   : [h("dt", {}, "apns-id"), h("dd", {}, h("code", {}, record.apns_id))],
+              record.apns_unique_id ? [h("dt", {}, "apns-unique-id"), h("dd", {}, h("code", { class: "apns-unique-id" }, record.apns_unique_id))] : null,
               h("dt", {}, "attempts"), h("dd", {}, record.attempts)),
             h("p", {}, h("a", { href: "#/messages/" + enc(app) + "/" + enc(sent.id) }, "Open the message"))));
           return;

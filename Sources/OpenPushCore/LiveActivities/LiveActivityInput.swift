@@ -13,15 +13,16 @@ package enum LiveActivityInput {
         }
     }
 
-    /// Update and push-to-start tokens: hex, even length, 64–512 characters.
-    package static func tokenProblem(_ field: String, _ value: JSONValue?) -> String? {
+    /// Update and push-to-start tokens: hex, even length, 64–512 characters (`lengths` for
+    /// other tokens of the same shape).
+    package static func tokenProblem(_ field: String, _ value: JSONValue?, lengths: ClosedRange<Int> = 64...512) -> String? {
         guard let value, value != .null else { return "\(field) is required" }
         guard case .string(let token) = value else { return "\(field) must be a string, got \(value.typeName)" }
         guard !token.isEmpty else { return "\(field) is required" }
         guard token.utf8.allSatisfy(isHexDigit) else { return "\(field) must be hexadecimal" }
         guard token.utf8.count % 2 == 0 else { return "\(field) must have an even number of characters" }
-        guard (64...512).contains(token.utf8.count) else {
-            return "\(field) must be 64–512 characters, got \(token.utf8.count)"
+        guard lengths.contains(token.utf8.count) else {
+            return "\(field) must be \(lengths.lowerBound)–\(lengths.upperBound) characters, got \(token.utf8.count)"
         }
         return nil
     }

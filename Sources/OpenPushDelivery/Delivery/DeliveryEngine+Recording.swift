@@ -41,7 +41,7 @@ extension DeliveryEngine {
         // Per job: the longest `Retry-After` among its retried recipients (FCM `429`).
         var retryAfter: [Int: Double] = [:]
         func apply(_ delivery: ClaimedDelivery, _ decision: DeliveryOutcome.Decision, status: Int? = nil,
-                   fcmMessageName: String? = nil, service: PushService = .apns) {
+                   fcmMessageName: String? = nil, uniqueID: String? = nil, service: PushService = .apns) {
             let (index, position) = jobs.locate(delivery.id)
             let job = jobs.jobs[index], recipient = job.recipients[position]
             if let claim = batch.dedupeClaims[delivery.id], AlertDedupe.releases(after: decision) { releases.append((delivery.id, claim)) }
@@ -49,7 +49,7 @@ extension DeliveryEngine {
             case .finished(let state, let reason):
                 completions[index].records.append(DeliveryRecord(job: job, recipient: recipient, state: state, reason: reason,
                                                                  apnsStatus: status, apnsID: delivery.apnsID,
-                                                                 fcmMessageName: fcmMessageName))
+                                                                 fcmMessageName: fcmMessageName, apnsUniqueID: uniqueID))
                 pushes.add(kind: job.tokenKind, state: .finished(state), reason: reason, service: service)
                 if state == .accepted { pushes.addLatency(now - job.createdAt, service: service) }
             case .retry(let reason):
@@ -92,7 +92,8 @@ extension DeliveryEngine {
                 case .answered(let answer)?:
                     let (decision, effect) = DeliveryOutcome.decide(delivery, verdict: answer.verdict, invalidSince: answer.invalidSince,
                                                                     policy: policy, retryable: retryable, service: answer.service)
-                    apply(delivery, decision, status: answer.status, fcmMessageName: answer.messageName, service: answer.service)
+                    apply(delivery, decision, status: answer.status, fcmMessageName: answer.messageName, uniqueID: answer.uniqueID,
+                          service: answer.service)
                     if case .retry = decision, let seconds = answer.retryAfter {
                         let job = jobs.locate(delivery.id).job
                         // Bounded: a pause of days from one answer would outlive the push's ttl anyway.

@@ -40,7 +40,7 @@ extension DeliveryRecord {
     static func appendRows(_ rows: [Rows], finishedAt: Int64, in connection: PostgresConnection) throws {
         let count = rows.reduce(0) { $0 + $1.records.count }
         guard count > 0 else { return }
-        var copy = PostgresCopyRows(columns: 13, capacity: count * 200)
+        var copy = PostgresCopyRows(columns: 14, capacity: count * 200)
         for part in rows {
             let job = part.job, records = part.records
             // By index: a `for record in` copied (retained and released) every field of each record.
@@ -59,11 +59,12 @@ extension DeliveryRecord {
                 copy.append(timestampSince2000: finishedAt)
                 copy.append(records[index].carriedBy)
                 copy.append(records[index].fcmMessageName)
+                copy.append(records[index].apnsUniqueID)
             }
         }
         try connection.copy(into: """
             delivery_rows (id, message_id, app_id, subscription_id, live_activity_id, token_kind, state, attempts,
-                           error_reason, apns_status, finished_at, carried_by, fcm_message_name)
+                           error_reason, apns_status, finished_at, carried_by, fcm_message_name, apns_unique_id)
             """, rows: copy)
     }
 }

@@ -23,10 +23,13 @@ package struct DeliveryRecord: Sendable, Equatable {
     package var carriedBy: String?
     /// An accepted Android push's FCM message name (`projects/…/messages/…`).
     package var fcmMessageName: String?
+    /// APNs' `apns-unique-id` (sandbox answers only), which Apple's Push Notifications Console looks up.
+    package var apnsUniqueID: String?
 
     /// `apnsID` when the caller has it already (deriving it is a hash per recipient).
     init(job: DeliveryJob, recipient: DeliveryJob.Recipient, state: State, reason: String? = nil, apnsStatus: Int? = nil,
-         attempts: Int? = nil, apnsID: String? = nil, carriedBy: String? = nil, fcmMessageName: String? = nil) {
+         attempts: Int? = nil, apnsID: String? = nil, carriedBy: String? = nil, fcmMessageName: String? = nil,
+         apnsUniqueID: String? = nil) {
         self.apnsID = apnsID ?? APNSIdentifier.derive(messageID: job.messageID, subscriptionID: recipient.subscriptionID,
                                                       tokenKind: job.tokenKind)
         subscriptionID = recipient.subscriptionID
@@ -37,6 +40,7 @@ package struct DeliveryRecord: Sendable, Equatable {
         self.apnsStatus = apnsStatus
         self.carriedBy = carriedBy
         self.fcmMessageName = fcmMessageName
+        self.apnsUniqueID = apnsUniqueID
     }
 
     /// Bits of a record's id that number it within its job (`id(jobID:position:)`).
@@ -114,9 +118,10 @@ package struct DeliveryRecord: Sendable, Equatable {
 
     /// An acceptance with nothing of its own to keep: on the job's attempt, with the status the
     /// job's other acceptances have, no reason, not carried by another message, no FCM message
-    /// name (an Android acceptance keeps its own, so it is a row).
+    /// name (an Android acceptance keeps its own, so it is a row), no `apns-unique-id` (a sandbox one).
     func isBatched(attempt: Int, status: Int?) -> Bool {
-        state == .accepted && reason == nil && carriedBy == nil && fcmMessageName == nil && attempts == attempt
+        state == .accepted && reason == nil && carriedBy == nil && fcmMessageName == nil && apnsUniqueID == nil
+            && attempts == attempt
             && apnsStatus == status
     }
 

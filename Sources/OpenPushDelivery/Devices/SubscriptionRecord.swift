@@ -33,6 +33,8 @@ package struct SubscriptionRecord: Sendable, Equatable {
     /// OneSignal's `sdk` and `session_time` (seconds), as a backend reported them; nil until then.
     package var sdk: String?
     package var sessionTime: Int64?
+    /// The kinds of extra token (VoIP and the others) the device holds, sorted; never their values.
+    package var pushTokenKinds: [ExtraTokenKind]
 
     package var isRetired: Bool { retiredAt != nil }
 
@@ -43,7 +45,8 @@ package struct SubscriptionRecord: Sendable, Equatable {
                extract(epoch FROM s.first_session_at)::float8 AS first_session_at,
                extract(epoch FROM s.last_session_at)::float8 AS last_session_at,
                extract(epoch FROM s.retired_at)::float8 AS retired_at, s.superseded_by, s.tenant_id,
-               s.hide_details, s.quiet_hours_start, s.quiet_hours_end, s.muted_threads, s.sdk, s.session_time
+               s.hide_details, s.quiet_hours_start, s.quiet_hours_end, s.muted_threads, s.sdk, s.session_time,
+               ARRAY(SELECT t.kind FROM device_push_tokens t WHERE t.subscription_id = s.id) AS push_token_kinds
         FROM subscriptions s
         """
 
@@ -78,5 +81,12 @@ package struct SubscriptionRecord: Sendable, Equatable {
         mutedThreads = try row.decode("muted_threads")
         sdk = try row.decode("sdk")
         sessionTime = try row.decode("session_time")
+        let kinds: [String] = try row.decode("push_token_kinds")
+        pushTokenKinds = try kinds.map { stored in
+            guard let kind = ExtraTokenKind(rawValue: stored) else {
+                throw InvariantViolation("a device's extra token has kind '\(stored)'")
+            }
+            return kind
+        }.sorted { $0.rawValue < $1.rawValue }
     }
 }

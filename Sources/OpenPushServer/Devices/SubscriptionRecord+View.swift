@@ -28,7 +28,13 @@ extension SubscriptionRecord {
         object["hide_details"] = .bool(hideDetails)
         object["quiet_hours"] = quietHours?.json ?? .null
         object["muted_threads"] = .array(mutedThreads.map(JSONValue.string))
+        object["push_token_kinds"] = Self.kinds(pushTokenKinds)
         return .object(object)
+    }
+
+    /// Which extra tokens a device holds, sorted; their values are never shown.
+    static func kinds(_ kinds: [ExtraTokenKind]) -> JSONValue {
+        .array(kinds.map(\.rawValue).sorted().map(JSONValue.string))
     }
 
     private static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }

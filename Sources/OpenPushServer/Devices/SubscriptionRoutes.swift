@@ -7,6 +7,8 @@ enum SubscriptionRoutes {
     static func register(on router: inout Router<RouteHandler>) {
         router.add(.post, "/v1/apps/{app_id}/subscriptions", registerDevice)
         router.add(.post, "/v1/apps/{app_id}/subscriptions/retire", retireDevice)
+        router.add(.post, "/v1/apps/{app_id}/subscriptions/tokens", registerExtraToken)
+        router.add(.post, "/v1/apps/{app_id}/subscriptions/tokens/remove", removeExtraToken)
         router.add(.get, "/apps/{app_id}/subscriptions/{subscription_id}", show)
         router.add(.patch, "/apps/{app_id}/subscriptions/{subscription_id}", update)
         router.add(.delete, "/apps/{app_id}/subscriptions/{subscription_id}", delete)

@@ -26,7 +26,7 @@ enum NotificationDeliveriesRoutes {
 
 extension NotificationDeliveriesStore.Record {
     var json: JSONValue {
-        [
+        var object: JSONObject = [
             "subscription_id": .string(subscriptionID),
             "platform": platform.map(JSONValue.string) ?? .null,
             "token_kind": .string(tokenKind.rawValue),
@@ -43,5 +43,8 @@ extension NotificationDeliveriesStore.Record {
             "finished_at": .int(finishedAt),
             "clicked_at": clickedAt.map(JSONValue.int) ?? .null,
         ]
+        // Only sandbox answers carry one: absent, not null, for every other record.
+        if let apnsUniqueID { object["apns_unique_id"] = .string(apnsUniqueID) }
+        return .object(object)
     }
 }

@@ -24,6 +24,8 @@ enum NotificationDeliveriesStore {
         var apnsStatus: Int?
         /// FCM's name of an accepted Android push (`projects/…/messages/…`).
         var fcmMessageName: String?
+        /// APNs' `apns-unique-id` (sandbox answers only).
+        var apnsUniqueID: String?
         var attempts: Int
         var liveActivityID: String?
         var finishedAt: Int64
@@ -129,19 +131,19 @@ enum NotificationDeliveriesStore {
                     SELECT (b.job_id << \(Int32(DeliveryRecord.positionBits))) | (e.position - 1) AS id, b.message_id,
                            e.subscription_id, b.token_kind, 'accepted'::text AS state, NULL::text AS error_reason,
                            NULL::text AS carried_by, NULL::uuid AS apns_id, b.apns_status, NULL::text AS fcm_message_name,
-                           b.attempts, e.live_activity_id, b.finished_at
+                           NULL::text AS apns_unique_id, b.attempts, e.live_activity_id, b.finished_at
                     FROM chosen b CROSS JOIN LATERAL unnest(b.subscription_ids, b.live_activity_ids) WITH ORDINALITY
                          AS e(subscription_id, live_activity_id, position)
                 ) AS batched WHERE true \(after) \(device)
                 UNION ALL
                 (SELECT id, message_id, subscription_id, token_kind, state, error_reason, carried_by, apns_id, apns_status,
-                        fcm_message_name, attempts, live_activity_id, finished_at
+                        fcm_message_name, apns_unique_id, attempts, live_activity_id, finished_at
                  FROM delivery_rows
                  WHERE message_id = \(messageID) AND app_id = \(appID) \(after) \(device) \(state)
                  ORDER BY subscription_id, id LIMIT \(request.limit + 1))
             )
             SELECT id, message_id, subscription_id, token_kind, state, error_reason, carried_by,
-                   apns_id::text AS stored_apns_id, apns_status, fcm_message_name, attempts,
+                   apns_id::text AS stored_apns_id, apns_status, fcm_message_name, apns_unique_id, attempts,
                    live_activity_id, floor(extract(epoch FROM finished_at))::bigint AS finished_at,
                    (SELECT floor(extract(epoch FROM c.clicked_at))::bigint FROM delivery_clicks c
                     WHERE c.message_id = records.message_id AND c.subscription_id = records.subscription_id
@@ -174,6 +176,7 @@ extension NotificationDeliveriesStore.Record {
                                                      tokenKind: tokenKind)
         apnsStatus = try row.decode("apns_status")
         fcmMessageName = try row.decode("fcm_message_name")
+        apnsUniqueID = try row.decode("apns_unique_id")
         attempts = try row.decode("attempts")
         liveActivityID = try row.decode("live_activity_id")
         finishedAt = try row.decode("finished_at")

@@ -28,7 +28,8 @@ import OpenPushTestSupport
         var baseURL: String { "http://127.0.0.1:\(server.port)" }
 
         static func start() async throws -> Served {
-            let simulator = try APNSSimulator(.init(port: 0, acceptAnyToken: true))
+            // Plays the sandbox, whose answers carry `apns-unique-id`, which the console shows.
+            let simulator = try APNSSimulator(.init(port: 0, acceptAnyToken: true, sandbox: true))
             try simulator.start()
             let app = try await TestApp.make(configure: {
                 $0.organizationAPIKey = ConsoleBrowserTests.orgKey
@@ -104,6 +105,7 @@ import OpenPushTestSupport
 
             // A device, and a test push to it: the page shows APNs' (the simulator's) answer.
             let subscription = try await served.app.insertSubscription(appID: appID, token: Self.token)
+            try await served.app.services.database.query("UPDATE subscriptions SET environment = 'sandbox' WHERE id = \(subscription)")
             try await browser.navigate(to: served.baseURL + "/console#/send/\(appID)")
             try await browser.waitFor("#send-subscription").type(subscription)
             try await browser.waitFor("#send-form button").click()
@@ -111,6 +113,8 @@ import OpenPushTestSupport
             #expect(try await answer.attribute("data-state") == "accepted")
             #expect(try await answer.text().contains("200"))
             #expect(served.simulator.accepted().contains { $0.deviceToken == Self.token })
+            let uniqueID = try #require(served.simulator.accepted().first { $0.deviceToken == Self.token }?.uniqueID)
+            #expect(try await browser.waitFor("#answer .apns-unique-id").text() == uniqueID)
             try await browser.screenshot("send")
 
             // The message's funnel: one in the audience, sent, accepted.
@@ -126,6 +130,7 @@ import OpenPushTestSupport
             let record = try await browser.waitFor("#deliveries tbody tr", text: subscription)
             #expect(try await record.text().contains("accepted"))
             #expect(try await record.attribute("data-platform") == "ios")
+            #expect(try await browser.waitFor("#deliveries tbody tr .apns-unique-id").text() == uniqueID)
             try await browser.screenshot("message")
 
             // The live chart: the accepted series has a nonzero point.

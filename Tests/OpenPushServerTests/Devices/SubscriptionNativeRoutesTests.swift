@@ -36,7 +36,7 @@ import OpenPushTestSupport
             "device_model": "Watch7,1", "device_os": "10.1", "tags": ["level": "2"], "external_id": nil,
             "platform": "watchos", "environment": "sandbox", "first_session_at": 1_800_000_000,
             "last_session_at": 1_800_003_600, "retired_at": nil, "retired": false, "hide_details": false,
-            "quiet_hours": nil, "muted_threads": [],
+            "quiet_hours": nil, "muted_threads": [], "push_token_kinds": [],
         ])
     }
 
