@@ -25,6 +25,8 @@ struct APNSSimulatorRequestCheck: Sendable {
     var futureSkew: TimeInterval = 60
 
     static let maxPayloadSize = 4096
+    /// Apple lets a VoIP push be larger than the others.
+    static let maxVoIPPayloadSize = 5120
     static let maxCollapseIDSize = 64
 
     /// Topic suffix each push type requires ("" = the bare bundle id).
@@ -77,7 +79,8 @@ struct APNSSimulatorRequestCheck: Sendable {
         if let expiration = request.value("apns-expiration"), UInt64(expiration) == nil {
             return .rejected(status: 400, reason: "BadExpirationDate")
         }
-        guard request.body.count <= Self.maxPayloadSize else { return .rejected(status: 413, reason: "PayloadTooLarge") }
+        let limit = request.value("apns-push-type") == "voip" ? Self.maxVoIPPayloadSize : Self.maxPayloadSize
+        guard request.body.count <= limit else { return .rejected(status: 413, reason: "PayloadTooLarge") }
         // Apple names no reason for a payload that is not a JSON object; PayloadEmpty is the nearest.
         guard APNSSimulatorJSONSyntax.isObject(request.body) else {
             return .rejected(status: 400, reason: "PayloadEmpty")

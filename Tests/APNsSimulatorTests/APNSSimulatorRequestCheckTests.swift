@@ -120,6 +120,17 @@ import Testing
         #expect(verdict(try request(body: Array("{nope".utf8))) == .rejected(status: 400, reason: "PayloadEmpty"))
     }
 
+    /// Apple lets a VoIP push carry 5,120 bytes; every other push type keeps 4,096.
+    @Test func aVoIPPayloadMayBe5120Bytes() throws {
+        let filler = { (count: Int) in Array(#"{"x":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: count) + Array(#""}"#.utf8) }
+        let voip: [String: String?] = ["apns-push-type": "voip", "apns-topic": "com.example.app.voip"]
+        let exact = filler(APNSSimulatorRequestCheck.maxVoIPPayloadSize - filler(0).count)
+        #expect(exact.count == 5120)
+        #expect(verdict(try request(headers: voip, body: exact)) == .accepted(deviceToken: Fixtures.deviceToken()))
+        #expect(verdict(try request(headers: voip, body: filler(5113))) == .rejected(status: 413, reason: "PayloadTooLarge"))
+        #expect(verdict(try request(body: filler(4089))) == .rejected(status: 413, reason: "PayloadTooLarge"))
+    }
+
     // MARK: Provider tokens
 
     @Test func missingTokenIsRejected() throws {

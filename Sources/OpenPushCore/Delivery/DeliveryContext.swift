@@ -33,6 +33,13 @@ package struct DeliveryContext: Sendable {
         func hash(into hasher: inout Hasher) { hasher.combine(token) }
     }
 
+    /// A device's extra token of one kind (`ExtraTokenKind`), within its app.
+    private struct ExtraTokenKey: Hashable {
+        var appID: String
+        var subscriptionID: String
+        var kind: ExtraTokenKind
+    }
+
     /// A class, immutable: every recipient of a job reads the same message, and a lookup then
     /// hands out one reference instead of copying (retaining) each of its many fields.
     package final class Message: Sendable {
@@ -199,6 +206,8 @@ package struct DeliveryContext: Sendable {
     /// each holds its token unless it is among the gone ones.
     private var pushToStartCheckedApps: Set<String> = []
     private var goneTokens: Set<PushToStartKey> = []
+    /// The extra tokens the recipients hold now, loaded only for a job of an extra kind.
+    private var extraTokens: [ExtraTokenKey: String] = [:]
     /// (app, external id) → the user's aliases, for Liquid's `user`.
     private var aliases: [Key: [String: String]] = [:]
     /// (app, subscription id) → its quiet hours, muted threads and local time (`DeviceAttention`).
@@ -218,6 +227,9 @@ package struct DeliveryContext: Sendable {
     package mutating func checkedPushToStartTokens(appID: String, gone: [(subscriptionID: String, token: String)]) {
         pushToStartCheckedApps.insert(appID)
         for entry in gone { goneTokens.insert(PushToStartKey(appID: appID, subscriptionID: entry.subscriptionID, token: entry.token)) }
+    }
+    package mutating func addExtraToken(_ token: String, kind: ExtraTokenKind, subscriptionID: String, appID: String) {
+        extraTokens[ExtraTokenKey(appID: appID, subscriptionID: subscriptionID, kind: kind)] = token
     }
     /// Room for `count` more subscriptions: a job's thousand recipients inserted without
     /// rehashing as the map grows.
@@ -249,13 +261,19 @@ package struct DeliveryContext: Sendable {
     /// now (`TokenKind.isReadWhenSent`): the one its push goes to, and the one a rejection
     /// kills. A recipient whose subscription is not loaded keeps what it had, and the planner
     /// refuses it for want of context. A widget recipient whose subscription dropped its widget
-    /// token gets none, and the planner stops it.
+    /// token gets none, and the planner stops it. A recipient of an extra kind gets its token of
+    /// that kind, or none (the planner counts it: `SuppressionReason.noToken`).
     package func withCurrentTokens(_ deliveries: [ClaimedDelivery]) -> [ClaimedDelivery] {
         guard let kind = deliveries.first?.tokenKind, kind.isReadWhenSent else { return deliveries }
         var resolved = deliveries
         for index in resolved.indices where resolved[index].tokenKind.isReadWhenSent {
             guard let subscription = subscription(for: resolved[index]) else { continue }
-            resolved[index].token = resolved[index].tokenKind == .widget ? subscription.widgetToken ?? "" : subscription.token
+            let kind = resolved[index].tokenKind
+            if let extra = kind.extraKind {
+                resolved[index].token = extraTokens[ExtraTokenKey(appID: subscription.appID, subscriptionID: subscription.id, kind: extra)] ?? ""
+            } else {
+                resolved[index].token = kind == .widget ? subscription.widgetToken ?? "" : subscription.token
+            }
         }
         return resolved
     }

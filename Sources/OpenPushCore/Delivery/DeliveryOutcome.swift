@@ -33,6 +33,10 @@ package enum DeliveryOutcome {
             return (.held(reason: reason.rawValue), .pauseFCM(appID: delivery.appID, reason: reason.rawValue))
         case .credentials(let reason):
             return (.held(reason: reason.rawValue), .pauseApp(appID: delivery.appID, reason: reason.rawValue))
+        // An extra token APNs says is not for its kind's topic was registered as the wrong kind
+        // (or for another app): it is dead, as Apple's contract has it for push-to-start tokens.
+        case .permanent(let reason) where reason == .deviceTokenNotForTopic && delivery.tokenKind.extraKind != nil:
+            return (.finished(.error, reason: reason.rawValue), .deadToken(delivery, invalidSince: invalidSince))
         case .permanent(let reason):
             return (.finished(.error, reason: reason.rawValue), nil)
         case .retry(let reason):

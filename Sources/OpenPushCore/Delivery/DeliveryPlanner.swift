@@ -141,6 +141,10 @@ package enum DeliveryPlanner {
         let message = context.message(for: delivery)
         let subscription = context.subscription(for: delivery)
         if let message, message.cancelled { return .failure(.cancelled) }
+        // An Android device never holds an extra (Apple) token: counted with the devices that hold none.
+        if delivery.tokenKind.extraKind != nil, let subscription, subscription.service == .fcm {
+            return .failure(.suppressed(.noToken))
+        }
         // Before `stopped`: an Android device has no widget or activity token to be missing.
         if let subscription, let message, subscription.service == .fcm,
            message.notification?.kind.tokenKind != .device || delivery.tokenKind != .device {
@@ -214,11 +218,13 @@ package enum DeliveryPlanner {
                                  now: Double, cache: inout PayloadCache) -> Result<Plan, Refusal> {
         guard let send = message.notification, let app = context.app(for: delivery), let subscription
         else { return .failure(.permanent("MissingContext")) }
+        // Its token of the kind, read when the job runs (`DeliveryContext.withCurrentTokens`).
+        if delivery.tokenKind.extraKind != nil, delivery.token.isEmpty { return .failure(.suppressed(.noToken)) }
         if StalenessGate.isStale(send, appDefault: app.staleAlertSeconds, now: now) { return .failure(.suppressed(.stale)) }
         // A per-device time or a throttle sends each job at its own due time, which its
         // `createdAt` holds (`ExpansionSchedule`): the ttl counts from there.
         let sendTime = send.schedule.isImmediate ? message.sendTime : max(message.sendTime, delivery.createdAt)
-        let expiration = NotificationPayload.expiration(sendTime: sendTime, ttl: send.ttl)
+        let expiration = NotificationPayload.expiration(sendTime: sendTime, ttl: send.ttl, kind: send.kind)
         guard expiration == 0 || now < Double(expiration) else { return .failure(.permanent("Expired")) }
         // `ttl: 0` is now or never: one attempt, and only while it is still "now".
         if send.ttl == 0, delivery.attempts > 1 || now - sendTime > nowOrNeverGrace {
@@ -324,7 +330,8 @@ package enum DeliveryPlanner {
             // Ended by the device, by a dead token or with its subscription; an `end` push
             // (`remote`) leaves the pushes before it to the timestamp rule.
             if let reason = context.activity(for: delivery)?.endedReason, reason != "remote" { return "ActivityEnded" }
-        case .channel:
+        // A device without a token of the kind is counted (`noToken`), not stopped.
+        case .channel, .voip, .location, .pushToTalk, .complication, .fileProvider:
             break
         }
         return nil

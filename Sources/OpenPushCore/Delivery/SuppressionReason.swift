@@ -13,4 +13,7 @@ package enum SuppressionReason: String, Sendable, Hashable, CaseIterable {
     case muted
     /// Every text rendered empty and there was no `privacy_text` to send instead.
     case blank
+    /// The push goes to a token of a kind the device does not hold (`apns_push_type_override`
+    /// `voip` and the other extra kinds); an Android device never holds one.
+    case noToken = "no_token"
 }

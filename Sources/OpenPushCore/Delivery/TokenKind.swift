@@ -8,14 +8,44 @@ package enum TokenKind: String, Sendable, Hashable, CaseIterable {
     case widget
     /// A broadcast channel (iOS 18): a job's one recipient, its APNs channel id the token.
     case channel
+    /// A device's extra token of one kind (`ExtraTokenKind`, `device_push_tokens`): a rejected
+    /// one is deleted alone, the device and its other tokens untouched.
+    case voip
+    case location
+    case pushToTalk = "pushtotalk"
+    case complication
+    case fileProvider = "fileprovider"
+
+    package init(_ extra: ExtraTokenKind) {
+        self = switch extra {
+        case .voip: .voip
+        case .location: .location
+        case .pushToTalk: .pushToTalk
+        case .complication: .complication
+        case .fileProvider: .fileProvider
+        }
+    }
+
+    /// The extra token kind it is, if it is one.
+    package var extraKind: ExtraTokenKind? {
+        switch self {
+        case .voip: .voip
+        case .location: .location
+        case .pushToTalk: .pushToTalk
+        case .complication: .complication
+        case .fileProvider: .fileProvider
+        case .device, .update, .pushToStart, .widget, .channel: nil
+        }
+    }
 
     /// A device or widget token is the subscription's own, read when its job runs: a device
     /// that registered a new token after the send was queued (a reinstall, a restore, hours
     /// before a send at its local time) gets the push on it. Its job holds no tokens. A Live
-    /// Activity's tokens belong to what was read at the send, so its jobs carry them.
+    /// Activity's tokens belong to what was read at the send, so its jobs carry them. A
+    /// device's extra tokens are read when sent, as its ordinary one.
     package var isReadWhenSent: Bool {
         switch self {
-        case .device, .widget: true
+        case .device, .widget, .voip, .location, .pushToTalk, .complication, .fileProvider: true
         case .update, .pushToStart, .channel: false
         }
     }

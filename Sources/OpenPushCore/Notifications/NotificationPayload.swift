@@ -1,5 +1,5 @@
-/// Builds the APNs request for one notification push (alert, background or widget reload).
-/// Pure. The rules are issue 7's and the app-side contract's ("Push types", "Task notifications").
+/// Builds the APNs request for one notification push (alert, background, widget reload, or a
+/// push to one of the device's extra tokens: `NotificationPayload+PushTypes`). Pure. The rules are issue 7's and the app-side contract's ("Push types", "Task notifications").
 package enum NotificationPayload {
     /// OneSignal's default time to live: three days.
     package static let defaultTTL = 3 * 24 * 3600
@@ -10,33 +10,43 @@ package enum NotificationPayload {
         case .alert: .alert
         case .background: .background
         case .widgets: .widgets
+        case .voip: .voip
+        case .location: .location
+        case .pushToTalk: .pushToTalk
+        case .complication: .complication
+        case .fileProvider: .fileProvider
         }
+        let topic = send.kind.extraKind.map { extraTopic($0, input) }
+            ?? pushType.topic(bundleID: input.bundleID, watchBundleID: input.watchBundleID, platform: input.platform)
         let headers = APNSHeaders(
             pushType: pushType,
-            topic: pushType.topic(bundleID: input.bundleID, watchBundleID: input.watchBundleID, platform: input.platform),
+            topic: topic,
             priority: priority(send),
             expiration: input.expiration,
             apnsID: input.apnsID,
             collapseID: send.kind == .widgets ? nil : send.collapseID)
         let request = APNSRequest(headers: headers, payload: .object(payload(input)))
-        guard request.payloadBytes.count <= APNSRequest.maxPayloadBytes else {
+        guard request.payloadBytes.count <= maximumPayloadBytes(send.kind) else {
             return .failure(.tooLarge(bytes: request.payloadBytes.count))
         }
         return .success(request)
     }
 
     /// Background pushes must go at 5 (APNs refuses 10); a widget reload is never urgent; an
-    /// alert goes at 10 unless the request asks for 5.
+    /// alert goes at 10 unless the request asks for 5. The extra kinds go at Apple's priority
+    /// for each (a complication at 10 or 5 as asked, a file provider push at 5, the rest at 10).
     package static func priority(_ send: NotificationSend) -> Int {
         switch send.kind {
-        case .background, .widgets: 5
-        case .alert: send.priority ?? 10
+        case .background, .widgets, .fileProvider: 5
+        case .alert, .complication: send.priority ?? 10
+        case .voip, .location, .pushToTalk: 10
         }
     }
 
-    /// `apns-expiration` for a push whose message became due at `sendTime`.
-    package static func expiration(sendTime: Double, ttl: Int?) -> Int {
-        if ttl == 0 { return 0 }
+    /// `apns-expiration` for a push whose message became due at `sendTime`. A VoIP push
+    /// without a `ttl`, and every push-to-talk push, is tried once (0): a call rings now or never.
+    package static func expiration(sendTime: Double, ttl: Int?, kind: NotificationKind = .alert) -> Int {
+        if ttl == 0 || kind == .pushToTalk || (ttl == nil && kind == .voip) { return 0 }
         return Int(sendTime.rounded(.down)) + (ttl ?? defaultTTL)
     }
 
@@ -54,6 +64,8 @@ package enum NotificationPayload {
             for (key, value) in input.send.data ?? [:] { payload[key] = value }
             if input.privacy.sendsOneSignalData, let osData = oneSignalData(input) { payload["os_data"] = .object(osData) }
             return payload
+        case .voip, .location, .pushToTalk, .complication, .fileProvider:
+            return extraPayload(input.send, title: input.title, subtitle: input.subtitle, body: input.body)
         }
     }
 

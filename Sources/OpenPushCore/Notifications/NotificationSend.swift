@@ -142,9 +142,39 @@ package enum NotificationKind: String, Sendable, Equatable {
     case background
     /// `push_type: "widgets"`: a WidgetKit reload to the widget push token.
     case widgets
+    /// `apns_push_type_override` of an extra kind: to the device's token of that kind
+    /// (`ExtraTokenKind`), with its own push type, topic and payload.
+    case voip
+    case location
+    case pushToTalk = "pushtotalk"
+    case complication
+    case fileProvider = "fileprovider"
+
+    package init(_ extra: ExtraTokenKind) {
+        self = switch extra {
+        case .voip: .voip
+        case .location: .location
+        case .pushToTalk: .pushToTalk
+        case .complication: .complication
+        case .fileProvider: .fileProvider
+        }
+    }
 
     /// The `deliveries.token_kind` its rows carry.
-    package var tokenKind: TokenKind { self == .widgets ? .widget : .device }
+    package var tokenKind: TokenKind {
+        switch self {
+        case .alert, .background: .device
+        case .widgets: .widget
+        case .voip: .voip
+        case .location: .location
+        case .pushToTalk: .pushToTalk
+        case .complication: .complication
+        case .fileProvider: .fileProvider
+        }
+    }
+
+    /// The extra token kind it goes to, if it goes to one.
+    package var extraKind: ExtraTokenKind? { tokenKind.extraKind }
 }
 
 /// `ios_badgeType` with `ios_badgeCount`. OpenPush keeps a badge counter per subscription

@@ -1,6 +1,6 @@
 /// OneSignal's Apple fields of `POST /notifications` that go beyond plain APNs keys: the tap URL,
-/// attachments, action buttons, `apns_alert`, the thread summary, `apns_push_type_override`
-/// and the body's idempotency key. Each reader checks its field and records problems.
+/// attachments, action buttons, `apns_alert`, the thread summary and the body's idempotency key
+/// (`apns_push_type_override`: `NotificationSendParser+PushTypes`). Each reader checks its field and records problems.
 extension NotificationSendParser {
     /// OneSignal shows at most three buttons on a mobile notification.
     package static let maximumButtons = 3
@@ -28,8 +28,6 @@ extension NotificationSendParser {
         package static let idempotencyKeyUUID = "idempotency_key must be a UUID"
         package static let externalIDUUID = "external_id must be a UUID"
         package static let twoIdempotencyKeys = "external_id and idempotency_key must be the same key when both are given"
-        package static let pushTypeOverride =
-            #"apns_push_type_override must be "alert" or "background" (OpenPush sends no VoIP pushes: devices register APNs device tokens, not PushKit ones)"#
         package static let dataHoldsOSData =
             "data cannot contain the key 'os_data' with url, app_url, ios_attachments or buttons: OpenPush writes it"
         package static let backgroundShowsNothing =
@@ -40,7 +38,9 @@ extension NotificationSendParser {
             case .alert: #"apns_push_type_override "\#(type)" does not fit a notification with visible content, which is sent as "alert""#
             case .background:
                 #"apns_push_type_override "\#(type)" does not fit a notification without visible content, which is sent as "background""#
-            case .widgets: #"apns_push_type_override cannot be combined with push_type "widgets""#
+            // An extra kind is never checked against the content (`PushTypeOverride.extra`).
+            case .widgets, .voip, .location, .pushToTalk, .complication, .fileProvider:
+                #"apns_push_type_override cannot be combined with push_type "widgets""#
             }
         }
     }
@@ -175,17 +175,6 @@ extension NotificationSendParser {
             }
         }
         return valid ? object : nil
-    }
-
-    /// OneSignal's `alert` and `background` (which it sets by itself) are accepted when they
-    /// match the push; anything else would be refused by Apple or needs tokens OpenPush lacks.
-    static func readPushTypeOverride(_ reader: inout FieldReader) -> String? {
-        guard let type = reader.string("apns_push_type_override") else { return nil }
-        guard type == "alert" || type == "background" else {
-            reader.problem(AppleMessages.pushTypeOverride)
-            return nil
-        }
-        return type
     }
 
     /// `idempotency_key`, or `external_id` (its older name): UUID text, lower-cased.

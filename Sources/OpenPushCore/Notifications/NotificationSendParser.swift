@@ -78,7 +78,11 @@ package enum NotificationSendParser {
         let visible = contents != nil || headings != nil || subtitle != nil || localized
             || (privacy.privacy == .idsOnly && privacy.text != nil)
         let kind: NotificationKind
-        if widgets {
+        if !widgets, case .extra(let extra)? = pushTypeOverride {
+            kind = NotificationKind(extra)
+            checkExtra(extra, body: body, data: data, priority: priority, ttl: ttl, headings: headings, subtitle: subtitle,
+                       contents: contents, &reader)
+        } else if widgets {
             kind = .widgets
             let conflicting = contentFields.filter { body.isPresent($0) }
             if !conflicting.isEmpty { reader.problem(Messages.widgetsOnlyReload + conflicting.joined(separator: ", ")) }
@@ -96,8 +100,8 @@ package enum NotificationSendParser {
             }
         }
         // A widget reload already refused the override among its content fields.
-        if let pushTypeOverride, kind != .widgets, pushTypeOverride != kind.rawValue {
-            reader.problem(AppleMessages.pushTypeMismatch(pushTypeOverride, kind))
+        if case .matching(let wanted)? = pushTypeOverride, kind != .widgets, wanted != kind {
+            reader.problem(AppleMessages.pushTypeMismatch(wanted.rawValue, kind))
         }
         if launchURL != nil || attachments != nil || buttons != nil, data?["os_data"] != nil {
             reader.problem(AppleMessages.dataHoldsOSData)

@@ -1,6 +1,7 @@
 /// The stored form of a `NotificationSend` (version 1).
 ///
-/// `kind` (`alert`, `background`, `widgets`), `targeting` (see `StoredSend+Targeting`) and the
+/// `kind` (`alert`, `background`, `widgets`, or an extra token kind: `voip`, `location`,
+/// `pushtotalk`, `complication`, `fileprovider`), `targeting` (see `StoredSend+Targeting`) and the
 /// optional fields `name`, `headings`, `subtitle`, `contents`, `data`, `badge`
 /// (`{"set_to": n}` or `{"increase": n}`), `sound`, `category`, `thread_id`, `collapse_id`,
 /// `interruption_level` (the request's spelling), `relevance_score`, `priority`, `ttl`,

@@ -67,6 +67,14 @@ extension DeliveryContext {
                                   WHERE p.app_id = r.app_id AND p.subscription_id = r.subscription_id AND p.token = r.token)
                 """)
         }
+        // A device's extra tokens of the job's kind, only for such a job: an ordinary send reads none.
+        let extraKinds = Set(deliveries.compactMap(\.tokenKind.extraKind)).map(\.rawValue).sorted()
+        if !extraKinds.isEmpty {
+            queries.append("""
+                SELECT app_id, subscription_id, kind, token FROM device_push_tokens
+                WHERE subscription_id = ANY(\(subscriptionIDs)) AND app_id \(oneOf(appIDs)) AND kind = ANY(\(extraKinds)::text[])
+                """)
+        }
         let results = try connection.pipeline(queries.map(\.prepared))
         // Only texts that may read `user` need the users' aliases.
         var readsUsers = false
@@ -123,6 +131,17 @@ extension DeliveryContext {
                 gone[try row.decode("app_id"), default: []].append((try row.decode("subscription_id"), try row.decode("token")))
             }
             for appID in pushToStartApps { context.checkedPushToStartTokens(appID: appID, gone: gone[appID] ?? []) }
+            next += 1
+        }
+        if !extraKinds.isEmpty {
+            for row in results[next] {
+                let kindText: String = try row.decode("kind")
+                guard let kind = ExtraTokenKind(rawValue: kindText) else {
+                    throw InvariantViolation("device push token kind '\(kindText)' is unknown")
+                }
+                context.addExtraToken(try row.decode("token"), kind: kind, subscriptionID: try row.decode("subscription_id"),
+                                      appID: try row.decode("app_id"))
+            }
         }
         // The aliases serve only Liquid's `user.aliases`: plain texts, and texts reading only
         // tags, need none.

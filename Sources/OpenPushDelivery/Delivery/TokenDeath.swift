@@ -3,8 +3,9 @@ import Postgres
 
 /// A dead token is handled by kind (contract, "Lifecycle"): a push-to-start token is deleted;
 /// an update token ends only its activity row (it says nothing about the device); an ordinary
-/// device token marks the subscription's token invalid; a broadcast channel APNs no longer
-/// knows is deleted. Never the other way round. A token that really died appends
+/// device token marks the subscription's token invalid; a device's extra token (VoIP and the
+/// other `ExtraTokenKind`s) is deleted alone, the device and its other tokens untouched; a
+/// broadcast channel APNs no longer knows is deleted. Never the other way round. A token that really died appends
 /// `token.invalidated` (and an update token's activity `live_activity.ended`).
 ///
 /// Apple's rule for a 410: its `timestamp` is when APNs learned the token was invalid, and a
@@ -28,6 +29,14 @@ enum TokenDeath {
                     subscriptionID: ended.subscriptionID, tokenKind: .update, reason: reason,
                     activityID: ended.activityID))], in: connection)
             }
+        case .voip, .location, .pushToTalk, .complication, .fileProvider:
+            let rows = try connection.query("""
+                DELETE FROM device_push_tokens
+                WHERE subscription_id = \(delivery.subscriptionID) AND kind = \(delivery.tokenKind.rawValue)
+                  AND token = \(delivery.token) AND \(registeredBefore("updated_at", invalidSince))
+                RETURNING app_id, subscription_id
+                """)
+            try LiveActivityEvents.appendTokenInvalidated(Array(rows), tokenKind: delivery.tokenKind, reason: reason, in: connection)
         case .channel:
             // `ChannelNotRegistered`: the channel is gone at APNs (no timestamp comes with it).
             try ChannelStore.forgetUnregistered(delivery, reason: reason, in: connection)

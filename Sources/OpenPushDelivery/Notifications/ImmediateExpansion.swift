@@ -25,7 +25,7 @@ package enum ImmediateExpansion {
         let id = MessageStore.newID(now: now)
         let page = NotificationAudience.recipients(targeted: targeted, appID: message.appID, kind: send.kind,
                                                    excluding: send.excludedServices, after: nil)
-        let lane = DeliveryLane.forNotification(interruptionLevel: send.interruptionLevel)
+        let lane = DeliveryLane.forNotification(interruptionLevel: send.interruptionLevel, kind: send.kind)
         let jobs = DeliveryQueue.jobsInsert(from: "r", messageID: id, appID: message.appID, lane: lane,
                                             tokenKind: send.kind.tokenKind, jobSize: jobSize)
         // The lifecycle of a pending message after this page: queued when it was the last one.

@@ -4,7 +4,9 @@ package import Postgres
 /// Who a notification reaches: the targeted subscriptions (reachable and the tenant's own, see
 /// `AudienceResolver`) that hold a live token of the kind it needs: the device token, unless
 /// its push service called it dead, or the widget push token for a widget reload; and of a push
-/// service the sender did not leave out (`isIos`/`isAndroid: false`, `excluded`).
+/// service the sender did not leave out (`isIos`/`isAndroid: false`, `excluded`). A push to an
+/// extra token kind (VoIP and the like) reaches every targeted device: its token of the kind is
+/// read when the job runs, and a device without one is counted (`SuppressionReason.noToken`).
 package enum NotificationAudience {
     /// A query yielding `id` and `token`, with ids above `after` only, in id order.
     ///
@@ -16,7 +18,11 @@ package enum NotificationAudience {
     static func recipients(targeted: TargetedAudience, appID: String, kind: NotificationKind, excluding excluded: Set<PushService> = [],
                            after cursor: String?) -> PostgresQuery {
         let token: PostgresQuery = kind == .widgets ? "s.widget_push_token" : "s.token"
-        let live: PostgresQuery = kind == .widgets ? "s.widget_push_token IS NOT NULL" : "s.token_invalid_at IS NULL"
+        let live: PostgresQuery = switch kind {
+        case .alert, .background: "s.token_invalid_at IS NULL"
+        case .widgets: "s.widget_push_token IS NOT NULL"
+        case .voip, .location, .pushToTalk, .complication, .fileProvider: "true"
+        }
         let chosen: PostgresQuery
         switch targeted {
         case .matching(let condition):

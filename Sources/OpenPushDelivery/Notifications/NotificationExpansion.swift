@@ -58,7 +58,7 @@ enum NotificationExpansion {
                                                      now: try row.decode("now"), in: connection)
         let page = NotificationAudience.recipients(targeted: targeted, appID: appID, kind: send.kind,
                                                    excluding: send.excludedServices, after: try row.decode("expanded_through"))
-        let lane = DeliveryLane.forNotification(interruptionLevel: send.interruptionLevel)
+        let lane = DeliveryLane.forNotification(interruptionLevel: send.interruptionLevel, kind: send.kind)
         let schedule = try ExpansionSchedule.prepare(
             send.schedule, messageID: messageID,
             audience: NotificationAudience.recipients(targeted: targeted, appID: appID, kind: send.kind,

@@ -175,8 +175,8 @@ import OpenPushCore
     }
 
     @Test func pushTypeOverridesApplesWouldRefuseAreRefused() {
-        #expect(Self.problems(["apns_push_type_override": "voip"]) == [Messages.pushTypeOverride])
-        #expect(Self.problems(["apns_push_type_override": "liveactivity"]) == [Messages.pushTypeOverride])
+        #expect(Self.problems(["apns_push_type_override": "mdm"]) == [NotificationSendParser.PushTypeMessages.unknown])
+        #expect(Self.problems(["apns_push_type_override": "liveactivity"]) == [NotificationSendParser.PushTypeMessages.unknown])
         #expect(Self.problems(["apns_push_type_override": "background"]) == [Messages.pushTypeMismatch("background", .alert)])
         #expect(NotificationSendParser.parse(["include_subscription_ids": ["s"], "content_available": true,
                                               "apns_push_type_override": "alert"]).failure?.messages

@@ -181,7 +181,7 @@ import OpenPushCore
     @Test func aChangedShapeIsRefusedNamingTheField() {
         #expect(Self.refusal(Self.changed { $0["colour"] = "red" }) == "stored send field 'colour' is not part of version 1")
         #expect(Self.refusal(Self.changed { $0["contents"] = ["en": 1] }) == "stored send field 'contents.en' must be a string, got number")
-        #expect(Self.refusal(Self.changed { $0["kind"] = "voip" }) == "stored notification kind 'voip' is unknown")
+        #expect(Self.refusal(Self.changed { $0["kind"] = "mdm" }) == "stored notification kind 'mdm' is unknown")
         #expect(Self.refusal(Self.changed { $0["targeting"] = nil }) == "stored send field 'targeting' is missing")
         #expect(Self.refusal(Self.changed { $0["targeting"] = ["segments": ["included": ["All"]]] })
                 == "stored send field 'targeting.segments' needs 'included' and 'excluded'")

@@ -198,7 +198,7 @@ import Postgres
         let view = try #require(try await app.services.database.withConnection {
             try MessageView.find(messageID: message, appID: appID, in: $0)
         }?.objectValue)
-        #expect(view["suppressed"] == ["coalesced": 1, "throttled": 0, "deduplicated": 0, "stale": 1, "muted": 0, "blank": 0])
+        #expect(view["suppressed"] == ["coalesced": 1, "throttled": 0, "deduplicated": 0, "stale": 1, "muted": 0, "blank": 0, "no_token": 0])
         #expect(view["successful"] == 0)
         #expect(view["errored"] == 0)
         #expect(view["remaining"] == 2)

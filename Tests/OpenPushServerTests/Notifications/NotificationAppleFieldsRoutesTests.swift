@@ -56,12 +56,12 @@ import Postgres
         defer { Task { await harness.shutdown() } }
         let response = await Routes.post(harness, [
             "included_segments": ["Subscribed Users"], "contents": ["en": "x"], "url": "not a url",
-            "buttons": [["id": "a"]], "apns_alert": ["body": "b"], "apns_push_type_override": "voip", "idempotency_key": "k",
+            "buttons": [["id": "a"]], "apns_alert": ["body": "b"], "apns_push_type_override": "liveactivity", "idempotency_key": "k",
         ])
         #expect(response.status == 400)
         #expect(response.json == ["errors": [
             .string("url " + NotificationSendParser.AppleMessages.url), "buttons[0].text is required",
-            "apns_alert.body: give this text in contents", .string(NotificationSendParser.AppleMessages.pushTypeOverride),
+            "apns_alert.body: give this text in contents", .string(NotificationSendParser.PushTypeMessages.unknown),
             .string(NotificationSendParser.AppleMessages.idempotencyKeyUUID),
         ]])
         let silent = await Routes.post(harness, ["included_segments": ["Subscribed Users"], "content_available": true,

@@ -14,7 +14,7 @@ package enum PushIntervals {
         switch job.tokenKind {
         case .update: return message.send?.event == .update && message.pushTimestamp != nil
         case .widget: return true
-        case .device, .pushToStart, .channel: return false
+        case .device, .pushToStart, .channel, .voip, .location, .pushToTalk, .complication, .fileProvider: return false
         }
     }
 
@@ -41,7 +41,7 @@ package enum PushIntervals {
             let interval: Int = try row.decode("widgets")
             guard interval > 0 else { return [:] }
             return try throttle(job, candidates, interval: interval, now: now, in: connection)
-        case .device, .pushToStart, .channel:
+        case .device, .pushToStart, .channel, .voip, .location, .pushToTalk, .complication, .fileProvider:
             return [:]
         }
     }

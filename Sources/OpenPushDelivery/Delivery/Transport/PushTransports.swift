@@ -15,7 +15,7 @@ struct PushTransports: Sendable {
 
     func transport(for kind: TokenKind) -> any PushTransport {
         switch kind {
-        case .device, .update, .pushToStart, .widget: device
+        case .device, .update, .pushToStart, .widget, .voip, .location, .pushToTalk, .complication, .fileProvider: device
         case .channel: broadcast
         }
     }
