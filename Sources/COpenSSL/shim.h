@@ -9,6 +9,8 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <openssl/ecdsa.h>
+#include <openssl/pkcs12.h>
+#include <openssl/provider.h>
 
 // Macros Swift cannot import, as functions.
 static inline long openpush_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {

@@ -89,6 +89,10 @@
 
   function statusBadge(status) {
     const paused = status && status.state === "paused";
+    // A certificate in its last thirty days: still sending, with the warning as the badge's tooltip.
+    if (status && status.state === "expiring") {
+      return h("span", { class: "badge expiring", title: status.warning || "" }, "certificate expiring");
+    }
     return h("span", { class: "badge " + (paused ? "paused" : "ok") },
       paused ? "paused" + (status.reason ? ": " + status.reason : "") : "ok");
   }
@@ -260,7 +264,11 @@
         h("dt", {}, "Bundle id"), h("dd", {}, app.apns_bundle_id || "—"),
         h("dt", {}, "Environment"), h("dd", {}, app.apns_env),
         h("dt", {}, "APNs"), h("dd", {}, statusBadge(app.apns_status)),
-        h("dt", {}, ".p8 key"), h("dd", {}, app.has_apns_key ? "loaded (key id " + (app.apns_key_id || "—") + ", team " + (app.apns_team_id || "—") + ")" : "none"),
+        app.apns_auth === "certificate"
+          ? [h("dt", {}, "Certificate"), h("dd", { id: "apns-certificate" }, "expires " + app.apns_certificate_expires_at
+              + " (topics " + (app.apns_certificate_topics || []).join(", ") + ")"
+              + (app.apns_status && app.apns_status.warning ? " — " + app.apns_status.warning : ""))]
+          : [h("dt", {}, ".p8 key"), h("dd", {}, app.has_apns_key ? "loaded (key id " + (app.apns_key_id || "—") + ", team " + (app.apns_team_id || "—") + ")" : "none")],
         h("dt", {}, "FCM"), h("dd", { id: "fcm-status" }, app.fcm_status ? statusBadge(app.fcm_status) : "—"),
         h("dt", {}, "FCM service account"), h("dd", { id: "fcm-credentials" },
           app.has_fcm_credentials ? "loaded (project " + (app.fcm_project_id || "—") + ")" : "none")),

@@ -5,14 +5,18 @@ package enum CredentialPause {
     /// The app settings a pause can depend on.
     package enum Field: Sendable, Hashable, CaseIterable {
         case p8, keyID, teamID, environment, bundleID, watchBundleID
+        /// The certificate (`apns_p12`): set, replaced or removed.
+        case certificate
     }
 
-    private static let token: Set<Field> = [.p8, .keyID, .teamID]
+    /// The credential itself: the `.p8` with its id and team, or the certificate.
+    private static let token: Set<Field> = [.p8, .keyID, .teamID, .certificate]
     private static let topic: Set<Field> = [.bundleID, .watchBundleID]
 
     /// The settings whose change can fix a pause for `reason` (an APNs reason, or the planner's
     /// `MissingTopic`). An unknown reason — a `403` Apple may add — depends on every setting.
     package static func fields(fixing reason: String?) -> Set<Field> {
+        if reason == CertificateExpiry.pauseReason { return [.certificate, .p8] }
         switch reason.map({ APNSReason(rawValue: $0) }) {
         case APNSReason.missingTopic?:
             return topic
@@ -37,6 +41,9 @@ extension AppFields {
     package var changedCredentialFields: Set<CredentialPause.Field> {
         var changed: Set<CredentialPause.Field> = []
         if !apnsP8.isKeep { changed.insert(.p8) }
+        // One method at a time: a new certificate clears the key, a new key the certificate.
+        if !apnsCertificate.isKeep || apnsP8.newValue != nil { changed.insert(.certificate) }
+        if apnsCertificate.newValue != nil { changed.formUnion([.p8, .keyID, .teamID]) }
         if !apnsKeyID.isKeep { changed.insert(.keyID) }
         if !apnsTeamID.isKeep { changed.insert(.teamID) }
         if apnsEnv != nil { changed.insert(.environment) }

@@ -20,6 +20,8 @@ package struct AppFields: Sendable, Equatable {
     package var sharedDemo: Bool?
     package var onesignalAlias: Bool?
     package var apnsP8: FieldChange<String> = .keep
+    /// `apns_p12` with `apns_p12_password` (`AppFields+Certificate`); `null` removes the certificate.
+    package var apnsCertificate: FieldChange<APNSCertificateUpload> = .keep
     package var apnsKeyID: FieldChange<String> = .keep
     package var apnsTeamID: FieldChange<String> = .keep
     package var apnsBundleID: FieldChange<String> = .keep
@@ -39,10 +41,12 @@ package struct AppFields: Sendable, Equatable {
 
     package init() {}
 
-    /// Reads every field, reporting every problem in one `InvalidInput`. Parsing the key is the caller's
-    /// (`isP256PrivateKey`, `checkRSAKey`), which keeps this free of cryptography.
+    /// Reads every field, reporting every problem in one `InvalidInput`. Parsing the key and the
+    /// certificate is the caller's (`isP256PrivateKey`, `checkRSAKey`, `readCertificate`), which
+    /// keeps this free of cryptography.
     package static func read(_ object: JSONObject, for purpose: Purpose, isP256PrivateKey: (String) -> Bool,
-                            checkRSAKey: (String) -> FCMServiceAccount.KeyCheck = { _ in .unparseable }) throws(InvalidInput) -> AppFields {
+                            checkRSAKey: (String) -> FCMServiceAccount.KeyCheck = { _ in .unparseable },
+                            readCertificate: CertificateReader = { _, _ in .failure(.notPKCS12) }) throws(InvalidInput) -> AppFields {
         var reader = FieldReader(object)
         var fields = AppFields()
         switch purpose {
@@ -62,6 +66,8 @@ package struct AppFields: Sendable, Equatable {
             reader.problem(badAPNSKey)
             fields.apnsP8 = .keep
         }
+        fields.apnsCertificate = readP12(&reader, parse: readCertificate)
+        for conflict in certificateConflicts(object) { reader.problem(conflict) }
         fields.apnsKeyID = reader.text("apns_key_id", maxLength: textMaxLength)
         fields.apnsTeamID = reader.text("apns_team_id", maxLength: textMaxLength)
         fields.apnsBundleID = reader.bundleID("apns_bundle_id", maxLength: textMaxLength)

@@ -38,6 +38,12 @@ package enum EventData {
         ["activity_id": .string(activityID), "subscription_id": .string(subscriptionID), "cause": .string(cause)]
     }
 
+    /// `app.credentials_expiring`: which credential, when it expires, and the certificate's topics.
+    package static func credentialsExpiring(expiresAt: Double, topics: [String]) -> JSONObject {
+        ["credential": "apns_certificate", "expires_at": .string(Timestamp.iso8601(expiresAt)),
+         "topics": .array(topics.map(JSONValue.string))]
+    }
+
     /// `click`; `activity_id` only for a tap on a Live Activity.
     package static func click(notificationID: String, subscriptionID: String, activityID: String?, first: Bool) -> JSONObject {
         var data: JSONObject = ["notification_id": .string(notificationID), "subscription_id": .string(subscriptionID)]

@@ -12,6 +12,8 @@ package enum EventType: String, Sendable, Hashable, CaseIterable {
     case liveActivityRegistered = "live_activity.registered"
     /// Ended by the device, a remote end, a dead token or retirement.
     case liveActivityEnded = "live_activity.ended"
+    /// The app's APNs certificate expires within thirty days (once per certificate).
+    case appCredentialsExpiring = "app.credentials_expiring"
     /// A tap on a Live Activity or a notification.
     case click
     /// The webhook test route.

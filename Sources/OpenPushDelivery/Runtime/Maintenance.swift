@@ -8,8 +8,8 @@ import Postgres
 /// `dedupe_window_days`, push-to-start token changes every job has seen (`PushToStartChanges`),
 /// and daily partitions of delivery records: the next few days' created, those past
 /// `OPENPUSH_DELIVERY_RETENTION_DAYS` dropped (`DeliveryPartitions`), and audit log entries
-/// past a year (`AuditRetention`). Running it in many
-/// processes at once is harmless.
+/// past a year (`AuditRetention`), and APNs certificates near or past their expiry
+/// (`CertificateExpiryCheck`). Running it in many processes at once is harmless.
 package enum Maintenance {
     package static let interval: Duration = .seconds(600)
     /// How often `/metrics`' database figures are read (`refreshMetrics`).
@@ -57,6 +57,8 @@ package enum Maintenance {
         try await OutcomeRetention.prune(now: now, in: services.database)
         // Audit log entries past their year (`AuditRetention`).
         try await services.database.query("SELECT openpush_audit_prune(to_timestamp(\(AuditRetention.cutoff(now: now))))")
+        // Certificates in their last thirty days warn once; expired ones pause their app.
+        try await CertificateExpiryCheck.run(now: now, in: services.database)
         return (keys, events, linkFailures, partitions, dedupeClaims)
     }
 

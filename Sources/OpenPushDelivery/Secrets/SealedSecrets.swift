@@ -1,8 +1,8 @@
 package import OpenPushCore
 package import Postgres
 
-/// The secrets OpenPush keeps at rest — each app's `.p8` (`apps.apns_p8`) and FCM service
-/// account (`apps.fcm_service_account`), and each webhook's
+/// The secrets OpenPush keeps at rest — each app's `.p8` (`apps.apns_p8`) or certificate and
+/// key (`apps.apns_certificate`), its FCM service account (`apps.fcm_service_account`), and each webhook's
 /// signing secrets (`webhooks.secret`, `previous_secret`) — as a whole: what a start-up checks,
 /// and what `openpush secrets rotate` re-seals.
 package enum SealedSecrets {
@@ -26,6 +26,7 @@ package enum SealedSecrets {
     /// Every stored secret, as stored, with where to write it back.
     private static let stored: PostgresQuery = """
         SELECT 'app' AS kind, id, apns_p8 AS value FROM apps WHERE apns_p8 IS NOT NULL
+        UNION ALL SELECT 'app_certificate', id, apns_certificate FROM apps WHERE apns_certificate IS NOT NULL
         UNION ALL SELECT 'app_fcm', id, fcm_service_account FROM apps WHERE fcm_service_account IS NOT NULL
         UNION ALL SELECT 'webhook', id, secret FROM webhooks
         UNION ALL SELECT 'webhook_previous', id, previous_secret FROM webhooks WHERE previous_secret IS NOT NULL
@@ -70,7 +71,10 @@ package enum SealedSecrets {
         }
         return try await database.transaction { connection in
             // Locks the rows, so a secret rotated by a request meanwhile is not overwritten with its old value.
-            try connection.query("SELECT 1 FROM apps WHERE apns_p8 IS NOT NULL OR fcm_service_account IS NOT NULL FOR UPDATE")
+            try connection.query("""
+                SELECT 1 FROM apps WHERE apns_p8 IS NOT NULL OR apns_certificate IS NOT NULL OR fcm_service_account IS NOT NULL
+                FOR UPDATE
+                """)
             try connection.query("SELECT 1 FROM webhooks FOR UPDATE")
             var rotation = Rotation(keyID: current.id)
             var problems: [String: Int] = [:]
@@ -94,6 +98,9 @@ package enum SealedSecrets {
                     // `updated_at` stays: the key itself is the same, so its connections are too.
                     updates.append("UPDATE apps SET apns_p8 = \(sealed) WHERE id = \(id)")
                     rotation.resealedKeys += 1
+                case "app_certificate":
+                    updates.append("UPDATE apps SET apns_certificate = \(sealed) WHERE id = \(id)")
+                    rotation.resealedKeys += 1
                 case "app_fcm":
                     updates.append("UPDATE apps SET fcm_service_account = \(sealed) WHERE id = \(id)")
                     rotation.resealedKeys += 1
@@ -115,18 +122,18 @@ package enum SealedSecrets {
         }
     }
 
-    /// Lifts the pause of apps held because their `.p8` was sealed with a key that was missing,
+    /// Lifts the pause of apps held because their `.p8` (or certificate) was sealed with a key that was missing,
     /// when it opens now; their held pushes go out with the next claims.
     private static func resumeOpenable(keyring: SecretKeyring, in connection: PostgresConnection) throws -> Int {
         let paused = try connection.query("""
-            SELECT id, apns_p8 FROM apps
+            SELECT id, COALESCE(apns_p8, apns_certificate) AS stored FROM apps
             WHERE apns_paused_at IS NOT NULL AND apns_status_reason = \(SealedSecretError.unknownKey("").reason)
             FOR UPDATE
             """)
         var resumed = 0
         for row in paused {
             let id: String = try row.decode("id")
-            let stored: String? = try row.decode("apns_p8")
+            let stored: String? = try row.decode("stored")
             guard let stored, (try? keyring.open(stored)) != nil else { continue }
             try connection.query("UPDATE apps SET apns_paused_at = NULL WHERE id = \(id)")
             try MessageStore.notifyWorkers(appID: id, in: connection)

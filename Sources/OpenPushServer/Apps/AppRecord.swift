@@ -2,12 +2,17 @@ package import OpenPushCore
 import OpenPushDelivery
 package import Postgres
 
-/// One row of `apps`, without its secrets (the `.p8` text and the FCM service account stay in the database).
+/// One row of `apps`, without its secrets (the `.p8` text, the certificate and its key, and the FCM
+/// service account stay in the database).
 package struct AppRecord: Sendable, Equatable {
     package var id: String
     package var name: String
     package var apnsEnv: DeviceEnvironment
     package var hasAPNSKey: Bool
+    /// How the app authenticates to APNs; with a certificate, when it expires and its topics.
+    package var apnsAuth: APNSAuth
+    package var apnsCertificateExpiresAt: Double?
+    package var apnsCertificateTopics: [String]?
     package var apnsKeyID: String?
     package var apnsTeamID: String?
     package var apnsBundleID: String?
@@ -53,6 +58,12 @@ package struct AppRecord: Sendable, Equatable {
                (policy.doc ->> 'fcm_project_id') IS NOT NULL AS has_fcm_credentials,
                extract(epoch FROM (policy.doc ->> 'fcm_paused_at')::timestamptz)::float8 AS fcm_paused_at,
                policy.doc ->> 'fcm_status_reason' AS fcm_status_reason,
+               COALESCE(policy.doc ->> 'apns_auth', 'token') AS apns_auth,
+               extract(epoch FROM (policy.doc ->> 'apns_certificate_expires_at')::timestamptz)::float8
+                   AS apns_certificate_expires_at,
+               (SELECT array_agg(topic) FROM jsonb_array_elements_text(
+                   CASE jsonb_typeof(policy.doc -> 'apns_certificate_topics') WHEN 'array' THEN policy.doc -> 'apns_certificate_topics' END
+               ) AS topic) AS apns_certificate_topics,
                extract(epoch FROM (policy.doc ->> 'fcm_status_at')::timestamptz)::float8 AS fcm_status_at,
                \(DeliveryPolicySettings.columns)
         FROM apps \(DeliveryPolicySettings.source)
@@ -68,6 +79,13 @@ package struct AppRecord: Sendable, Equatable {
         }
         apnsEnv = known
         hasAPNSKey = try row.decode("has_apns_key")
+        let auth: String = try row.decode("apns_auth")
+        guard let knownAuth = APNSAuth(rawValue: auth) else {
+            throw InvariantViolation("app apns_auth '\(auth)' is neither token nor certificate")
+        }
+        apnsAuth = knownAuth
+        apnsCertificateExpiresAt = try row.decode("apns_certificate_expires_at")
+        apnsCertificateTopics = try row.decode("apns_certificate_topics")
         apnsKeyID = try row.decode("apns_key_id")
         apnsTeamID = try row.decode("apns_team_id")
         apnsBundleID = try row.decode("apns_bundle_id")

@@ -13,6 +13,7 @@ extension AppSettings {
                   widgetPushIntervalSeconds: fields.widgetPushIntervalSeconds)
         alertGates = fields.alertGates
         fcmServiceAccount = fields.fcmServiceAccount.newValue
+        apnsCertificate = fields.apnsCertificate.newValue
         defaultPrivacyText = fields.defaultPrivacyText
     }
 }

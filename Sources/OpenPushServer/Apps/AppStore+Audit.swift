@@ -4,7 +4,7 @@ import Postgres
 
 extension AppStore {
     /// The audit entries of a `PUT /apps/{id}`: `app.updated` naming the fields it changed, and
-    /// `credentials.updated` as well when it changed the APNs signing key, its id or the team, or
+    /// `credentials.updated` as well when it changed the APNs signing key, its id or the team, the certificate, or
     /// the FCM service account (names only, never values).
     static func recordUpdate(_ fields: AppFields, appID: String, by stamp: AuditStamp, now: Double,
                              in connection: PostgresConnection) throws {
@@ -20,7 +20,7 @@ extension AppStore {
 
 extension AppFields {
     /// The settings that authenticate the app to APNs and FCM.
-    static let credentialFieldNames: Set<String> = ["apns_p8", "apns_key_id", "apns_team_id", "fcm_service_account"]
+    static let credentialFieldNames: Set<String> = ["apns_p8", "apns_p12", "apns_key_id", "apns_team_id", "fcm_service_account"]
 
     /// The body fields this update sets or clears, in a stable order.
     var changedFieldNames: [String] {
@@ -29,6 +29,7 @@ extension AppFields {
         note("name", name != nil)
         note("apns_env", apnsEnv != nil)
         note("apns_p8", !apnsP8.isKeep)
+        note("apns_p12", !apnsCertificate.isKeep)
         note("apns_key_id", !apnsKeyID.isKeep)
         note("apns_team_id", !apnsTeamID.isKeep)
         note("apns_bundle_id", !apnsBundleID.isKeep)

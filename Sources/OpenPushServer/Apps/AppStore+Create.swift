@@ -16,6 +16,8 @@ package struct AppSettings: Sendable, Equatable {
     package var name: String?
     package var apnsEnv: DeviceEnvironment?
     package var apnsP8: String?
+    /// Certificate authentication instead of the `.p8` (stored sealed, `apns_auth = 'certificate'`).
+    package var apnsCertificate: APNSCertificateUpload?
     package var apnsKeyID: String?
     package var apnsTeamID: String?
     package var apnsBundleID: String?
@@ -54,8 +56,8 @@ package struct AppSettings: Sendable, Equatable {
 
 extension AppStore {
     /// Inserts an app with a fresh SDK key and a first REST key named "default", and its
-    /// `app.created` audit entry, in one transaction. Settings are assumed valid (routes validate before calling). The `.p8` is
-    /// stored sealed with `keyring` (in clear when it has no current key), and so is the FCM service account.
+    /// `app.created` audit entry, in one transaction. Settings are assumed valid (routes validate before calling). The `.p8`
+    /// (or certificate) is stored sealed with `keyring` (in clear when it has no current key), and so is the FCM service account.
     package static func create(_ settings: AppSettings, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
                               audit: AuditStamp = .commandLine, in database: PostgresPool) async throws -> CreatedApp {
         let id = Identifier.make(prefix: "app", now: now, random: KeyMaterial.identifierEntropy())
@@ -79,6 +81,9 @@ extension AppStore {
                     UPDATE apps SET fcm_service_account = \(keyring.seal(account.json)), fcm_project_id = \(account.projectID)
                     WHERE id = \(id)
                     """)
+            }
+            if let certificate = settings.apnsCertificate {
+                try setCertificate(certificate, appID: id, sealing: keyring, in: connection)
             }
             try connection.query("""
                 INSERT INTO api_keys (id, app_id, name, digest, created_at)

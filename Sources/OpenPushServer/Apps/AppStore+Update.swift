@@ -4,11 +4,32 @@ package import Postgres
 
 extension AppStore {
     /// Applies the fields a `PUT` gave and bumps `updated_at`, with its audit entries, in one
-    /// transaction; `nil` when there is no such app.
-    /// A new `.p8` or FCM service account is stored sealed with `keyring` (in clear when it has no current key).
-    package static func update(_ id: String, with fields: AppFields, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
+    /// transaction; `nil` when there is no such app. A certificate is checked against the app's
+    /// bundle id there (`AppFields.settleCertificate`: `InvalidInput` when it does not cover it).
+    /// A new `.p8`, certificate or FCM service account is stored sealed with `keyring` (in clear when it has no current key).
+    package static func update(_ id: String, with given: AppFields, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
                               audit: AuditStamp = .commandLine, in database: PostgresPool) async throws -> AppRecord?
     {
+        try await database.transaction { connection in
+            guard let current = try lockForUpdate(id, in: connection) else { return nil }
+            var fields = given
+            try fields.settleCertificate(currentBundleID: current.bundleID, currentTopics: current.topics, now: now)
+            try connection.query(assignments(fields, now: now, sealing: keyring, id: id))
+            if let certificate = fields.apnsCertificate.newValue {
+                try setCertificate(certificate, appID: id, sealing: keyring, in: connection)
+            } else if current.topics != nil, fields.apnsCertificate == .clear || fields.apnsP8.newValue != nil {
+                try clearCertificate(appID: id, in: connection)
+            }
+            // A change to what paused the app's deliveries resumes them.
+            try AppCredentialStatus.resumeIfFixed(appID: id, changed: fields.changedCredentialFields, in: connection)
+            if !fields.fcmServiceAccount.isKeep { try AppCredentialStatus.resumeFCM(appID: id, in: connection) }
+            try recordUpdate(fields, appID: id, by: audit, now: now, in: connection)
+            return try find(id, in: connection)
+        }
+    }
+
+    /// The `UPDATE` of the plain columns a `PUT` sets (the certificate's are `setCertificate`'s).
+    private static func assignments(_ fields: AppFields, now: Double, sealing keyring: SecretKeyring, id: String) -> PostgresQuery {
         var assignments: [PostgresQuery] = []
         func set<Value: PostgresEncodable>(_ column: String, _ value: Value?) {
             if let value { assignments.append("\(identifier: column) = \(value)") }
@@ -36,14 +57,6 @@ extension AppStore {
         set("live_activity_update_interval_seconds", fields.liveActivityUpdateIntervalSeconds)
         set("widget_push_interval_seconds", fields.widgetPushIntervalSeconds)
         assignments.append("updated_at = to_timestamp(\(now))")
-        let update: PostgresQuery = "UPDATE apps SET \(assignments.joined(separator: ", ")) WHERE id = \(id)"
-        return try await database.transaction { connection in
-            guard try connection.query(update).affectedRows == 1 else { return nil }
-            // A change to what paused the app's deliveries resumes them.
-            try AppCredentialStatus.resumeIfFixed(appID: id, changed: fields.changedCredentialFields, in: connection)
-            if !fields.fcmServiceAccount.isKeep { try AppCredentialStatus.resumeFCM(appID: id, in: connection) }
-            try recordUpdate(fields, appID: id, by: audit, now: now, in: connection)
-            return try find(id, in: connection)
-        }
+        return "UPDATE apps SET \(assignments.joined(separator: ", ")) WHERE id = \(id)"
     }
 }

@@ -20,12 +20,14 @@ enum AppsRoutes {
     /// `200` (as OneSignal answers) with the app and its two keys, shown this once.
     @Sendable static func create(_ context: RouteContext) async throws -> HTTPResponse {
         try Authentication.requireOrganization(context)
-        let fields = try AppFields.read(try context.jsonObject(), for: .create)
+        var fields = try AppFields.read(try context.jsonObject(), for: .create)
         let services = context.services
-        let created = try await AppStore.create(AppSettings(fields), now: services.now(),
+        let now = services.now()
+        try fields.settleCertificate(currentBundleID: nil, currentTopics: nil, now: now)
+        let created = try await AppStore.create(AppSettings(fields), now: now,
                                                 sealing: services.configuration.secretKeyring,
                                                 audit: context.auditStamp(.organizationKey), in: services.database)
-        var body = created.app.json(organizationID: try await AuditLogStore.organizationID(in: services.database))
+        var body = created.app.json(organizationID: try await AuditLogStore.organizationID(in: services.database), now: now)
         body["basic_auth_key"] = .string(created.restKey)
         body["sdk_key"] = .string(created.sdkKey)
         return .json(.object(body), headers: secretHeaders.merging(ignoredFieldsHeader(fields)) { $1 })
@@ -38,7 +40,8 @@ enum AppsRoutes {
         let database = context.services.database
         let result = try await AppStore.list(limit: page.limit, offset: page.offset, in: database)
         let organizationID = try await AuditLogStore.organizationID(in: database)
-        return .json(.array(result.apps.map { .object($0.json(organizationID: organizationID)) }),
+        let now = context.services.now()
+        return .json(.array(result.apps.map { .object($0.json(organizationID: organizationID, now: now)) }),
                      headers: ["X-Total-Count": String(result.total)])
     }
 
@@ -49,7 +52,8 @@ enum AppsRoutes {
         guard let app = try await AppStore.find(id, in: database) else {
             throw Authentication.unknownApp(id)
         }
-        return .json(.object(app.json(organizationID: try await AuditLogStore.organizationID(in: database))))
+        return .json(.object(app.json(organizationID: try await AuditLogStore.organizationID(in: database),
+                                      now: context.services.now())))
     }
 
     /// Changes only the fields given; `null` clears an optional one.
@@ -63,7 +67,8 @@ enum AppsRoutes {
                                                        audit: context.auditStamp(.organizationKey), in: services.database) else {
             throw Authentication.unknownApp(id)
         }
-        return .json(.object(app.json(organizationID: try await AuditLogStore.organizationID(in: services.database))),
+        return .json(.object(app.json(organizationID: try await AuditLogStore.organizationID(in: services.database),
+                                      now: services.now())),
                      headers: ignoredFieldsHeader(fields))
     }
 

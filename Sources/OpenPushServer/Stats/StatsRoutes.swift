@@ -62,7 +62,7 @@ enum StatsRoutes {
             "suppressed": .int(figures.suppressed),
             "clicked": .int(figures.clicked),
             "errors_by_reason": .object(JSONObject(figures.errorsByReason.map { ($0.reason, JSONValue.int($0.count)) })),
-            "apns_status": app.apnsStatus,
+            "apns_status": app.apnsStatus(now: services.now()),
         ], headers: ["Cache-Control": "no-store"])
     }
 }

@@ -42,10 +42,11 @@ import OpenPushTestSupport
         #expect(created.headers["OpenPush-Ignored-Fields"] == "site_name, chrome_web_origin, gcm_key, additional_data_is_root_payload")
         #expect(created.json?.objectValue?["site_name"] == nil)
         let refused = await app.request(.post, "/apps", headers: Support.organization,
-                                        json: ["name": "P12", "apns_p12": "MII…", "colour": "red"])
+                                        json: ["name": "P12", "apns_certificates": "-----BEGIN…", "colour": "red"])
         #expect(refused.status == 400)
         #expect(refused.json == ["errors": [
-            "apns_p12 is not supported: OpenPush authenticates to APNs with a .p8 key (apns_p8, apns_key_id, apns_team_id)",
+            .string("apns_certificates is not supported: send the certificate as apns_p12 (the .p12 file as base64) "
+                + "with apns_p12_password, or a .p8 key (apns_p8, apns_key_id, apns_team_id)"),
             "unknown field 'colour'",
         ]])
     }

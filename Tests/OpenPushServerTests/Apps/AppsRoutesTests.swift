@@ -38,6 +38,7 @@ import OpenPushTestSupport
         #expect(body == [
             "id": .string(id), "name": "Shop", "apns_env": "sandbox", "apns_key_id": "ABC123DEFG", "apns_team_id": "TEAM123456",
             "apns_bundle_id": "com.example.shop", "apns_watch_bundle_id": "com.example.shop.watch", "has_apns_key": true,
+            "apns_auth": "token", "apns_certificate_expires_at": nil, "apns_certificate_topics": nil,
             "has_fcm_credentials": false, "fcm_project_id": nil, "shared_demo": false, "live_activity_auto_end_minutes": 30, "onesignal_alias": true,
             "dedupe_window_days": 30, "stale_alert_seconds": 0, "default_privacy_text": "New notification",
             "live_activity_update_interval_seconds": 5, "widget_push_interval_seconds": 15,
