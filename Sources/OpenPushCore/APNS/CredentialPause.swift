@@ -4,10 +4,12 @@
 package enum CredentialPause {
     /// The app settings a pause can depend on.
     package enum Field: Sendable, Hashable, CaseIterable {
-        case p8, keyID, teamID, environment, bundleID, watchBundleID
+        /// `certificate`: the app's APNs certificate (set, replaced or removed).
+        case p8, keyID, teamID, certificate, environment, bundleID, watchBundleID
     }
 
-    private static let token: Set<Field> = [.p8, .keyID, .teamID]
+    /// A new key or certificate fixes a refused one: setting either replaces the other.
+    private static let token: Set<Field> = [.p8, .keyID, .teamID, .certificate]
     private static let topic: Set<Field> = [.bundleID, .watchBundleID]
 
     /// The settings whose change can fix a pause for `reason` (an APNs reason, or the planner's

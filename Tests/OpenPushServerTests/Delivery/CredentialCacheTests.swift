@@ -39,7 +39,7 @@ import Synchronization
         let sealed = SecretKeyring(current: keyA).seal(pem)
         let opened = CredentialCache(keyring: SecretKeyring(current: keyB, old: [keyA]))
         let credential = try #require(try opened.lookup(for: Self.app("app_a", pem: sealed, updatedAt: 1)).get())
-        #expect(credential.keyID == "KEYID00001")
+        #expect(credential.providerKey?.keyID == "KEYID00001")
 
         let logs = CapturingLogHandler()
         let missing = CredentialCache(keyring: SecretKeyring(current: keyB), logger: Logger(label: "test", level: .debug, handler: logs))
