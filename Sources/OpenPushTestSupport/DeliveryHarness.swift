@@ -31,6 +31,8 @@ package struct DeliveryHarness: Sendable {
         let pem = try P256SigningKey.generatePEM()
         let key = try P256SigningKey(pem: pem)
         let serverCertificate = clientCertificates.map { $0.directory + "/simulator.pem" }
+        // Over TLS, a peer that hangs up must be an error, not SIGPIPE ending the process.
+        if serverCertificate != nil { signal(SIGPIPE, SIG_IGN) }
         let simulator = try APNSSimulator(.init(
             port: 0, transport: serverCertificate.map { .tls(certificatePath: $0) } ?? .cleartext,
             clientCAPath: clientCertificates?.caPath, providerKeys: ["KEYID00001": key.publicKeyDER], recordLimit: 200_000))

@@ -18,6 +18,8 @@ import OpenPushTestSupport
         let client: APNSClient
 
         static func make(keys: [String: P256SigningKey] = [:], connections: Int = 1) async throws -> Setup {
+            // A peer that hangs up mid-TLS must be an error, not SIGPIPE ending the test process.
+            signal(SIGPIPE, SIG_IGN)
             let certificates = try await TestCertificates.make()
             let serverCertificate = certificates.directory + "/simulator.pem"
             let simulator = try APNSSimulator(.init(
