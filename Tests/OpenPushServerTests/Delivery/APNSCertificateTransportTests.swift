@@ -198,3 +198,35 @@ import OpenPushTestSupport
         #expect(parsed != (try APNSClientCertificate(pem: two.certificatePEM + "\n" + two.keyPEM)))
     }
 }
+
+/// `LocalCertificateAuthority` (what `openpush dev --certificate-app` uses) makes certificates
+/// the simulator verifies and reads as Apple's: the UID and the topics extension.
+@Suite struct LocalCertificateAuthorityTests {
+    @Test func itsCertificatesAreVerifiedAndTheirTopicsRead() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        let authority = try LocalCertificateAuthority.generate()
+        let directory = try TemporaryDirectory.make(prefix: "openpush-local-ca")
+        let caPath = directory + "/ca.pem"
+        try Data(authority.certificatePEM.utf8).write(to: URL(fileURLWithPath: caPath))
+        let simulator = try APNSSimulator(.init(transport: .tls(certificatePath: directory + "/simulator.pem"), clientCAPath: caPath))
+        try simulator.start()
+        let client = try APNSClient(configuration: APNSClientConfiguration(
+            productionURL: simulator.endpoint, sandboxURL: simulator.endpoint, caFile: directory + "/simulator.pem"))
+        let issued = try authority.issue(bundleID: "com.example.local", topics: ["com.example.local", "com.example.local.voip"])
+        let credential = APNSCredential.certificate(try APNSClientCertificate(pem: issued.certificatePEM + "\n" + issued.privateKeyPEM))
+
+        let alert = try await client.send(APNSCertificateTransportTests.push(topic: "com.example.local"), credential: credential,
+                                          environment: .sandbox)
+        let voip = try await client.send(APNSCertificateTransportTests.push(topic: "com.example.local.voip", type: .voip),
+                                         credential: credential, environment: .sandbox)
+        let complication = try await client.send(
+            APNSCertificateTransportTests.push(topic: "com.example.local.complication", type: .complication),
+            credential: credential, environment: .sandbox)
+        await client.shutdown()
+        simulator.stop()
+        #expect(alert.status == 200)
+        #expect(voip.status == 200)
+        #expect(complication.reason == .topicDisallowed)
+        #expect(simulator.accepted().map(\.authentication) == [.certificate(uid: "com.example.local"), .certificate(uid: "com.example.local")])
+    }
+}
