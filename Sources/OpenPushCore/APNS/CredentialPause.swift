@@ -4,12 +4,10 @@
 package enum CredentialPause {
     /// The app settings a pause can depend on.
     package enum Field: Sendable, Hashable, CaseIterable {
-        /// `certificate`: the app's APNs certificate (set, replaced or removed).
-        case p8, keyID, teamID, certificate, environment, bundleID, watchBundleID
+        case p8, keyID, teamID, environment, bundleID, watchBundleID
     }
 
-    /// A new key or certificate fixes a refused one: setting either replaces the other.
-    private static let token: Set<Field> = [.p8, .keyID, .teamID, .certificate]
+    private static let token: Set<Field> = [.p8, .keyID, .teamID]
     private static let topic: Set<Field> = [.bundleID, .watchBundleID]
 
     /// The settings whose change can fix a pause for `reason` (an APNs reason, or the planner's
