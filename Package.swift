@@ -44,7 +44,9 @@ let package = Package(
         // The APNs client over HTTP/2: TLS or h2c, JWT, connection pools on a few event loops.
         .target(name: "APNs", dependencies: ["EventLoop", "HTTP2", "Crypto", "OpenPushCore"], swiftSettings: swiftSettings),
         // The local APNs simulator (`openpush apns-sim`, tests): an HTTP/2 server that answers like Apple.
-        .target(name: "APNsSimulator", dependencies: ["EventLoop", "HTTP2", "Crypto", "OpenPushCore"], swiftSettings: swiftSettings),
+        // COpenSSL directly: a client certificate's UID and Apple's topics extension.
+        .target(name: "APNsSimulator", dependencies: ["EventLoop", "HTTP2", "Crypto", "OpenPushCore", "COpenSSL"],
+                swiftSettings: swiftSettings),
         // The local FCM simulator (`openpush fcm-sim`, tests): FCM HTTP v1 sends over h2c, Google's
         // OAuth token endpoint and a control API over HTTP/1.1.
         .target(name: "FCMSimulator", dependencies: ["EventLoop", "HTTP2", "HTTPServer", "Crypto", "OpenPushCore"], swiftSettings: swiftSettings),

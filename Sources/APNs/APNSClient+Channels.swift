@@ -78,7 +78,12 @@ extension APNSClient {
             let item = APNSPendingRequest(headers: headers, payload: body, sender: APNSSender(tenant: path), deadline: deadline) {
                 continuation.resume(returning: $0)
             }
-            let shards = self.shards(of: key)
+            let shards: [(loop: APNSEventLoop, shape: APNSPoolShape)]
+            do throws(APNSTransportError) {
+                shards = try self.shards(of: key)
+            } catch {
+                return item.complete(.failure(error))
+            }
             let turn = UInt(bitPattern: nextTurn.add(1, ordering: .relaxed).newValue)
             let (loop, shape) = shards[Int(turn % UInt(shards.count))]
             loop.submit([item], to: key, shape: shape)

@@ -18,10 +18,11 @@ package final class APNSClient: Sendable {
     let endpoints: [APNSRoute: APNSEndpoint]
     private let counters = APNSClientCounters()
     private let loops: [APNSEventLoop]
-    /// One per credential, shared by its pools on every loop, so a key has one provider token;
-    /// kept while its pools idle (a new token per reopened pool would trip APNs'
-    /// `TooManyProviderTokenUpdates`), dropped when the credential is retired.
-    private let signers = Mutex<[APNSCredential: APNSJWTSigner]>([:])
+    /// One per credential, shared by its pools on every loop: a key's signer, so it has one
+    /// provider token, kept while its pools idle (a new token per reopened pool would trip
+    /// APNs' `TooManyProviderTokenUpdates`); a certificate's TLS context presenting it. Dropped
+    /// when the credential is retired.
+    private let authentications = Mutex<[APNSCredential: APNSPoolAuthentication]>([:])
     /// Turns for single pushes over a key's loops.
     let nextTurn = Atomic(0)
 
@@ -88,7 +89,7 @@ package final class APNSClient: Sendable {
     /// replaced) and forgets its provider token. Its pushes still waiting or in flight fail
     /// with a transport error (`shutdown`); a later send with it starts afresh.
     package func retire(credential: APNSCredential) async {
-        _ = signers.withLock { $0.removeValue(forKey: credential) }
+        _ = authentications.withLock { $0.removeValue(forKey: credential) }
         for loop in loops {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 loop.retire(credential) { continuation.resume() }
@@ -127,7 +128,13 @@ package final class APNSClient: Sendable {
         }
         guard !items.isEmpty else { return }
         let key = APNSPoolKey(credential: credential, environment: environment)
-        let shards = self.shards(of: key)
+        let shards: [(loop: APNSEventLoop, shape: APNSPoolShape)]
+        do {
+            shards = try self.shards(of: key)
+        } catch {
+            for item in items { item.complete(.failure(error)) }
+            return
+        }
         if items.count == 1 {
             let turn = UInt(bitPattern: nextTurn.add(1, ordering: .relaxed).newValue)
             let (loop, shape) = shards[Int(turn % UInt(shards.count))]
@@ -144,21 +151,47 @@ package final class APNSClient: Sendable {
     }
 
     /// The loops that hold `key`'s connections, and how many each holds: the key's
-    /// connections dealt over the loops from one chosen by the key's hash.
-    func shards(of key: APNSPoolKey) -> [(loop: APNSEventLoop, shape: APNSPoolShape)] {
-        let signer = signers.withLock { signers in
-            // The token is per key, whichever environment it is used with.
-            if let signer = signers[key.credential] { return signer }
-            let signer = APNSJWTSigner(credential: key.credential)
-            signers[key.credential] = signer
-            return signer
-        }
+    /// connections dealt over the loops from one chosen by the key's hash. Throws for a
+    /// certificate that cannot be used (no TLS to present it on, or OpenSSL refuses it).
+    func shards(of key: APNSPoolKey) throws(APNSTransportError) -> [(loop: APNSEventLoop, shape: APNSPoolShape)] {
+        let authentication = try authentication(for: key)
         let connections = max(1, configuration.connectionsPerKey)
         let count = min(loops.count, connections)
         let first = Int(UInt(bitPattern: key.hashValue) % UInt(loops.count))
         return (0..<count).map { shard in
             let share = connections / count + (shard < connections % count ? 1 : 0)
-            return (loops[(first + shard) % loops.count], APNSPoolShape(signer: signer, connections: share))
+            return (loops[(first + shard) % loops.count], APNSPoolShape(authentication: authentication, connections: share))
         }
+    }
+
+    /// The credential's signer or certificate context, made on first use. The token and the
+    /// context are per credential, whichever environment they are used with.
+    private func authentication(for key: APNSPoolKey) throws(APNSTransportError) -> APNSPoolAuthentication {
+        if case .certificate = key.credential, !endpoints[key.route]!.usesTLS {
+            throw APNSTransportError(.requestFailed, Self.certificateNeedsTLS(endpoints[key.route]!))
+        }
+        let made: Result<APNSPoolAuthentication, APNSTransportError> = authentications.withLock { known in
+            if let found = known[key.credential] { return .success(found) }
+            let authentication: APNSPoolAuthentication
+            switch key.credential {
+            case .token(let providerKey):
+                authentication = .token(APNSJWTSigner(credential: providerKey))
+            case .certificate(let certificate):
+                do throws(CryptoError) {
+                    authentication = .certificate(try TLSClientContext(
+                        caFile: configuration.caFile, alpn: ["h2"], identity: certificate.identity))
+                } catch {
+                    return .failure(APNSTransportError(.requestFailed, "the APNs client certificate: \(error.message)"))
+                }
+            }
+            known[key.credential] = authentication
+            return .success(authentication)
+        }
+        return try made.get()
+    }
+
+    static func certificateNeedsTLS(_ endpoint: APNSEndpoint) -> String {
+        "a certificate credential needs an https:// APNs endpoint to present its certificate on; "
+            + "\(endpoint.scheme)://\(endpoint.authority) is cleartext (h2c)"
     }
 }

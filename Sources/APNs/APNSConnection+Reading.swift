@@ -70,7 +70,7 @@ extension APNSConnection {
     func finish(_ item: APNSPendingRequest, response: APNSResponse, now: Double) {
         pool.lastActivity = now
         if response.status == 403, response.reason == .expiredProviderToken, !item.refreshedToken,
-           let fresh = try? shared.signer.refresh(rejected: item.sentJWT, now: shared.configuration.clock()),
+           let fresh = try? shared.signer?.refresh(rejected: item.sentJWT, now: shared.configuration.clock()),
            fresh.jwt != item.sentJWT {
             item.refreshedToken = true
             shared.queue.requeue([item])

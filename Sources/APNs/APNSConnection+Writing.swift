@@ -9,23 +9,26 @@ extension APNSConnection {
         let available = machine.availableStreams
         guard available > 0, !shared.queue.isEmpty else { return }
         let items = shared.queue.take(max: available)
-        let token: APNSProviderToken
-        do {
-            token = try shared.signer.token(now: shared.configuration.clock())
-        } catch {
-            for item in items { item.complete(.failure(APNSTransportError(.requestFailed, "JWT: \(error.message)"))) }
-            return
+        // A certificate's connection needs no provider token: no header at all.
+        var token: APNSProviderToken?
+        if let signer = shared.signer {
+            do {
+                token = try signer.token(now: shared.configuration.clock())
+            } catch {
+                for item in items { item.complete(.failure(APNSTransportError(.requestFailed, "JWT: \(error.message)"))) }
+                return
+            }
         }
-        let authorization = "bearer " + token.jwt
+        let authorization = token.map { "bearer " + $0.jwt }
         let answerBy = MonotonicClock.now() + shared.configuration.requestTimeout
         for position in items.indices {
             let item = items[position]
-            item.authorize(authorization)
+            if let authorization { item.authorize(authorization) } else { item.authorizeByCertificate() }
             item.answerBy = answerBy
             do {
                 let streamID = try session.submitRequest(headers: item.headers, body: item.payload,
                                                          unindexed: APNSPendingRequest.unindexedHeaders)
-                item.sentJWT = token.jwt
+                item.sentJWT = token?.jwt ?? ""
                 inFlight[streamID] = item
                 machine.streamOpened(streamID)
                 shared.counters.inFlightStreams.add(1, ordering: .relaxed)

@@ -11,11 +11,19 @@ struct APNSPoolKey: Hashable, Sendable {
     var route: APNSRoute { APNSRoute(environment: environment, service: service) }
 }
 
-/// What a loop needs to open its pool of a key: the key's signer (shared by every loop, so
-/// the key has one provider token) and how many of the key's connections are this loop's.
+/// What a loop needs to open its pool of a credential: how its connections authenticate
+/// (shared by every loop, so a key has one provider token and a certificate one TLS context)
+/// and how many of the credential's connections are this loop's.
 struct APNSPoolShape: Sendable {
-    var signer: APNSJWTSigner
+    var authentication: APNSPoolAuthentication
     var connections: Int
+}
+
+/// How a pool's connections authenticate: a provider token in each request, or the client
+/// certificate of the TLS context they connect with.
+enum APNSPoolAuthentication: Sendable {
+    case token(APNSJWTSigner)
+    case certificate(TLSClientContext)
 }
 
 /// The connections of one (credential, environment) on one event loop: a shared queue of requests and a few
@@ -29,14 +37,15 @@ final class APNSConnectionPool {
     final class Shared {
         let endpoint: APNSEndpoint
         let tlsContext: TLSClientContext?
-        let signer: APNSJWTSigner
+        /// nil for a certificate's connections: they send no `authorization`.
+        let signer: APNSJWTSigner?
         let queue: APNSRequestQueue
         let counters: APNSClientCounters
         let configuration: APNSClientConfiguration
         let logger: Logger
 
         init(
-            endpoint: APNSEndpoint, tlsContext: TLSClientContext?, signer: APNSJWTSigner, queue: APNSRequestQueue,
+            endpoint: APNSEndpoint, tlsContext: TLSClientContext?, signer: APNSJWTSigner?, queue: APNSRequestQueue,
             counters: APNSClientCounters, configuration: APNSClientConfiguration, logger: Logger
         ) {
             self.endpoint = endpoint
@@ -66,14 +75,24 @@ final class APNSConnectionPool {
     private var nextSweep: Double
 
     init(
-        key: APNSPoolKey, endpoint: APNSEndpoint, tlsContext: TLSClientContext?, signer: APNSJWTSigner,
+        key: APNSPoolKey, endpoint: APNSEndpoint, tlsContext: TLSClientContext?, authentication: APNSPoolAuthentication,
         connections: Int, configuration: APNSClientConfiguration, counters: APNSClientCounters, logger: Logger,
         context: APNSLoopContext, now: Double
     ) {
         self.key = key
         let count = max(1, connections)
+        let signer: APNSJWTSigner?
+        let connectWith: TLSClientContext?
+        switch authentication {
+        case .token(let tokenSigner):
+            signer = tokenSigner
+            connectWith = tlsContext
+        case .certificate(let certificateContext):
+            signer = nil
+            connectWith = certificateContext
+        }
         shared = Shared(
-            endpoint: endpoint, tlsContext: tlsContext, signer: signer,
+            endpoint: endpoint, tlsContext: connectWith, signer: signer,
             queue: APNSRequestQueue(connections: count, counters: counters), counters: counters,
             configuration: configuration, logger: logger)
         lastActivity = now

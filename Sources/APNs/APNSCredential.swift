@@ -1,27 +1,27 @@
 package import Crypto
 
-/// Token-auth credentials: the key id and team id shown in Apple's developer account and the
-/// `.p8` signing key. Two credentials are the same when all three agree, so replacing an app's
-/// key gets fresh connections and a fresh token.
-package struct APNSCredential: Sendable, Hashable {
-    package var keyID: String
-    package var teamID: String
-    package var signingKey: P256SigningKey
+/// How a provider proves itself to APNs: a `.p8` key's provider token (JWT), or a client
+/// certificate presented on the TLS connection. Pools are per credential, so two keys, two
+/// teams or two certificates never share a connection (APNs binds a connection to the team
+/// and topics of its first push).
+package enum APNSCredential: Sendable, Hashable {
+    case token(APNSProviderKey)
+    case certificate(APNSClientCertificate)
 
+    /// A token credential.
     package init(keyID: String, teamID: String, signingKey: P256SigningKey) {
-        self.keyID = keyID
-        self.teamID = teamID
-        self.signingKey = signingKey
+        self = .token(APNSProviderKey(keyID: keyID, teamID: teamID, signingKey: signingKey))
     }
 
-    package static func == (lhs: APNSCredential, rhs: APNSCredential) -> Bool {
-        lhs.keyID == rhs.keyID && lhs.teamID == rhs.teamID
-            && lhs.signingKey.publicKeyDER == rhs.signingKey.publicKeyDER
+    /// The provider key of a token credential; nil for a certificate.
+    package var providerKey: APNSProviderKey? {
+        if case .token(let key) = self { return key }
+        return nil
     }
 
-    package func hash(into hasher: inout Hasher) {
-        hasher.combine(keyID)
-        hasher.combine(teamID)
-        hasher.combine(signingKey.publicKeyDER)
+    /// The certificate of a certificate credential; nil for a token.
+    package var clientCertificate: APNSClientCertificate? {
+        if case .certificate(let certificate) = self { return certificate }
+        return nil
     }
 }

@@ -179,7 +179,7 @@ final class APNSEventLoop: @unchecked Sendable {
 
     private func openPool(_ key: APNSPoolKey, shape: APNSPoolShape, now: Double) -> APNSConnectionPool {
         let pool = APNSConnectionPool(
-            key: key, endpoint: endpoints[key.route]!, tlsContext: tlsContext, signer: shape.signer,
+            key: key, endpoint: endpoints[key.route]!, tlsContext: tlsContext, authentication: shape.authentication,
             connections: shape.connections, configuration: configuration, counters: counters, logger: logger,
             context: context, now: now)
         pools[key] = pool

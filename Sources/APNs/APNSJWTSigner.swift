@@ -2,13 +2,13 @@ package import Crypto
 import OpenPushCore
 import Synchronization
 
-/// Signs and caches the provider token of one credential. Thread-safe: every connection of
+/// Signs and caches the provider token of one key. Thread-safe: every connection of
 /// the credential asks it for the token to put in `authorization`.
 package final class APNSJWTSigner: Sendable {
-    package let credential: APNSCredential
+    package let credential: APNSProviderKey
     private let schedule = Mutex(APNSProviderTokenSchedule())
 
-    package init(credential: APNSCredential) {
+    package init(credential: APNSProviderKey) {
         self.credential = credential
     }
 
@@ -42,7 +42,7 @@ package final class APNSJWTSigner: Sendable {
     }
 
     /// `base64url({"alg":"ES256","kid":…}) . base64url({"iss":…,"iat":…}) . base64url(r‖s)`.
-    package static func sign(_ credential: APNSCredential, issuedAt: Int64) throws(CryptoError) -> APNSProviderToken {
+    package static func sign(_ credential: APNSProviderKey, issuedAt: Int64) throws(CryptoError) -> APNSProviderToken {
         let header: JSONValue = ["alg": "ES256", "kid": .string(credential.keyID)]
         let claims: JSONValue = ["iss": .string(credential.teamID), "iat": .int(issuedAt)]
         let signingInput = Base64URL.encode(header.serializedBytes) + "." + Base64URL.encode(claims.serializedBytes)

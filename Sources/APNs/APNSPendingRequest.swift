@@ -40,9 +40,20 @@ final class APNSPendingRequest: @unchecked Sendable {
         self.completion = completion
     }
 
+    /// The `authorization` slot was taken out: the request goes over a certificate's connection.
+    private var isCertificateAuthenticated = false
+
     /// Sets the `authorization` header (`bearer <jwt>`).
     func authorize(_ value: String) {
         headers[Self.authorizationIndex].value = value
+    }
+
+    /// Removes the `authorization` header: the connection's client certificate authenticates.
+    /// Once only, however often the request goes out.
+    func authorizeByCertificate() {
+        guard !isCertificateAuthenticated else { return }
+        isCertificateAuthenticated = true
+        headers.remove(at: Self.authorizationIndex)
     }
 
     /// Hands over the outcome; only the first call counts.

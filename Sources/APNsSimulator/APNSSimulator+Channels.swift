@@ -76,7 +76,8 @@ extension APNSSimulator {
 
     /// The answer to a channel management or broadcast request, or `nil` for any other path.
     func channelAnswer(_ request: HTTP2ServerSession.Request, now: Date,
-                       verifiedTokens: inout [String: APNSSimulatorProviderToken]) -> ChannelAnswer? {
+                       verifiedTokens: inout [String: APNSSimulatorProviderToken],
+                       certificate: APNSSimulatorClientCertificate? = nil) -> ChannelAnswer? {
         var path = request.path ?? ""
         // Every device push comes this way first: it costs one prefix check, not a split.
         guard Self.isChannelPath(path) else { return nil }
@@ -107,12 +108,17 @@ extension APNSSimulator {
         let method = request.method ?? ""
         let allowed = isBroadcast ? ["POST"] : segments[4] == "all-channels" ? ["GET"] : ["POST", "GET", "DELETE"]
         guard allowed.contains(method) else { return answer(405, "MethodNotAllowed") }
-        if let rejection = requestCheck.checkProviderToken(request.value("authorization"), now: now, verifiedTokens: &verifiedTokens),
+        if certificate == nil,
+           let rejection = requestCheck.checkProviderToken(request.value("authorization"), now: now, verifiedTokens: &verifiedTokens),
            case .rejected(let status, let reason) = rejection {
             return answer(status, reason)
         }
         guard !bundleID.isEmpty else { return answer(404, "BadPath") }
-        if let bundleIDs = requestCheck.bundleIDs, !bundleIDs.contains(bundleID) { return answer(400, "TopicDisallowed") }
+        if let certificate {
+            if !certificate.topics.contains(bundleID) { return answer(400, "TopicDisallowed") }
+        } else if let bundleIDs = requestCheck.bundleIDs, !bundleIDs.contains(bundleID) {
+            return answer(400, "TopicDisallowed")
+        }
         if let requested = request.value("apns-request-id"), !APNSSimulatorRequestCheck.isUUID(requested) {
             return answer(400, "BadMessageId")
         }

@@ -17,6 +17,10 @@ extension APNSSimulator {
         /// 0 picks an ephemeral port; read it back from `APNSSimulator.port` after `start()`.
         package var port: UInt16
         package var transport: Transport
+        /// PEM CA certificates that client certificates are verified against (TLS only). With it
+        /// the simulator asks each client for a certificate: a connection that presents one
+        /// that verifies pushes without a provider token, to the certificate's topics only.
+        package var clientCAPath: String?
         /// Key id → DER SubjectPublicKeyInfo of the provider's P-256 key (what
         /// `P256SigningKey.publicKeyDER` gives for a `.p8`).
         package var providerKeys: [String: [UInt8]]
@@ -49,6 +53,7 @@ extension APNSSimulator {
             host: String = "127.0.0.1",
             port: UInt16 = 0,
             transport: Transport = .cleartext,
+            clientCAPath: String? = nil,
             providerKeys: [String: [UInt8]] = [:],
             acceptAnyToken: Bool = false,
             bundleIDs: Set<String>? = nil,
@@ -63,6 +68,7 @@ extension APNSSimulator {
             self.host = host
             self.port = port
             self.transport = transport
+            self.clientCAPath = clientCAPath
             self.providerKeys = providerKeys
             self.acceptAnyToken = acceptAnyToken
             self.bundleIDs = bundleIDs

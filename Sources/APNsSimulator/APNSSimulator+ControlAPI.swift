@@ -26,6 +26,9 @@ extension APNSSimulator {
     /// | `GET /channels` | `{"channels": [{bundle_id, channel_id, message_storage_policy, push_type}, …]}` |
     /// | `POST /channels/behaviours` `{"channel_id": "…", "status": 400, "reason": "…", "operation": "broadcast"}` | answer that channel's broadcasts (or `"manage"`: its read/delete) with an error (200) |
     /// | `DELETE /channels/behaviours/{channel_id}` | back to normal (204, 404 if unknown) |
+    /// | `GET /certificates/behaviours` | `{"behaviours": [{uid, status, reason}, …]}` |
+    /// | `POST /certificates/behaviours` `{"uid": "com.example.app", "status": 403, "reason": "BadCertificate"}` | answer every push over that client certificate's connections so (200) |
+    /// | `DELETE /certificates/behaviours/{uid}` | back to normal (204, 404 if unknown) |
     /// | `POST /reset` | recorded pushes, behaviours and GOAWAY back to the start (204) |
     ///
     /// Errors answer `{"error": "…"}` with 400, 404 or 405.
@@ -71,6 +74,8 @@ extension APNSSimulator {
                 return Self.error(400, "after_streams must be an integer ≥ 1 or null")
             }
             return ControlResponse(status: 200, body: ["after_streams": value])
+        case (_, let parts) where parts.first == "certificates" && parts.dropFirst().first == "behaviours":
+            return certificateControl(method: method, path: path, parts: Array(parts.dropFirst(2)), body: body)
         case (_, let parts) where parts.first == "channels":
             return channelControl(method: method, path: path, parts: Array(parts.dropFirst()), body: body)
         case ("POST", ["reset"]):
@@ -79,6 +84,35 @@ extension APNSSimulator {
         case (_, ["pushes"]), (_, ["behaviours"]), (_, ["goaway"]), (_, ["reset"]):
             return Self.error(405, "method \(method) not allowed on \(path)")
         case (_, let parts) where parts.count == 2 && parts[0] == "behaviours":
+            return Self.error(405, "method \(method) not allowed on \(path)")
+        default:
+            return Self.error(404, "no such control route: \(method) \(path)")
+        }
+    }
+
+    private func certificateControl(method: String, path: String, parts: [String], body: [UInt8]) -> ControlResponse {
+        switch (method, parts.count) {
+        case ("GET", 0):
+            let list = certificateBehaviours().sorted { $0.key < $1.key }.map { entry -> JSONValue in
+                ["uid": .string(entry.key), "status": .int(Int64(entry.value.status)),
+                 "reason": entry.value.reason.map(JSONValue.string) ?? .null]
+            }
+            return ControlResponse(status: 200, body: ["behaviours": .array(list)])
+        case ("POST", 0):
+            guard let object = (try? JSONValue.parse(body))?.objectValue,
+                  let uid = object["uid"]?.stringValue, !uid.isEmpty,
+                  let status = object["status"]?.intValue, (400...599).contains(status),
+                  let reason = object["reason"]?.stringValue, !reason.isEmpty
+            else {
+                return Self.error(400, #"expected {"uid": "<the certificate's UID>", "status": 403, "reason": "BadCertificate"}"#)
+            }
+            setCertificateBehaviour(Behaviour(status: Int(status), reason: reason), forUID: uid)
+            return ControlResponse(status: 200, body: ["uid": .string(uid), "status": .int(status), "reason": .string(reason)])
+        case ("DELETE", 1):
+            guard certificateBehaviours()[parts[0]] != nil else { return Self.error(404, "no behaviour for certificate '\(parts[0])'") }
+            setCertificateBehaviour(nil, forUID: parts[0])
+            return ControlResponse(status: 204)
+        case (_, 0), (_, 1):
             return Self.error(405, "method \(method) not allowed on \(path)")
         default:
             return Self.error(404, "no such control route: \(method) \(path)")

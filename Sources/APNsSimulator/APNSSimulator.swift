@@ -37,6 +37,8 @@ package final class APNSSimulator: Sendable {
         var connections: [Int: Int32] = [:]
         var nextConnectionID = 0
         var behaviours: [String: Behaviour]
+        /// Answers for every push over a certificate's connections, by the certificate's UID.
+        var certificateBehaviours: [String: Behaviour] = [:]
         var goAwayAfterStreams: Int?
         var recorded: [RecordedPush] = []
         var acceptedCount = 0
@@ -62,6 +64,9 @@ package final class APNSSimulator: Sendable {
             providerKeys: keys, acceptAnyToken: configuration.acceptAnyToken, bundleIDs: configuration.bundleIDs)
         switch configuration.transport {
         case .cleartext:
+            if configuration.clientCAPath != nil {
+                throw APNSSimulatorError("a client CA needs the TLS transport: client certificates come with TLS")
+            }
             certificatePEM = nil
             tlsContext = nil
         case .tls(let path):
@@ -71,7 +76,8 @@ package final class APNSSimulator: Sendable {
             }
             certificatePEM = certificate.certificatePEM
             tlsContext = try TLSServerContext(
-                certificatePEM: certificate.certificatePEM, privateKeyPEM: certificate.privateKeyPEM, alpn: ["h2"])
+                certificatePEM: certificate.certificatePEM, privateKeyPEM: certificate.privateKeyPEM, alpn: ["h2"],
+                clientCAFile: configuration.clientCAPath)
         }
         state = Mutex(State(behaviours: Behaviour.builtIn(slowDelay: configuration.slowDelay)))
         rateLimit = Mutex(configuration.maxRate.map { APNSSimulatorRateLimit(rate: max($0, 0.001)) })
@@ -138,6 +144,21 @@ package final class APNSSimulator: Sendable {
         state.withLock { $0.behaviours }
     }
 
+    /// Answers every push over the connections of the client certificate whose UID is `uid`
+    /// with `behaviour` (e.g. `403 BadCertificate`), before any other check; `nil` removes it.
+    package func setCertificateBehaviour(_ behaviour: Behaviour?, forUID uid: String) {
+        state.withLock { $0.certificateBehaviours[uid] = behaviour }
+    }
+
+    /// The certificate table, by UID.
+    package func certificateBehaviours() -> [String: Behaviour] {
+        state.withLock { $0.certificateBehaviours }
+    }
+
+    func certificateBehaviour(forUID uid: String) -> Behaviour? {
+        state.withLock { $0.certificateBehaviours[uid] }
+    }
+
     /// Every connection sends GOAWAY after its `streams`-th request, with that stream as the
     /// last processed one (later streams are refused, and the client must retry them on a
     /// new connection, which again gets `streams`). `nil` turns this off.
@@ -170,6 +191,7 @@ package final class APNSSimulator: Sendable {
             state.acceptedCount = 0
             state.behaviours = Behaviour.builtIn(slowDelay: configuration.slowDelay)
             state.goAwayAfterStreams = nil
+            state.certificateBehaviours.removeAll()
             state.channels.behaviours.removeAll()
         }
     }
@@ -240,7 +262,7 @@ package final class APNSSimulator: Sendable {
             }
             threads.enter()
             let thread = Thread { [self] in
-                APNSSimulatorConnection(simulator: self, socket: socket).run()
+                APNSSimulatorConnection(simulator: self, socket: socket, id: id).run()
                 state.withLock { _ = $0.connections.removeValue(forKey: id) }
                 close(socket)
                 threads.leave()

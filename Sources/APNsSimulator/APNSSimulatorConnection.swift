@@ -31,6 +31,12 @@ final class APNSSimulatorConnection {
 
     private let simulator: APNSSimulator
     private let socket: Int32
+    /// The simulator's number for this connection, recorded with its pushes.
+    private let id: Int
+    /// The verified client certificate it presented (TLS with a client CA only).
+    private var certificate: APNSSimulatorClientCertificate?
+    /// The last `authorization` seen and who it names, so recording a push parses no JWT.
+    private var lastAuthorization: (value: String, authentication: APNSSimulator.Authentication)?
     private var tls: TLSServerConnection?
     private var session: HTTP2ServerSession?
     private var output: [UInt8] = []
@@ -45,9 +51,10 @@ final class APNSSimulatorConnection {
     /// Above this much unsent output, stop reading requests until the client reads.
     private static let outputHighWater = 1 << 20
 
-    init(simulator: APNSSimulator, socket: Int32) {
+    init(simulator: APNSSimulator, socket: Int32, id: Int) {
         self.simulator = simulator
         self.socket = socket
+        self.id = id
         streamsRampedUp = !simulator.configuration.rampsUpStreams
     }
 
@@ -72,6 +79,9 @@ final class APNSSimulatorConnection {
             let connection = try TLSServerConnection(context: context, socket: socket)
             try connection.handshake()
             tls = connection
+            if simulator.configuration.clientCAPath != nil, let der = connection.verifiedPeerCertificateDER {
+                certificate = APNSSimulatorClientCertificate(der: der)
+            }
         }
         _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
         let configuration = simulator.configuration
@@ -124,14 +134,24 @@ final class APNSSimulatorConnection {
     private func handle(_ request: HTTP2ServerSession.Request, in session: HTTP2ServerSession) throws {
         if let goAwayStreamID, request.streamID > goAwayStreamID { return }
         let now = simulator.configuration.now()
-        if let channelAnswer = simulator.channelAnswer(request, now: now, verifiedTokens: &verifiedTokens) {
+        // A refused certificate is refused whatever the request.
+        if let certificate, let refusal = simulator.certificateBehaviour(forUID: certificate.uid), refusal.status != 200 {
+            let apnsID = request.value("apns-id").flatMap { APNSSimulatorRequestCheck.isUUID($0) ? $0 : nil }
+                ?? Self.makeAPNSID()
+            try send(Self.answer(refusal, apnsID: apnsID, push: nil, now: now), streamID: request.streamID, in: session)
+            completedStreams += 1
+            return
+        }
+        if let channelAnswer = simulator.channelAnswer(request, now: now, verifiedTokens: &verifiedTokens,
+                                                       certificate: certificate) {
             let answer = Answer(status: channelAnswer.status, headers: channelAnswer.headers, body: channelAnswer.body,
                                 push: channelAnswer.broadcast)
             try send(answer, streamID: request.streamID, in: session)
             completedStreams += 1
             return
         }
-        let verdict = simulator.requestCheck.check(request, now: now, verifiedTokens: &verifiedTokens)
+        let verdict = simulator.requestCheck.check(request, now: now, verifiedTokens: &verifiedTokens,
+                                                   certificate: certificate)
         let apnsID = request.value("apns-id").flatMap { APNSSimulatorRequestCheck.isUUID($0) ? $0 : nil }
             ?? Self.makeAPNSID()
 
@@ -148,7 +168,8 @@ final class APNSSimulatorConnection {
                 push = APNSSimulator.RecordedPush(
                     deviceToken: deviceToken, apnsID: apnsID,
                     headers: request.headers.filter { !$0.name.hasPrefix(":") },
-                    payload: request.body, receivedAt: now, uniqueID: uniqueID)
+                    payload: request.body, receivedAt: now, uniqueID: uniqueID,
+                    authentication: authentication(of: request), connectionID: id)
             }
         }
         // Like APNs: more streams once a request got past the provider-token check.
@@ -174,6 +195,18 @@ final class APNSSimulatorConnection {
             goAwayStreamID = request.streamID
             try session.submitGoAway(lastStreamID: request.streamID)
         }
+    }
+
+    /// How `request` was authenticated: the connection's certificate, else the provider token
+    /// it carries (read, not verified: the check did that unless `acceptAnyToken`).
+    private func authentication(of request: HTTP2ServerSession.Request) -> APNSSimulator.Authentication {
+        if let certificate { return .certificate(uid: certificate.uid) }
+        guard let value = request.value("authorization") else { return .none }
+        if let last = lastAuthorization, last.value == value { return last.authentication }
+        let authentication = APNSSimulatorProviderToken(authorization: value)
+            .map { APNSSimulator.Authentication.providerToken(keyID: $0.keyID, teamID: $0.teamID) } ?? .none
+        lastAuthorization = (value, authentication)
+        return authentication
     }
 
     /// A random (version 4) UUID in lower case, as APNs makes them. RAND_bytes, because

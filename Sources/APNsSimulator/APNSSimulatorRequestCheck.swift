@@ -43,10 +43,14 @@ struct APNSSimulatorRequestCheck: Sendable {
         "apns-expiration", "apns-collapse-id",
     ]
 
-    /// - Parameter verifiedTokens: provider tokens already verified on this connection, so a
-    ///   client reusing its token (as it must) costs one signature check per connection.
+    /// - Parameters:
+    ///   - verifiedTokens: provider tokens already verified on this connection, so a client
+    ///     reusing its token (as it must) costs one signature check per connection.
+    ///   - certificate: the connection's verified client certificate: it stands in for the
+    ///     provider token, and the topic must be one of its own.
     func check(_ request: HTTP2ServerSession.Request, now: Date,
-               verifiedTokens: inout [String: APNSSimulatorProviderToken]) -> Verdict {
+               verifiedTokens: inout [String: APNSSimulatorProviderToken],
+               certificate: APNSSimulatorClientCertificate? = nil) -> Verdict {
         var path = request.path ?? ""
         if let query = path.utf8.firstIndex(of: UInt8(ascii: "?")) { path = String(path[..<query]) }
         let prefix = "/3/device/"
@@ -61,10 +65,12 @@ struct APNSSimulatorRequestCheck: Sendable {
             guard seen.insert(header.name).inserted else { return .rejected(status: 400, reason: "DuplicateHeaders") }
         }
 
-        if let rejection = checkProviderToken(request.value("authorization"), now: now, verifiedTokens: &verifiedTokens) {
+        if certificate == nil,
+           let rejection = checkProviderToken(request.value("authorization"), now: now, verifiedTokens: &verifiedTokens) {
             return rejection
         }
-        if let rejection = checkTopic(request.value("apns-topic"), pushType: request.value("apns-push-type")) {
+        if let rejection = checkTopic(request.value("apns-topic"), pushType: request.value("apns-push-type"),
+                                      certificate: certificate) {
             return rejection
         }
         if let priority = request.value("apns-priority"), !["1", "5", "10"].contains(priority) {
@@ -117,7 +123,7 @@ struct APNSSimulatorRequestCheck: Sendable {
     /// Apple does not document which reason a topic/push-type mismatch gets; ours: a topic
     /// missing the suffix its push type needs is InvalidPushType, a topic carrying another
     /// push type's suffix is BadTopic.
-    private func checkTopic(_ topic: String?, pushType: String?) -> Verdict? {
+    private func checkTopic(_ topic: String?, pushType: String?, certificate: APNSSimulatorClientCertificate?) -> Verdict? {
         guard let topic, !topic.isEmpty else { return .rejected(status: 400, reason: "MissingTopic") }
         // No spaces, controls or slashes: a bundle id is reverse-DNS text.
         guard !topic.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "/") }) else {
@@ -133,6 +139,9 @@ struct APNSSimulatorRequestCheck: Sendable {
             return .rejected(status: 400, reason: "BadTopic")
         }
         let bundleID = String(topic.dropLast(suffix.count))
+        if let certificate {
+            return certificate.allows(topic: topic, bundleID: bundleID) ? nil : .rejected(status: 400, reason: "TopicDisallowed")
+        }
         if let bundleIDs, !bundleIDs.contains(bundleID) {
             return .rejected(status: 400, reason: "TopicDisallowed")
         }

@@ -1,7 +1,8 @@
 import COpenSSL
 
 /// Client TLS settings shared by many connections: TLS 1.2 or later, peer verification
-/// against the system trust store (plus an optional CA file), and ALPN.
+/// against the system trust store (plus an optional CA file), ALPN, and optionally a client
+/// certificate every connection presents.
 ///
 /// `@unchecked Sendable`: the SSL_CTX is configured once in `init` and only read afterwards,
 /// which OpenSSL allows from any thread (`SSL_new` takes its own reference).
@@ -11,7 +12,8 @@ package final class TLSClientContext: @unchecked Sendable {
     /// - Parameters:
     ///   - caFile: extra PEM CA certificates to trust, e.g. a test or sandbox root.
     ///   - alpn: protocols to offer, most preferred first; APNs needs `["h2"]`.
-    package init(caFile: String? = nil, alpn: [String] = ["h2"]) throws(CryptoError) {
+    ///   - identity: the certificate and key to present when the server asks for one.
+    package init(caFile: String? = nil, alpn: [String] = ["h2"], identity: TLSClientIdentity? = nil) throws(CryptoError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw CryptoError.openSSL("SSL_CTX_new") }
         // Owned from here on, so every later failure frees it through deinit.
@@ -29,6 +31,13 @@ package final class TLSClientContext: @unchecked Sendable {
         }
         if let caFile, SSL_CTX_load_verify_locations(context, caFile, nil) != 1 {
             throw CryptoError.openSSL("cannot load CA file \(caFile)")
+        }
+        if let identity {
+            // Both take their own references.
+            guard SSL_CTX_use_certificate(context, identity.certificate) == 1,
+                  SSL_CTX_use_PrivateKey(context, identity.privateKey) == 1,
+                  SSL_CTX_check_private_key(context) == 1
+            else { throw CryptoError.openSSL("cannot use the client certificate") }
         }
         if !alpn.isEmpty {
             var wire: [UInt8] = []

@@ -74,6 +74,22 @@ package final class TLSServerConnection {
         return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
     }
 
+    /// The client's certificate as DER when it presented one that verified against the
+    /// context's client CA; nil otherwise.
+    package var verifiedPeerCertificateDER: [UInt8]? {
+        guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
+        defer { X509_free(certificate) }
+        guard SSL_get_verify_result(ssl) == X509_V_OK else { return nil }
+        let length = i2d_X509(certificate, nil)
+        guard length > 0 else { return nil }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        _ = der.withUnsafeMutableBufferPointer { buffer in
+            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+            return i2d_X509(certificate, &cursor)
+        }
+        return der
+    }
+
     /// Sends close_notify without waiting for the peer's; does not close the socket.
     package func shutdown() {
         _ = SSL_shutdown(ssl)

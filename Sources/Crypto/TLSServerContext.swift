@@ -13,7 +13,11 @@ package final class TLSServerContext: @unchecked Sendable {
     ///   - certificatePEM: the leaf certificate, optionally followed by its chain.
     ///   - alpn: protocols the server speaks, most preferred first; a client offering none of
     ///     them gets no ALPN answer.
-    package init(certificatePEM: String, privateKeyPEM: String, alpn: [String] = ["h2"]) throws(CryptoError) {
+    ///   - clientCAFile: PEM CA certificates client certificates are verified against. With it
+    ///     the server asks every client for a certificate; one without may still connect, one
+    ///     whose certificate does not verify fails the handshake.
+    package init(certificatePEM: String, privateKeyPEM: String, alpn: [String] = ["h2"],
+                 clientCAFile: String? = nil) throws(CryptoError) {
         ERR_clear_error()
         protocols = alpn.map { Array($0.utf8) }
         guard protocols.allSatisfy({ (1...255).contains($0.count) }) else {
@@ -54,6 +58,14 @@ package final class TLSServerContext: @unchecked Sendable {
         guard keyLoaded else { throw CryptoError.openSSL("cannot load the server private key") }
         guard SSL_CTX_check_private_key(context) == 1 else {
             throw CryptoError.openSSL("the private key does not match the certificate")
+        }
+        if let clientCAFile {
+            guard SSL_CTX_load_verify_locations(context, clientCAFile, nil) == 1 else {
+                throw CryptoError.openSSL("cannot load the client CA file \(clientCAFile)")
+            }
+            // The CA names go in the certificate request; the list is owned by the context.
+            if let names = SSL_load_client_CA_file(clientCAFile) { SSL_CTX_set_client_CA_list(context, names) }
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         }
         if !protocols.isEmpty {
             SSL_CTX_set_alpn_select_cb(context, selectALPN, Unmanaged.passUnretained(self).toOpaque())

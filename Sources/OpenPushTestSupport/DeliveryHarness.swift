@@ -22,14 +22,23 @@ package struct DeliveryHarness: Sendable {
     /// `configure` adjusts the application's configuration after it is pointed at the simulator
     /// (for example to open the `/apps` routes with an organization key); `now` is the
     /// application's clock, which the delivery engine plans by (`ManualClock.source` to move it).
+    /// With `clientCertificates`, the simulator runs TLS and trusts that CA's client
+    /// certificates (`TestCertificates`), and the client and application trust the simulator.
     package static func make(settings: DeliveryEngine.Settings = quickSettings(), conninfo: String? = nil,
+                            clientCertificates: TestCertificates? = nil,
                             configure: @escaping (inout Configuration) -> Void = { _ in },
                             now: @escaping @Sendable () -> Double = WallClock.now) async throws -> DeliveryHarness {
         let pem = try P256SigningKey.generatePEM()
         let key = try P256SigningKey(pem: pem)
-        let simulator = try APNSSimulator(.init(port: 0, providerKeys: ["KEYID00001": key.publicKeyDER], recordLimit: 200_000))
+        let serverCertificate = clientCertificates.map { $0.directory + "/simulator.pem" }
+        // Over TLS, a peer that hangs up must be an error, not SIGPIPE ending the process.
+        if serverCertificate != nil { signal(SIGPIPE, SIG_IGN) }
+        let simulator = try APNSSimulator(.init(
+            port: 0, transport: serverCertificate.map { .tls(certificatePath: $0) } ?? .cleartext,
+            clientCAPath: clientCertificates?.caPath, providerKeys: ["KEYID00001": key.publicKeyDER], recordLimit: 200_000))
         try simulator.start()
         let pointAtSimulator: (inout Configuration) -> Void = {
+            $0.apnsCAFile = serverCertificate
             $0.apnsProductionURL = simulator.endpoint
             $0.apnsDevelopmentURL = simulator.endpoint
             $0.apnsChannelsProductionURL = simulator.endpoint
@@ -42,7 +51,7 @@ package struct DeliveryHarness: Sendable {
             try await TestApp.make(configure: pointAtSimulator, now: now)
         }
         var clientSettings = APNSClientConfiguration(productionURL: simulator.endpoint, sandboxURL: simulator.endpoint,
-                                                     requestTimeout: 10)
+                                                     caFile: serverCertificate, requestTimeout: 10)
         // The process's one client: the channel routes manage channels with it too.
         clientSettings.channelsProductionURL = simulator.endpoint
         clientSettings.channelsSandboxURL = simulator.endpoint

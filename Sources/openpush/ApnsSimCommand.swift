@@ -9,13 +9,15 @@ import OpenPushServer
 /// `openpush apns-sim`: the local APNs simulator on one port and its control API (HTTP/1.1)
 /// on another, until SIGINT or SIGTERM.
 enum ApnsSimCommand {
-    static let usage = "apns-sim [--port N] [--control-port N] [--tls --cert-out FILE] [--max-rate N] [--sandbox] (--key KEYID=P8FILE ... | --accept-any-token)"
+    static let usage = "apns-sim [--port N] [--control-port N] [--tls --cert-out FILE [--client-ca FILE]] [--max-rate N] [--sandbox] (--key KEYID=P8FILE ... | --accept-any-token)"
 
     struct Options: Equatable {
         var port: UInt16 = 2197
         var controlPort: UInt16 = 2198
         var tls = false
         var certificatePath: String?
+        /// PEM CA certificates client certificates are verified against (TLS only).
+        var clientCAPath: String?
         /// Key id → path of the .p8 file.
         var keyFiles: [String: String] = [:]
         var acceptAnyToken = false
@@ -41,6 +43,7 @@ enum ApnsSimCommand {
         let simulator = try APNSSimulator(.init(
             port: options.port,
             transport: options.tls ? .tls(certificatePath: options.certificatePath) : .cleartext,
+            clientCAPath: options.clientCAPath,
             providerKeys: keys,
             acceptAnyToken: options.acceptAnyToken,
             maxRate: options.maxRate,
@@ -71,6 +74,7 @@ enum ApnsSimCommand {
             case "--control-port": options.controlPort = try reader.port("--control-port")
             case "--cert-out": options.certificatePath = try reader.value("--cert-out")
             case "--tls": options.tls = true
+            case "--client-ca": options.clientCAPath = try reader.value("--client-ca")
             case "--accept-any-token": options.acceptAnyToken = true
             case "--sandbox": options.sandbox = true
             case "--max-rate":
@@ -93,8 +97,11 @@ enum ApnsSimCommand {
         if options.tls != (options.certificatePath != nil) {
             throw CommandLineError(message: "--tls and --cert-out FILE go together (the clients must trust the certificate)")
         }
-        if options.keyFiles.isEmpty && !options.acceptAnyToken {
-            throw CommandLineError(message: "give --key KEYID=P8FILE (repeatable) or --accept-any-token")
+        if options.clientCAPath != nil, !options.tls {
+            throw CommandLineError(message: "--client-ca needs --tls: client certificates come with TLS")
+        }
+        if options.keyFiles.isEmpty && !options.acceptAnyToken && options.clientCAPath == nil {
+            throw CommandLineError(message: "give --key KEYID=P8FILE (repeatable), --accept-any-token or --client-ca FILE")
         }
         if !options.keyFiles.isEmpty && options.acceptAnyToken {
             throw CommandLineError(message: "--key and --accept-any-token exclude each other")
@@ -110,6 +117,7 @@ enum ApnsSimCommand {
         var lines = ["APNs simulator listening on \(simulator.endpoint) (\(options.tls ? "TLS, ALPN h2" : "h2c, prior knowledge"))"]
         if let path = options.certificatePath { lines.append("  certificate to trust: \(path)") }
         if options.sandbox { lines.append("  plays the sandbox endpoint (--sandbox): answers carry apns-unique-id") }
+        if let path = options.clientCAPath { lines.append("  client certificates verified against: \(path)") }
         if let rate = options.maxRate {
             lines.append("  accept rate capped at \(Int(rate)) pushes/s (--max-rate): pushes over it wait for their answer")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import APNs
 import APNsSimulator
+import Crypto
 import FCMSimulator
 import HTTPClient
 import HTTPServer
@@ -26,7 +27,9 @@ enum Commands {
           serve [--no-migrate]   run the API server against OPENPUSH_DATABASE_URL (migrates first unless --no-migrate)
           worker                 deliver queued pushes from OPENPUSH_DATABASE_URL (no HTTP); run as many as you like
           migrate                apply pending migrations to OPENPUSH_DATABASE_URL and exit
-          dev                    run with a private PostgreSQL under .openpush/ (no configuration needed) and a demo app
+          dev [--certificate-app]
+                                 run with a private PostgreSQL under .openpush/ (no configuration needed) and a demo app;
+                                 --certificate-app adds one that authenticates with an APNs certificate (simulator over TLS)
           \(AppsCommand.usage)
                                  create an app in OPENPUSH_DATABASE_URL (migrates first); prints its id and keys
           \(SecretsCommand.usage)         re-seal every stored .p8 key and webhook secret with OPENPUSH_SECRET_KEY
@@ -56,7 +59,11 @@ enum Commands {
         await services.database.close()
     }
 
-    static func dev(_ configuration: Configuration, logger: Logger) async throws {
+    static func dev(_ configuration: Configuration, arguments: [String] = [], logger: Logger) async throws {
+        let unknown = arguments.filter { $0 != "--certificate-app" }
+        guard unknown.isEmpty else { throw CommandLineError(message: "unknown option '\(unknown[0])' for dev") }
+        // A CA of this start that the simulator trusts, and the certificate app's certificate from it.
+        let authority = arguments.contains("--certificate-app") ? try LocalCertificateAuthority.generate() : nil
         var configuration = configuration
         // A local receiver on this machine is what dev is for.
         configuration.webhooksAllowPrivate = true
@@ -79,27 +86,46 @@ enum Commands {
                 do { try database.stop() } catch { logger.error("stopping PostgreSQL failed", ["error": "\(error)"]) }
             }
         }
-        let simulator = try startDevSimulator(&configuration)
+        if authority != nil, ProcessInfo.processInfo.environment["OPENPUSH_APNS_PRODUCTION_URL"] != nil {
+            throw CommandLineError(message: "--certificate-app needs dev's own APNs simulator: unset the OPENPUSH_APNS_*_URL variables")
+        }
+        let simulator = try startDevSimulator(&configuration, clientCA: authority, stateDirectory: state)
         defer { simulator?.simulator.stop() }
         let fcm = try startDevFCMSimulator(&configuration)
         try await run(configuration, databaseURL: databaseURL, migrate: true, logger: logger) { services, port in
             let demo = try await DevDemoApp.ensure(stateDirectory: state, services: services, fcmServiceAccount: fcm?.account)
-            say(devBanner(configuration, port: port, demo: demo, simulator: simulator, fcm: fcm?.simulator))
+            let certificateDemo = try await authority.asyncMap {
+                try await DevDemoApp.ensureCertificateApp(stateDirectory: state, services: services, authority: $0)
+            }
+            say(devBanner(configuration, port: port, demo: demo, simulator: simulator, fcm: fcm?.simulator)
+                + (certificateDemo.map { certificateBanner($0) } ?? ""))
         }
         await fcm?.simulator.stop()
         await simulator?.control.shutdown()
     }
 
     /// Unless APNs endpoints are configured, `dev` delivers to a local APNs simulator (h2c, any
-    /// provider token accepted) whose control API shows what it received.
-    private static func startDevSimulator(_ configuration: inout Configuration) throws
+    /// provider token accepted) whose control API shows what it received. With `clientCA` (for
+    /// the certificate demo app) it runs TLS and verifies client certificates against that CA;
+    /// the client trusts the simulator's certificate, written under `stateDirectory`.
+    private static func startDevSimulator(_ configuration: inout Configuration, clientCA: LocalCertificateAuthority?,
+                                          stateDirectory: String) throws
         -> (simulator: APNSSimulator, control: HTTPServer)?
     {
         let environment = ProcessInfo.processInfo.environment
         guard environment["OPENPUSH_APNS_PRODUCTION_URL"] == nil, environment["OPENPUSH_APNS_DEVELOPMENT_URL"] == nil else {
             return nil
         }
-        let simulator = try APNSSimulator(.init(port: 0, acceptAnyToken: true))
+        var settings = APNSSimulator.Configuration(port: 0, acceptAnyToken: true)
+        if let clientCA {
+            let caPath = stateDirectory + "/apns-client-ca.pem"
+            let serverCertificate = stateDirectory + "/apns-simulator.pem"
+            try Data(clientCA.certificatePEM.utf8).write(to: URL(fileURLWithPath: caPath), options: .atomic)
+            settings.transport = .tls(certificatePath: serverCertificate)
+            settings.clientCAPath = caPath
+            configuration.apnsCAFile = serverCertificate
+        }
+        let simulator = try APNSSimulator(settings)
         try simulator.start()
         let control = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threadPoolSize: 1),
                                  responder: ApnsSimControlResponder(simulator: simulator))
@@ -110,6 +136,15 @@ enum Commands {
         configuration.apnsChannelsProductionURL = simulator.endpoint
         configuration.apnsChannelsDevelopmentURL = simulator.endpoint
         return (simulator, control)
+    }
+
+    /// The certificate demo app's part of the banner.
+    private static func certificateBanner(_ demo: DevDemoApp) -> String {
+        let origin = demo.isNew ? "created" : "(from .openpush/\(DevDemoApp.certificateFileName))"
+        return "\n\n  certificate demo app \(origin): \(demo.id)\n"
+            + "    authenticates with an APNs certificate for \(DevDemoApp.certificateBundleID) (issued by this start's local CA)\n"
+            + "    REST API key: \(demo.restKey ?? "(rotated since)")\n"
+            + "    SDK key:      \(demo.sdkKey ?? "(rotated since)")"
     }
 
     /// What `openpush dev` prints once it listens: the keys and a request to try.
@@ -214,5 +249,13 @@ enum Commands {
             throw CommandLineError(message: "OPENPUSH_DATABASE_URL is not set (or run `openpush dev` for an embedded database)")
         }
         return url
+    }
+}
+
+extension Optional {
+    /// `map` with an async transform.
+    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
     }
 }

@@ -36,7 +36,7 @@ struct OpenPushCommand {
             case "fcm-sim":
                 try await FcmSimCommand.run(arguments: arguments, logger: logger)
             case "dev":
-                try await Commands.dev(configuration, logger: logger)
+                try await Commands.dev(configuration, arguments: arguments, logger: logger)
             case "help", "--help", "-h":
                 print(Commands.usage)
             default:

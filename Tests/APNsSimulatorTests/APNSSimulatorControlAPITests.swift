@@ -30,6 +30,22 @@ import Testing
         #expect(call("DELETE", "/behaviours/beef").status == 404)
     }
 
+    @Test func certificateBehavioursAreSetListedAndRemovedAndResetClearsThem() {
+        let set = call("POST", "/certificates/behaviours", #"{"uid": "com.example.app", "status": 403, "reason": "BadCertificate"}"#)
+        #expect(set.status == 200)
+        #expect(simulator.certificateBehaviours()["com.example.app"] == APNSSimulator.Behaviour(status: 403, reason: "BadCertificate"))
+        #expect(call("GET", "/certificates/behaviours").body == [
+            "behaviours": [["uid": "com.example.app", "status": 403, "reason": "BadCertificate"]],
+        ])
+        #expect(call("POST", "/certificates/behaviours", #"{"uid": "x", "status": 403}"#).status == 400)
+        #expect(call("PUT", "/certificates/behaviours").status == 405)
+        #expect(call("DELETE", "/certificates/behaviours/com.example.app").status == 204)
+        #expect(call("DELETE", "/certificates/behaviours/com.example.app").status == 404)
+        _ = call("POST", "/certificates/behaviours", #"{"uid": "a", "status": 403, "reason": "BadCertificateEnvironment"}"#)
+        #expect(call("POST", "/reset").status == 204)
+        #expect(simulator.certificateBehaviours().isEmpty)
+    }
+
     @Test(arguments: [
         #"{"token_prefix": "xyz", "status": 410, "reason": "Unregistered"}"#,
         #"{"token_prefix": "", "status": 410, "reason": "Unregistered"}"#,

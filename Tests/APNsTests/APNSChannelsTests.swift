@@ -14,7 +14,7 @@ import APNsSimulator
     private func withSimulators<T>(_ body: (APNSClient, _ sandbox: APNSSimulator, _ production: APNSSimulator,
                                             APNSCredential) async throws -> T) async throws -> T {
         let credential = try APNSTestSupport.credential()
-        let keys = ["KEY1234567": credential.signingKey.publicKeyDER]
+        let keys = ["KEY1234567": try #require(credential.providerKey).signingKey.publicKeyDER]
         let sandbox = try APNSSimulator(.init(providerKeys: keys, bundleIDs: [Self.bundleID]))
         let production = try APNSSimulator(.init(providerKeys: keys, bundleIDs: [Self.bundleID]))
         try sandbox.start()

@@ -41,7 +41,7 @@ import Synchronization
         #expect(try JSONValue.parse(#require(TestBase64URL.decode(jwt[1]))).objectValue?["iss"] == "TEAM123456")
         #expect(try TestKeys.verifyES256(
             rawSignature: #require(TestBase64URL.decode(jwt[2])), message: Array((jwt[0] + "." + jwt[1]).utf8),
-            publicKeyDER: credential.signingKey.publicKeyDER))
+            publicKeyDER: #require(credential.providerKey).signingKey.publicKeyDER))
     }
 
     @Test func aRejectionIsAResultWithItsReason() async throws {

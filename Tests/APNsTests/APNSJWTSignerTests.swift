@@ -7,8 +7,8 @@ import OpenPushCore
 @Suite struct APNSJWTSignerTests {
     private let start = 1_800_000_000.0
 
-    private func credential() throws -> APNSCredential {
-        APNSCredential(
+    private func credential() throws -> APNSProviderKey {
+        APNSProviderKey(
             keyID: "ABC123DEFG", teamID: "DEF123GHIJ",
             signingKey: try P256SigningKey(pem: TestKeys.ecPrivateKeyPEM(curve: "P-256")))
     }

@@ -105,6 +105,9 @@ package struct DeliveryContext: Sendable {
         package var p8: String?
         package var keyID: String?
         package var teamID: String?
+        /// The certificate (its PEM and its key's, sealed) of an app that authenticates with one
+        /// (`apns_auth = 'certificate'`); nil for a token app, whose `.p8` parts are above.
+        package var certificate: String?
         /// When the app last changed: the cache's key for its parsed credential.
         package var updatedAt: Double
         /// `dedupe_window_days` and `stale_alert_seconds` (0 = off): see `AlertDedupe`, `StalenessGate`.
@@ -120,7 +123,7 @@ package struct DeliveryContext: Sendable {
 
         package init(id: String, bundleID: String?, watchBundleID: String? = nil, autoEndMinutes: Int? = nil,
                     onesignalAlias: Bool = false, p8: String? = nil, keyID: String? = nil, teamID: String? = nil,
-                    updatedAt: Double = 0) {
+                    certificate: String? = nil, updatedAt: Double = 0) {
             self.id = id
             self.bundleID = bundleID
             self.watchBundleID = watchBundleID
@@ -129,6 +132,7 @@ package struct DeliveryContext: Sendable {
             self.p8 = p8
             self.keyID = keyID
             self.teamID = teamID
+            self.certificate = certificate
             self.updatedAt = updatedAt
         }
     }

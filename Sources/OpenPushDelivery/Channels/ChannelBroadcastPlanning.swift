@@ -35,7 +35,7 @@ enum ChannelBroadcastPlanning {
         case .success(let found?):
             credential = found
         case .success(nil):
-            batch.refused.append((delivery, .credentials(APNSReason.missingProviderToken.rawValue)))
+            batch.refused.append((delivery, .credentials(CredentialCache.missingReason(for: loaded.app))))
             return batch
         case .failure(let problem):
             // Held with the app paused, as a device push is: nothing is lost while the key is found.
@@ -70,7 +70,9 @@ enum ChannelBroadcastPlanning {
             SELECT m.id, m.event, m.activity_id, m.send::text AS send, m.request::text AS request, m.push_timestamp,
                    m.cancelled_at IS NOT NULL AS cancelled, b.environment,
                    a.id AS app_id, a.apns_bundle_id, a.apns_watch_bundle_id, a.live_activity_auto_end_minutes, a.onesignal_alias,
-                   a.apns_p8, a.apns_key_id, a.apns_team_id, extract(epoch FROM a.updated_at)::float8 AS updated_at
+                   a.apns_p8, a.apns_key_id, a.apns_team_id,
+                   CASE WHEN a.apns_auth = 'certificate' THEN a.apns_certificate END AS apns_certificate,
+                   extract(epoch FROM a.updated_at)::float8 AS updated_at
             FROM messages m JOIN live_activity_broadcasts b ON b.message_id = m.id JOIN apps a ON a.id = m.app_id
             WHERE m.id = \(job.messageID)
             """).first else { throw UndecodableMessage(messageID: job.messageID, reason: "the broadcast's message is gone") }

@@ -25,7 +25,8 @@ extension DeliveryContext {
             FROM messages WHERE id \(oneOf(messageIDs))
             """, """
             SELECT id, apns_bundle_id, apns_watch_bundle_id, live_activity_auto_end_minutes, onesignal_alias, apns_p8,
-                   apns_key_id, apns_team_id, extract(epoch FROM updated_at)::float8 AS updated_at,
+                   apns_key_id, apns_team_id, CASE WHEN apns_auth = 'certificate' THEN apns_certificate END AS apns_certificate,
+                   extract(epoch FROM updated_at)::float8 AS updated_at,
                    dedupe_window_days, stale_alert_seconds, default_privacy_text, fcm_service_account,
                    fcm_paused_at IS NOT NULL AS fcm_paused
             FROM apps WHERE id \(oneOf(appIDs))
@@ -209,13 +210,14 @@ private struct SubscriptionColumns {
 
 extension DeliveryContext.App {
     /// An app from a row with the `apps` columns every push reads (the id under `idColumn`), as
-    /// the context load and a channel broadcast select them.
+    /// the context load and a channel broadcast select them. `apns_certificate` is selected only
+    /// for an app whose `apns_auth` is `certificate` (NULL otherwise): then it authenticates so.
     init(row: PostgresRow, idColumn: String = "id") throws {
         self.init(id: try row.decode(idColumn), bundleID: try row.decode("apns_bundle_id"),
                   watchBundleID: try row.decode("apns_watch_bundle_id"),
                   autoEndMinutes: try row.decode("live_activity_auto_end_minutes"),
                   onesignalAlias: try row.decode("onesignal_alias"), p8: try row.decode("apns_p8"),
                   keyID: try row.decode("apns_key_id"), teamID: try row.decode("apns_team_id"),
-                  updatedAt: try row.decode("updated_at"))
+                  certificate: try row.decode("apns_certificate"), updatedAt: try row.decode("updated_at"))
     }
 }

@@ -89,7 +89,7 @@ extension DeliveryEngine {
                     case .success(let found?):
                         credential = found
                     case .success(nil):
-                        batch.refused.append((delivery, .credentials(APNSReason.missingProviderToken.rawValue)))
+                        batch.refused.append((delivery, .credentials(CredentialCache.missingReason(for: context.app(for: delivery)))))
                         continue
                     case .failure(let problem):
                         // Held with the app paused, as for a bad key: nothing is lost while the key is found.

@@ -13,14 +13,31 @@ enum ChannelAPNs {
         var credential: APNSCredential
     }
 
-    /// The app's bundle id and `.p8` credential (opened with `keyring` when sealed), or a `400`
-    /// saying what is missing; a `.p8` that does not open is a `503` naming the key it needs.
+    /// The app's bundle id and credential — its `.p8` key, or its certificate when the app
+    /// authenticates with one — opened with `keyring` when sealed, or a `400` saying what is
+    /// missing; a secret that does not open is a `503` naming the key it needs.
     static func credential(appID: String, keyring: SecretKeyring, in database: PostgresPool) async throws -> AppCredential {
         let row = try await database.query("""
-            SELECT apns_bundle_id, apns_p8, apns_key_id, apns_team_id FROM apps WHERE id = \(appID)
+            SELECT apns_bundle_id, apns_p8, apns_key_id, apns_team_id,
+                   CASE WHEN apns_auth = 'certificate' THEN apns_certificate END AS apns_certificate
+            FROM apps WHERE id = \(appID)
             """).first
-        guard let row, let bundleID: String = try row.decode("apns_bundle_id"), !bundleID.isEmpty,
-              let stored: String = try row.decode("apns_p8"), let keyID: String = try row.decode("apns_key_id"),
+        guard let row, let bundleID: String = try row.decode("apns_bundle_id"), !bundleID.isEmpty else {
+            throw APIError.badRequest(ChannelMessages.noCredentials)
+        }
+        if let sealed: String = try row.decode("apns_certificate") {
+            let pem: String
+            do {
+                pem = try keyring.open(sealed)
+            } catch {
+                throw APIError(status: 503, "the app's APNs certificate is \(error)")
+            }
+            guard let certificate = try? APNSClientCertificate(pem: pem) else {
+                throw APIError.badRequest(ChannelMessages.noCredentials)
+            }
+            return AppCredential(bundleID: bundleID, credential: .certificate(certificate))
+        }
+        guard let stored: String = try row.decode("apns_p8"), let keyID: String = try row.decode("apns_key_id"),
               let teamID: String = try row.decode("apns_team_id")
         else { throw APIError.badRequest(ChannelMessages.noCredentials) }
         let p8: String

@@ -57,7 +57,7 @@ package struct DevDemoApp: Sendable, Equatable {
     }
 
     /// The saved app with only the keys that still work, or `nil` when the app is gone.
-    private static func stillPresent(_ saved: DevDemoApp, in database: PostgresPool) async throws -> DevDemoApp? {
+    static func stillPresent(_ saved: DevDemoApp, in database: PostgresPool) async throws -> DevDemoApp? {
         try await database.withConnection { connection in
             guard let app = try AppStore.find(saved.id, in: connection) else { return nil }
             var current = saved
@@ -74,7 +74,7 @@ package struct DevDemoApp: Sendable, Equatable {
         }
     }
 
-    private static func load(_ path: String) -> DevDemoApp? {
+    static func load(_ path: String) -> DevDemoApp? {
         guard let data = FileManager.default.contents(atPath: path),
               let object = (try? JSONValue.parse(Array(data)))?.objectValue,
               let id = object["id"]?.stringValue
@@ -84,7 +84,7 @@ package struct DevDemoApp: Sendable, Equatable {
 
     /// Written under a temporary name with mode 600 and renamed, so the keys are never readable
     /// by others, not even for a moment.
-    private static func save(_ demo: DevDemoApp, to path: String) throws {
+    static func save(_ demo: DevDemoApp, to path: String) throws {
         let object: JSONValue = ["id": .string(demo.id), "rest_key": demo.restKey.map(JSONValue.string) ?? .null,
                                  "sdk_key": demo.sdkKey.map(JSONValue.string) ?? .null]
         let temporary = path + ".tmp"
