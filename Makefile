@@ -27,10 +27,11 @@ run: deps release
 # then the PgBouncer deployment of two servers and two workers on its own (beside the heavy
 # group, a CI run saw one of its sends wait more than 30 s for an answer), then, alone, the
 # suites that check timing rules (push intervals, webhook timeouts, the HTTP client, one app's
-# one-user sends beside another's fan-out on a slow APNs), which any load starves.
+# one-user sends beside another's fan-out on a slow APNs, Android deliveries, TLS handshakes
+# with client certificates), which any load starves.
 HEAVY_SUITES := OneSignalPythonClientTests|ExportMemoryTests|WebhookIdleEndpointsTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|DeliveryResilienceTests|DeliveryGuaranteesTests
 SCALE_SUITES := PgBouncerScaleOutTests
-TIMING_SUITES := PushIntervalsTests|TemplateIsolationTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests|TransactionalFairnessTests|FCMDeliveryTests
+TIMING_SUITES := PushIntervalsTests|TemplateIsolationTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests|TransactionalFairnessTests|FCMDeliveryTests|CertificateDeliveryTests|APNSCertificateTransportTests
 AFTER_SUITES := $(HEAVY_SUITES)|$(SCALE_SUITES)|$(TIMING_SUITES)
 test: deps compat-venv browser-deps
 	@$(call install-missing,$(SCALE_PACKAGES))

@@ -138,7 +138,9 @@ final class APNSSimulatorConnection {
         if let certificate, let refusal = simulator.certificateBehaviour(forUID: certificate.uid), refusal.status != 200 {
             let apnsID = request.value("apns-id").flatMap { APNSSimulatorRequestCheck.isUUID($0) ? $0 : nil }
                 ?? Self.makeAPNSID()
-            try send(Self.answer(refusal, apnsID: apnsID, push: nil, now: now), streamID: request.streamID, in: session)
+            let uniqueID = simulator.configuration.sandbox ? Self.makeAPNSID() : nil
+            try send(Self.answer(refusal, apnsID: apnsID, uniqueID: uniqueID, push: nil, now: now),
+                     streamID: request.streamID, in: session)
             completedStreams += 1
             return
         }
