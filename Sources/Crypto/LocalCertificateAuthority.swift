@@ -20,7 +20,7 @@ package struct LocalCertificateAuthority: Sendable {
     package static func generate(commonName: String = "OpenPush local APNs CA",
                                  validFor seconds: Int = 10 * 365 * 24 * 3600) throws(CryptoError) -> LocalCertificateAuthority {
         ERR_clear_error()
-        let key = try CertificateBuilding.generateP256Key()
+        let key = try EVPKey.generateP256()
         defer { EVP_PKEY_free(key) }
         let certificate = try CertificateBuilding.newCertificate(key: key, validFor: seconds)
         defer { X509_free(certificate) }
@@ -31,8 +31,8 @@ package struct LocalCertificateAuthority: Sendable {
         try CertificateBuilding.addExtension(NID_key_usage, "critical,keyCertSign,cRLSign", to: certificate, issuer: certificate)
         guard X509_sign(certificate, key, EVP_sha256()) > 0 else { throw CryptoError.openSSL("X509_sign") }
         return LocalCertificateAuthority(
-            certificatePEM: try CertificateBuilding.pem { PEM_write_bio_X509($0, certificate) },
-            privateKeyPEM: try CertificateBuilding.pem { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) })
+            certificatePEM: try PEMText.written { PEM_write_bio_X509($0, certificate) },
+            privateKeyPEM: try PEMText.written { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) })
     }
 
     /// A client certificate for `bundleID` (its UID), listing `topics` in Apple's extension,
@@ -49,7 +49,7 @@ package struct LocalCertificateAuthority: Sendable {
         guard let caCertificate else { throw CryptoError.openSSL("the CA's certificate") }
         defer { X509_free(caCertificate) }
 
-        let key = try CertificateBuilding.generateP256Key()
+        let key = try EVPKey.generateP256()
         defer { EVP_PKEY_free(key) }
         let certificate = try CertificateBuilding.newCertificate(key: key, validFor: seconds)
         defer { X509_free(certificate) }
@@ -62,8 +62,8 @@ package struct LocalCertificateAuthority: Sendable {
         try CertificateBuilding.addExtension(NID_ext_key_usage, "clientAuth", to: certificate, issuer: caCertificate)
         try Self.addTopics(topics, bundleID: bundleID, to: certificate)
         guard X509_sign(certificate, caKey, EVP_sha256()) > 0 else { throw CryptoError.openSSL("X509_sign") }
-        return Issued(certificatePEM: try CertificateBuilding.pem { PEM_write_bio_X509($0, certificate) },
-                      privateKeyPEM: try CertificateBuilding.pem { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) })
+        return Issued(certificatePEM: try PEMText.written { PEM_write_bio_X509($0, certificate) },
+                      privateKeyPEM: try PEMText.written { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) })
     }
 
     /// Apple's topics extension: `SEQUENCE { UTF8String topic, SEQUENCE { UTF8String kind }, … }`.
@@ -108,19 +108,6 @@ private enum DER {
 
 /// What making a certificate takes, shared by the CA and the certificates it issues.
 private enum CertificateBuilding {
-    static func generateP256Key() throws(CryptoError) -> OpaquePointer {
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
-            throw CryptoError.openSSL("EVP_PKEY_CTX_new_from_name")
-        }
-        defer { EVP_PKEY_CTX_free(context) }
-        var key: OpaquePointer?
-        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
-              EVP_PKEY_generate(context, &key) == 1, let key else {
-            throw CryptoError.openSSL("P-256 key generation")
-        }
-        return key
-    }
-
     /// A version 3 certificate of `key`, with a random serial, valid from a minute ago.
     static func newCertificate(key: OpaquePointer, validFor seconds: Int) throws(CryptoError) -> OpaquePointer {
         guard let certificate = X509_new() else { throw CryptoError.openSSL("X509_new") }
@@ -149,14 +136,5 @@ private enum CertificateBuilding {
         }
         defer { X509_EXTENSION_free(created) }
         guard X509_add_ext(certificate, created, -1) == 1 else { throw CryptoError.openSSL("X509_add_ext") }
-    }
-
-    static func pem(_ write: (OpaquePointer?) -> Int32) throws(CryptoError) -> String {
-        guard let bio = BIO_new(BIO_s_mem()) else { throw CryptoError.openSSL("BIO_new") }
-        defer { BIO_free(bio) }
-        guard write(bio) == 1 else { throw CryptoError.openSSL("PEM write") }
-        var data: UnsafeMutablePointer<CChar>?
-        let length = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &data)
-        return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
     }
 }

@@ -66,8 +66,8 @@ package struct PKCS12Identity: Sendable, Equatable {
         guard let key, X509_check_private_key(certificate, key) == 1 else { throw .noPrivateKey }
 
         do throws(CryptoError) {
-            certificatePEM = try Self.writePEM { PEM_write_bio_X509($0, certificate) }
-            privateKeyPEM = try Self.writePEM { PEM_write_bio_PKCS8PrivateKey($0, key, nil, nil, 0, nil, nil) }
+            certificatePEM = try PEMText.written { PEM_write_bio_X509($0, certificate) }
+            privateKeyPEM = try PEMText.written { PEM_write_bio_PKCS8PrivateKey($0, key, nil, nil, 0, nil, nil) }
         } catch {
             throw .unreadable(error.message)
         }
@@ -143,16 +143,6 @@ extension PKCS12Identity {
         guard length >= 0, let output else { return nil }
         defer { CRYPTO_free(output, nil, 0) }
         return String(decoding: UnsafeBufferPointer(start: output, count: Int(length)), as: UTF8.self)
-    }
-
-    private static func writePEM(_ write: (OpaquePointer?) -> Int32) throws(CryptoError) -> String {
-        guard let bio = BIO_new(BIO_s_mem()) else { throw CryptoError.openSSL("BIO_new") }
-        defer { BIO_free(bio) }
-        guard write(bio) == 1 else { throw CryptoError.openSSL("PEM write") }
-        var data: UnsafeMutablePointer<CChar>?
-        // BIO_get_mem_data is a macro over BIO_ctrl.
-        let length = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &data)
-        return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
     }
 }
 

@@ -18,7 +18,7 @@ package struct SelfSignedCertificate: Sendable {
         validFor seconds: Int = 365 * 24 * 3600
     ) throws(CryptoError) -> SelfSignedCertificate {
         ERR_clear_error()
-        let key = try generateP256Key()
+        let key = try EVPKey.generateP256()
         defer { EVP_PKEY_free(key) }
         guard let certificate = X509_new() else { throw CryptoError.openSSL("X509_new") }
         defer { X509_free(certificate) }
@@ -57,30 +57,7 @@ package struct SelfSignedCertificate: Sendable {
         guard X509_sign(certificate, key, EVP_sha256()) > 0 else { throw CryptoError.openSSL("X509_sign") }
 
         return SelfSignedCertificate(
-            certificatePEM: try writePEM { PEM_write_bio_X509($0, certificate) },
-            privateKeyPEM: try writePEM { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) })
-    }
-
-    private static func generateP256Key() throws(CryptoError) -> OpaquePointer {
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
-            throw CryptoError.openSSL("EVP_PKEY_CTX_new_from_name")
-        }
-        defer { EVP_PKEY_CTX_free(context) }
-        var key: OpaquePointer?
-        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
-              EVP_PKEY_generate(context, &key) == 1, let key else {
-            throw CryptoError.openSSL("P-256 key generation")
-        }
-        return key
-    }
-
-    private static func writePEM(_ write: (OpaquePointer?) -> Int32) throws(CryptoError) -> String {
-        guard let bio = BIO_new(BIO_s_mem()) else { throw CryptoError.openSSL("BIO_new") }
-        defer { BIO_free(bio) }
-        guard write(bio) == 1 else { throw CryptoError.openSSL("PEM write") }
-        var data: UnsafeMutablePointer<CChar>?
-        // BIO_get_mem_data is a macro over BIO_ctrl.
-        let length = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &data)
-        return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+            certificatePEM: try PEMText.written { PEM_write_bio_X509($0, certificate) },
+            privateKeyPEM: try PEMText.written { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) })
     }
 }

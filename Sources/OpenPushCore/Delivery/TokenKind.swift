@@ -16,26 +16,14 @@ package enum TokenKind: String, Sendable, Hashable, CaseIterable {
     case complication
     case fileProvider = "fileprovider"
 
+    /// Spelled as the extra kind is (`ExtraTokenKindTests` holds every kind to it).
     package init(_ extra: ExtraTokenKind) {
-        self = switch extra {
-        case .voip: .voip
-        case .location: .location
-        case .pushToTalk: .pushToTalk
-        case .complication: .complication
-        case .fileProvider: .fileProvider
-        }
+        self.init(rawValue: extra.rawValue)!
     }
 
     /// The extra token kind it is, if it is one.
     package var extraKind: ExtraTokenKind? {
-        switch self {
-        case .voip: .voip
-        case .location: .location
-        case .pushToTalk: .pushToTalk
-        case .complication: .complication
-        case .fileProvider: .fileProvider
-        case .device, .update, .pushToStart, .widget, .channel: nil
-        }
+        ExtraTokenKind(rawValue: rawValue)
     }
 
     /// A device or widget token is the subscription's own, read when its job runs: a device

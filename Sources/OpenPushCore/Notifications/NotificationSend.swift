@@ -150,14 +150,9 @@ package enum NotificationKind: String, Sendable, Equatable {
     case complication
     case fileProvider = "fileprovider"
 
+    /// Spelled as the extra kind is (`ExtraTokenKindTests` holds every kind to it).
     package init(_ extra: ExtraTokenKind) {
-        self = switch extra {
-        case .voip: .voip
-        case .location: .location
-        case .pushToTalk: .pushToTalk
-        case .complication: .complication
-        case .fileProvider: .fileProvider
-        }
+        self.init(rawValue: extra.rawValue)!
     }
 
     /// The `deliveries.token_kind` its rows carry.
