@@ -20,7 +20,8 @@ package enum DeviceToken {
             guard text.utf8.allSatisfy(isHexDigit) else { return "must be hex (0-9, a-f)" }
             guard count.isMultiple(of: 2) else { return "must have an even number of hex characters" }
             return nil
-        case .fcm:
+        case .fcm, .webPush:
+            // A browser's endpoint URL is checked as a URL by the registration (`WebPushEndpoint`).
             return opaqueProblem(text, count: count)
         }
     }

@@ -31,6 +31,11 @@ package struct Configuration: Sendable, Equatable {
     /// OpenPush connects.
     package var fcmURL = "https://fcm.googleapis.com"
     package var fcmTokenURL = "https://oauth2.googleapis.com/token"
+    /// The push-service hosts a browser subscription's endpoint may be on
+    /// (`OPENPUSH_WEB_PUSH_HOSTS` replaces the browsers' own).
+    package var webPushHosts: [WebPushHostPattern] = WebPushHostPattern.defaults
+    /// The VAPID `sub` of apps that set no `web_push_subject`: a `mailto:` or `https:` URL.
+    package var webPushSubject: String?
     /// Extra CA certificates (PEM) to trust for APNs, e.g. the simulator's.
     package var apnsCAFile: String?
     /// Seconds a push on the wire waits for APNs' answer before it fails and is retried
@@ -94,6 +99,8 @@ extension Configuration {
         ("OPENPUSH_APNS_CHANNELS_DEVELOPMENT_URL", "APNs channel management, sandbox (default https://api-manage-broadcast.sandbox.push.apple.com:2195)"),
         ("OPENPUSH_FCM_URL", "FCM HTTP v1 (default https://fcm.googleapis.com; http:// = h2c, simulator only)"),
         ("OPENPUSH_FCM_TOKEN_URL", "Google OAuth token endpoint for FCM service accounts, used instead of the key file's token_uri (default https://oauth2.googleapis.com/token; http:// allowed)"),
+        ("OPENPUSH_WEB_PUSH_HOSTS", "comma-separated push-service hosts browser subscriptions may use, *. for every subdomain (default fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com)"),
+        ("OPENPUSH_WEB_PUSH_SUBJECT", "VAPID subject (mailto: or https: URL) for apps without web_push_subject (default: none; web pushes of such apps are refused)"),
         ("OPENPUSH_APNS_CA_FILE", "extra PEM CA certificates to trust for APNs (e.g. the simulator's)"),
         ("OPENPUSH_APNS_REQUEST_TIMEOUT", "seconds a push sent to APNs waits for its answer before it is retried, 1-600 (default 30)"),
         ("OPENPUSH_DELIVERY_LOOPS", "delivery jobs in flight per process, 0-16 (default 8; 0 = no workers in serve)"),
@@ -166,6 +173,19 @@ extension Configuration {
                 throw ConfigurationError(variable: variable, problem: "must be an https:// or http:// URL, got \"\(url)\"")
             }
             configuration[keyPath: keyPath] = url
+        }
+        if let hosts = value("OPENPUSH_WEB_PUSH_HOSTS") {
+            guard let patterns = WebPushHostPattern.list(hosts) else {
+                throw ConfigurationError(variable: "OPENPUSH_WEB_PUSH_HOSTS",
+                                         problem: "must be comma-separated host names, each optionally starting with *., got \"\(hosts)\"")
+            }
+            configuration.webPushHosts = patterns
+        }
+        if let subject = value("OPENPUSH_WEB_PUSH_SUBJECT") {
+            guard WebPushSubject.isValid(subject) else {
+                throw ConfigurationError(variable: "OPENPUSH_WEB_PUSH_SUBJECT", problem: WebPushSubject.requirement + ", got \"\(subject)\"")
+            }
+            configuration.webPushSubject = subject
         }
         configuration.apnsCAFile = value("OPENPUSH_APNS_CA_FILE")
         if let timeout = value("OPENPUSH_APNS_REQUEST_TIMEOUT") {

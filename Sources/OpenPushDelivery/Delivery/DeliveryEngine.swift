@@ -61,7 +61,8 @@ package final class DeliveryEngine: Sendable {
     package init(services: Services, client: APNSClient, settings: Settings = Settings(), logger: Logger) {
         self.services = services
         self.client = client
-        transports = PushTransports(client: client, fcm: FCMDeviceTransport(configuration: services.configuration))
+        transports = PushTransports(client: client, fcm: FCMDeviceTransport(configuration: services.configuration),
+                                    webPush: WebPushDeviceTransport(configuration: services.configuration))
         // One APNs client per process: the channel routes manage channels with this one.
         services.apns.share(client)
         self.settings = settings

@@ -5,7 +5,7 @@ import OpenPushCore
 /// those refused before sending (with why).
 struct PushBatch: Sendable {
     /// One credential and endpoint: the pushes of one app to one push service (and, for APNs,
-    /// one environment; FCM has one endpoint, so its pushes use `.production`).
+    /// one environment; FCM and Web Push have no environments, so their pushes use `.production`).
     struct GroupKey: Hashable, Sendable {
         var appID: String
         var environment: DeviceEnvironment
@@ -29,12 +29,16 @@ struct PushBatch: Sendable {
         /// An FCM HTTP v1 send to one Android device's registration token: its request body
         /// (`FCMMessage.serializedBytes`, the token inside).
         case fcm(body: [UInt8])
+        /// A Web Push to one browser subscription's endpoint, encrypted by the transport.
+        case webPush(WebPushRequest)
     }
 
     var groups: [GroupKey: [Planned]] = [:]
     var credentials: [GroupKey: APNSCredential] = [:]
     /// Each FCM group's service account (the app's, opened from its sealed column).
     var fcmAccounts: [GroupKey: FCMServiceAccount] = [:]
+    /// Each Web Push group's VAPID key and subject (the app's).
+    var vapidKeys: [GroupKey: WebPushVAPIDKey] = [:]
     var refused: [(ClaimedDelivery, DeliveryPlanner.Refusal)] = []
     /// Delivery id → the dedupe claim its push holds (`AlertDedupe`).
     var dedupeClaims: [Int64: AlertDedupe.Claim] = [:]
@@ -51,12 +55,19 @@ struct PushBatch: Sendable {
         groups[key, default: []].append(planned)
     }
 
+    mutating func add(_ planned: Planned, vapidKey: WebPushVAPIDKey) {
+        let key = GroupKey(appID: planned.delivery.appID, environment: .production, service: .webPush)
+        if vapidKeys[key] == nil { vapidKeys[key] = vapidKey }
+        groups[key, default: []].append(planned)
+    }
+
     /// The part of the batch that goes through `service`; its refusals and dedupe claims stay here.
     func only(_ service: PushService) -> PushBatch {
         var part = PushBatch()
         part.groups = groups.filter { $0.key.service == service }
         part.credentials = credentials.filter { $0.key.service == service }
         part.fcmAccounts = fcmAccounts.filter { $0.key.service == service }
+        part.vapidKeys = vapidKeys.filter { $0.key.service == service }
         return part
     }
 }
