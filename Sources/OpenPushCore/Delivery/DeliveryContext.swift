@@ -120,6 +120,14 @@ package struct DeliveryContext: Sendable {
         package var fcmServiceAccount: String?
         /// FCM refused the app's service account: its Android pushes wait until it changes.
         package var fcmPaused = false
+        /// The app's VAPID private key as stored (sealed), nil until one is made or imported.
+        package var webPushVAPIDKey: String?
+        /// `web_push_vapid_public_key`: base64url of the key's public point.
+        package var webPushVAPIDPublicKey: String?
+        /// `web_push_subject`: the VAPID `sub`; nil means `OPENPUSH_WEB_PUSH_SUBJECT`.
+        package var webPushSubject: String?
+        /// Push services refused the app's VAPID key: its web pushes wait until the key or subject changes.
+        package var webPushPaused = false
 
         package init(id: String, bundleID: String?, watchBundleID: String? = nil, autoEndMinutes: Int? = nil,
                     onesignalAlias: Bool = false, p8: String? = nil, keyID: String? = nil, teamID: String? = nil,
@@ -161,11 +169,26 @@ package struct DeliveryContext: Sendable {
         package let hideDetails: Bool
         /// Whether it set quiet hours or muted threads: only those devices' `DeviceAttention` is loaded.
         package let setsAttention: Bool
+        /// A browser subscription's keys (`web_p256`, `web_auth`, base64url) and browser; nil otherwise.
+        package let webKeys: WebKeys?
+
+        package struct WebKeys: Sendable, Equatable {
+            package var p256dh: String
+            package var auth: String
+            package var browser: WebPushBrowser?
+
+            package init(p256dh: String, auth: String, browser: WebPushBrowser? = nil) {
+                self.p256dh = p256dh
+                self.auth = auth
+                self.browser = browser
+            }
+        }
 
         package init(id: String, appID: String, platform: String = "ios", environment: DeviceEnvironment = .production,
                     language: String? = nil, country: String? = nil, appVersion: String? = nil, tags: [String: String] = [:],
                     externalID: String? = nil, reachable: Bool = true, token: String, tokenInvalid: Bool = false,
-                    widgetToken: String? = nil, hideDetails: Bool = false, setsAttention: Bool = false) {
+                    widgetToken: String? = nil, hideDetails: Bool = false, setsAttention: Bool = false,
+                    webKeys: WebKeys? = nil) {
             self.id = id
             self.appID = appID
             self.platform = platform
@@ -182,6 +205,7 @@ package struct DeliveryContext: Sendable {
             self.widgetToken = widgetToken
             self.hideDetails = hideDetails
             self.setsAttention = setsAttention
+            self.webKeys = webKeys
         }
     }
 

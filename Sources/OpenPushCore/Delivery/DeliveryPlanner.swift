@@ -17,6 +17,8 @@ package enum DeliveryPlanner {
             case apns(APNSRequest, DeviceEnvironment)
             /// To an Android device, through FCM HTTP v1: the message and its request body.
             case fcm(FCMMessage, body: [UInt8])
+            /// To a browser, at its subscription's endpoint: encrypted and signed by the transport.
+            case webPush(WebPushRequest)
         }
 
         package var push: Push
@@ -30,6 +32,10 @@ package enum DeliveryPlanner {
 
         init(fcm message: FCMMessage, body: [UInt8]) {
             push = .fcm(message, body: body)
+        }
+
+        init(webPush request: WebPushRequest) {
+            push = .webPush(request)
         }
     }
 
@@ -119,6 +125,8 @@ package enum DeliveryPlanner {
         /// Android bodies, by what they depend on besides the device: the texts' key and the
         /// remaining ttl (whole seconds, so it changes at most once a second).
         var fcmBodies: [FCMKey: FCMBodyTemplate] = [:]
+        /// Browser plaintexts, by the texts' key: the rest of one is the message's.
+        var webPayloads: [Key: WebPushPayload] = [:]
 
         struct FCMKey: Hashable {
             var texts: Key
@@ -141,12 +149,13 @@ package enum DeliveryPlanner {
         let message = context.message(for: delivery)
         let subscription = context.subscription(for: delivery)
         if let message, message.cancelled { return .failure(.cancelled) }
-        // An Android device never holds an extra (Apple) token: counted with the devices that hold none.
-        if delivery.tokenKind.extraKind != nil, let subscription, subscription.service == .fcm {
+        // An Android device or a browser never holds an extra (Apple) token: counted with the
+        // devices that hold none.
+        if delivery.tokenKind.extraKind != nil, let subscription, subscription.service != .apns {
             return .failure(.suppressed(.noToken))
         }
-        // Before `stopped`: an Android device has no widget or activity token to be missing.
-        if let subscription, let message, subscription.service == .fcm,
+        // Before `stopped`: an Android device or a browser has no widget or activity token to be missing.
+        if let subscription, let message, subscription.service != .apns,
            message.notification?.kind.tokenKind != .device || delivery.tokenKind != .device {
             return .failure(.permanent(appleOnly))
         }
@@ -232,6 +241,8 @@ package enum DeliveryPlanner {
         }
         if subscription.service == .fcm {
             if let refusal = fcmRefusal(app, now: now) { return .failure(refusal) }
+        } else if subscription.service == .webPush {
+            if let refusal = webPushRefusal(app, now: now) { return .failure(refusal) }
         } else if app.bundleID?.isEmpty ?? true {
             return .failure(.credentials("MissingTopic"))
         }
@@ -244,6 +255,14 @@ package enum DeliveryPlanner {
         let decision = notificationTexts(message, send: send, app: app, subscription: subscription, context: context,
                                          cache: &cache)
         guard case .success(let chosen) = decision else { return .failure(.permanent(templateBudgetExceeded)) }
+        if subscription.service == .webPush {
+            let key = chosen.texts.map {
+                PayloadCache.Key(appID: app.id, messageID: message.id, title: $0.title, body: $0.body,
+                                 platform: subscription.platform, privacy: $0.shape)
+            }
+            return planWebPush(delivery, message: message, send: attended.send, decision: chosen, subscription: subscription,
+                               key: key, sendTime: sendTime, now: now, cache: &cache)
+        }
         guard case .send(let texts) = chosen else { return .failure(.suppressed(.blank)) }
         let key = PayloadCache.Key(
             appID: app.id, messageID: message.id, title: texts.title, subtitle: texts.subtitle, body: texts.body,

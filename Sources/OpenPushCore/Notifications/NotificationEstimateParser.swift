@@ -11,21 +11,25 @@ package enum NotificationEstimateParser {
         package var appleExcluded: Bool
         /// `isAndroid: false`: the send would reach no Android device.
         package var androidExcluded = false
+        /// `isAnyWeb: false` or a browser's own flag `false`: the browsers the send would not reach.
+        package var excludedBrowsers: Set<WebPushBrowser> = []
 
         /// The push services whose devices the send leaves out.
         package var excludedServices: Set<PushService> {
-            PushService.excluded(apple: appleExcluded, android: androidExcluded)
+            PushService.excluded(apple: appleExcluded, android: androidExcluded,
+                                 web: excludedBrowsers.count == WebPushBrowser.allCases.count)
         }
     }
 
     static let targetingOnlyFields: Set<String> = Set(AudienceTargeting.fieldNames + AudienceTargeting.legacyFieldNames
-        + ["app_id", "excluded_segments", "target_channel", "isIos", "isAndroid"])
+        + ["app_id", "excluded_segments", "target_channel", "isIos", "isAndroid"]
+        + WebNotificationFields.flags)
 
     package static func parse(_ body: JSONObject) -> Result<Estimate, InvalidInput> {
         guard body.keys.allSatisfy(targetingOnlyFields.contains) else {
             return NotificationSendParser.parse(body).map {
                 Estimate(targeting: $0.targeting, kind: $0.kind, appleExcluded: $0.appleExcluded,
-                         androidExcluded: $0.androidExcluded)
+                         androidExcluded: $0.androidExcluded, excludedBrowsers: $0.excludedBrowsers)
             }
         }
         var reader = FieldReader(body)
@@ -34,8 +38,9 @@ package enum NotificationEstimateParser {
         NotificationSendParser.readTargetChannel(&reader)
         let appleExcluded = reader.bool("isIos") == false
         let androidExcluded = reader.bool("isAndroid") == false
+        let excludedBrowsers = WebNotificationFields.readExclusions(&reader)
         guard reader.problems.isEmpty, let targeting else { return .failure(InvalidInput(reader.problems)) }
         return .success(Estimate(targeting: targeting, kind: .alert, appleExcluded: appleExcluded,
-                                 androidExcluded: androidExcluded))
+                                 androidExcluded: androidExcluded, excludedBrowsers: excludedBrowsers))
     }
 }

@@ -59,6 +59,8 @@ package struct NotificationSend: Sendable, Equatable {
     /// The Android-only fields (channel, icons, picture, color, sound, group); the fields Android
     /// shares with Apple devices stay in theirs (`androidFields` joins them).
     package var android = AndroidNotificationFields()
+    /// The web fields (icon, image, badge, url, topic) and the browsers left out.
+    package var web = WebNotificationFields()
 
     package init(kind: NotificationKind, name: String? = nil, headings: [String: String]? = nil,
                 subtitle: [String: String]? = nil, contents: [String: String]? = nil,

@@ -21,7 +21,7 @@ package enum NotificationSendParser {
         package static let badgeCountNegative = "ios_badgeCount must be 0 or more with ios_badgeType SetTo"
         package static let dataHoldsAPS = "data cannot contain the key 'aps'"
         package static let interruptionLevel = "ios_interruption_level must be one of: passive, active, time_sensitive, critical"
-        package static let targetChannel = #"target_channel must be "push": OpenPush sends push notifications only (Apple and Android)"#
+        package static let targetChannel = #"target_channel must be "push": OpenPush sends push notifications only (Apple, Android and browsers)"#
     }
 
     /// The body fields a widget reload refuses: it carries no content of its own.
@@ -71,6 +71,7 @@ package enum NotificationSendParser {
         let privacy = readPrivacy(&reader)
         let quietHours = readQuietHoursMode(&reader)
         let android = readAndroid(body, &reader)
+        let web = readWeb(body, &reader)
         for field in OneSignalNotificationFields.otherChannels { _ = reader.value(field) }
 
         let localized = apnsAlert.map { alert in apnsAlertVisibleKeys.contains { alert[$0] != nil } } ?? false
@@ -123,6 +124,7 @@ package enum NotificationSendParser {
         (send.privacyText, send.privacy) = privacy
         send.quietHours = quietHours
         send.android = android
+        send.web = web
         return .success(send)
     }
 

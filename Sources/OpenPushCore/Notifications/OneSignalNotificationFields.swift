@@ -23,6 +23,10 @@ package enum OneSignalNotificationFields {
         "android_accent_color", "android_group",
     ]
 
+    /// OneSignal's web fields that become parts of a browser push (`WebNotificationFields`), and
+    /// the browser switches.
+    package static let honouredWeb: Set<String> = Set(WebNotificationFields.urlFields + WebNotificationFields.flags + ["web_push_topic"])
+
     /// Honoured with OneSignal's meaning for a push-only service: `target_channel` must be
     /// `push`, `isIos: false` and `isAndroid: false` leave out Apple's and Android's devices, and
     /// the legacy targeting spellings.
@@ -30,11 +34,11 @@ package enum OneSignalNotificationFields {
         "target_channel", "isIos", "isAndroid", "include_player_ids", "include_external_user_ids",
     ]
 
-    /// Fields for other channels (Android, Huawei, Amazon, web, Windows, email, SMS): accepted,
+    /// Fields for other channels (Huawei, Amazon, Windows, email, SMS) and the few Android and web fields with no place in their push: accepted,
     /// ignored, and named in the `OpenPush-Ignored-Fields` response header.
     package static let otherChannels: Set<String> = [
         // platform switches
-        "isHuawei", "isAnyWeb", "isChromeWeb", "isFirefox", "isSafari", "isWP_WNS", "isAdm", "isChrome",
+        "isHuawei", "isWP_WNS", "isAdm", "isChrome",
         // other channels' recipients
         "include_email_tokens", "include_phone_numbers", "include_wp_wns_uris", "include_amazon_reg_ids",
         "include_chrome_reg_ids", "include_chrome_web_reg_ids", "include_android_reg_ids",
@@ -47,9 +51,8 @@ package enum OneSignalNotificationFields {
         "huawei_category", "huawei_bi_tag",
         // Amazon
         "adm_small_icon", "adm_large_icon", "adm_big_picture", "adm_sound", "adm_group", "adm_group_message",
-        // web and Windows
-        "web_url", "web_buttons", "web_push_topic", "chrome_web_icon", "chrome_web_badge", "chrome_web_image",
-        "chrome_big_picture", "chrome_icon", "firefox_icon", "wp_wns_sound",
+        // web fields Web Push has no place for, and Windows
+        "web_buttons", "chrome_big_picture", "chrome_icon", "wp_wns_sound",
         // email
         "email_subject", "email_body", "email_from_name", "email_from_address", "email_preheader",
         "email_reply_to_address", "include_unsubscribed", "disable_email_click_tracking",

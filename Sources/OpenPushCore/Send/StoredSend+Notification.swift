@@ -11,7 +11,7 @@
 /// seconds after midnight or the flag `last_active`, and `throttle_rate_per_minute`), and the flags `content_available`, `mutable_content`,
 /// `apple_excluded`; `quiet_hours` (`defer` or `ignore`; absent is `silence`); `privacy_text` and
 /// `privacy` (`StoredSend+Privacy`). The alert gates (`StoredSend+AlertGates`): `dedupe_key`,
-/// `event_at`, `stale_after_seconds`. The Android-only fields: `android` (`StoredSend+Android`).
+/// `event_at`, `stale_after_seconds`. The Android-only fields: `android` (`StoredSend+Android`); the web fields: `web` (`StoredSend+Web`).
 extension StoredSend {
     package static func encode(_ send: NotificationSend) -> JSONValue {
         var object = envelope(.notification)
@@ -51,6 +51,7 @@ extension StoredSend {
         // Absent means the default, so sends stored before the field decode as they were.
         object.put("quiet_hours", send.quietHours == .default ? nil : send.quietHours.rawValue)
         encodeAndroid(send.android, into: &object)
+        encodeWeb(send.web, into: &object)
         return .object(object)
     }
 
@@ -114,6 +115,7 @@ extension StoredSend {
             send.quietHours = known
         }
         send.android = try decodeAndroid(&fields)
+        send.web = try decodeWeb(&fields)
         try fields.finish()
         return send
     }

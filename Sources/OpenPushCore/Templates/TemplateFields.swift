@@ -72,7 +72,7 @@ package struct TemplateFields: Sendable, Equatable {
         for flag in ["isEmail", "isSMS"] where reader.bool(flag) == true { reader.problem(Messages.pushOnly(flag)) }
         fields.ignored = body.keys.filter {
             otherChannels.contains($0) || OneSignalNotificationFields.otherChannels.contains($0)
-                || OneSignalNotificationFields.honouredAndroid.contains($0)
+                || OneSignalNotificationFields.honouredAndroid.contains($0) || OneSignalNotificationFields.honouredWeb.contains($0)
         }
             .sorted()
         for field in fields.ignored { _ = reader.value(field) }

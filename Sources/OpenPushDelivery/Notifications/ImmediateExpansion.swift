@@ -24,7 +24,7 @@ package enum ImmediateExpansion {
                                 in connection: PostgresConnection) throws -> String? {
         let id = MessageStore.newID(now: now)
         let page = NotificationAudience.recipients(targeted: targeted, appID: message.appID, kind: send.kind,
-                                                   excluding: send.excludedServices, after: nil)
+                                                   excluding: send.excludedServices, browsers: send.excludedBrowsers, after: nil)
         let lane = DeliveryLane.forNotification(interruptionLevel: send.interruptionLevel, kind: send.kind)
         let jobs = DeliveryQueue.jobsInsert(from: "r", messageID: id, appID: message.appID, lane: lane,
                                             tokenKind: send.kind.tokenKind, jobSize: jobSize)

@@ -57,12 +57,12 @@ enum NotificationExpansion {
         let targeted = try AudienceResolver.targeted(send.targeting, appID: appID, tenantID: try row.decode("tenant_id"),
                                                      now: try row.decode("now"), in: connection)
         let page = NotificationAudience.recipients(targeted: targeted, appID: appID, kind: send.kind,
-                                                   excluding: send.excludedServices, after: try row.decode("expanded_through"))
+                                                   excluding: send.excludedServices, browsers: send.excludedBrowsers, after: try row.decode("expanded_through"))
         let lane = DeliveryLane.forNotification(interruptionLevel: send.interruptionLevel, kind: send.kind)
         let schedule = try ExpansionSchedule.prepare(
             send.schedule, messageID: messageID,
             audience: NotificationAudience.recipients(targeted: targeted, appID: appID, kind: send.kind,
-                                                      excluding: send.excludedServices, after: nil),
+                                                      excluding: send.excludedServices, browsers: send.excludedBrowsers, after: nil),
             in: connection)
         let jobs = schedule.jobs(from: "r", messageID: messageID, appID: appID, lane: lane, tokenKind: send.kind.tokenKind,
                                  jobSize: jobSize)

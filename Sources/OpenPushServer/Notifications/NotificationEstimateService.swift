@@ -17,7 +17,7 @@ enum NotificationEstimateService {
             let targeted = try AudienceResolver.targeted(estimate.targeting, appID: appID, tenantID: principal.tenantID,
                                                          now: now, in: connection)
             return try NotificationAudience.count(targeted: targeted, appID: appID, kind: estimate.kind,
-                                                  excluding: estimate.excludedServices, in: connection)
+                                                  excluding: estimate.excludedServices, browsers: estimate.excludedBrowsers, in: connection)
         }
     }
 }

@@ -45,7 +45,7 @@ enum NotificationSendService {
                     messageID = written
                 } else {
                     if try NotificationAudience.isEmpty(targeted: targeted, appID: appID, kind: send.kind,
-                                                        excluding: send.excludedServices, in: connection) {
+                                                        excluding: send.excludedServices, browsers: send.excludedBrowsers, in: connection) {
                         return empty
                     }
                     messageID = try MessageEnqueue.enqueue(message, to: .expandedLater, now: now, in: connection).messageID
