@@ -278,6 +278,8 @@ package struct DeliveryContext: Sendable {
 
     package func app(for delivery: ClaimedDelivery) -> App? { apps[delivery.appID] }
 
+    package func app(id: String) -> App? { apps[id] }
+
     /// Whether any message loaded is an alert notification.
     package var holdsAlert: Bool { messages.values.contains { $0.notification?.kind == .alert } }
 

@@ -9,6 +9,10 @@ package enum DeliveryOutcome {
         /// FCM refused the app's service account: its Android pushes wait until it changes; its
         /// Apple pushes go on.
         case pauseFCM(appID: String, reason: String)
+        /// Push services refused the app's VAPID signature (every web push of a job, at least
+        /// `DeliveryPlanner.vapidRefusalsToPause`), or its key does not open: its web pushes wait
+        /// until its key or subject changes; its other pushes go on.
+        case pauseWebPush(appID: String, reason: String)
     }
 
     package enum Decision: Sendable, Equatable {
@@ -29,6 +33,10 @@ package enum DeliveryOutcome {
             return (.finished(.accepted, reason: nil), nil)
         case .deadToken(let reason):
             return (.finished(.error, reason: reason.rawValue), .deadToken(delivery, invalidSince: invalidSince))
+        // A push service refusing the VAPID signature ends that push (the subscription is kept);
+        // whether the app pauses is decided per job (`pausesWebPush`).
+        case .credentials(let reason) where service == .webPush:
+            return (.finished(.error, reason: reason.rawValue), nil)
         case .credentials(let reason) where service == .fcm:
             return (.held(reason: reason.rawValue), .pauseFCM(appID: delivery.appID, reason: reason.rawValue))
         case .credentials(let reason):
@@ -45,6 +53,13 @@ package enum DeliveryOutcome {
             // The client already refreshed its token and retried once; try again later.
             return (retry(delivery, reason: APNSReason.expiredProviderToken.rawValue, policy: policy, retryable: retryable), nil)
         }
+    }
+
+    /// Whether a job's web pushes pause its app's web push: all `refused` for their VAPID
+    /// signature, and at least `DeliveryPlanner.vapidRefusalsToPause` of them. Fewer is too
+    /// little to tell a bad key from a few odd subscriptions.
+    package static func pausesWebPush(webPushes: Int, refused: Int) -> Bool {
+        refused >= DeliveryPlanner.vapidRefusalsToPause && refused == webPushes
     }
 
     /// A passing failure (or no answer at all): worth another try, until attempts run out.

@@ -7,6 +7,15 @@ extension DeliveryPlanner {
     package static let webPushPauseRecheckSeconds: Double = 60
     /// The `error_reason` of a web push whose plaintext is over `WebPushRequest.maxPlaintextBytes`.
     package static let webPushPayloadTooLarge = "WebPushPayloadTooLarge"
+    /// The `error_reason` of a web push of an app with no VAPID subject (`web_push_subject`, else
+    /// `OPENPUSH_WEB_PUSH_SUBJECT`): a send to browsers is refused for it, this is one queued before.
+    package static let missingWebPushSubject = "MissingWebPushSubject"
+    /// The `error_reason` of a web push of an app whose VAPID key could not be made.
+    package static let missingVAPIDKey = "MissingVAPIDKey"
+    /// The `error_reason` of a web push the push service refused for its VAPID signature (401/403).
+    package static let vapidRefused = "WebPushVAPIDRefused"
+    /// How many web pushes of one job, all refused for the VAPID signature, pause the app's web push.
+    package static let vapidRefusalsToPause = 10
 
     /// Why the app sends no web push now, if it does not.
     static func webPushRefusal(_ app: DeliveryContext.App, now: Double) -> Refusal? {

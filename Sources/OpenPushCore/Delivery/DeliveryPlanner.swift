@@ -46,6 +46,8 @@ package enum DeliveryPlanner {
         case credentials(String)
         /// The app's FCM service account does not open: pause the app's FCM sending (only).
         case fcmCredentials(String)
+        /// The app's VAPID key does not open: pause the app's web push (only).
+        case webPushCredentials(String)
         /// The message was cancelled before this push went out.
         case cancelled
         /// A newer push to this Live Activity was accepted already: this one would roll it back.

@@ -44,6 +44,8 @@ struct BatchCompletion: Sendable {
                 try AppCredentialStatus.pause(appID: appID, reason: reason, now: now, in: connection)
             case .pauseFCM(let appID, let reason):
                 try AppCredentialStatus.pauseFCM(appID: appID, reason: reason, now: now, in: connection)
+            case .pauseWebPush(let appID, let reason):
+                try AppCredentialStatus.pauseWebPush(appID: appID, reason: reason, now: now, in: connection)
             }
         }
         try AlertDedupeStore.release(releases.filter { heldDelivery($0.deliveryID) }.map(\.claim), in: connection)

@@ -28,13 +28,15 @@ extension DeliveryContext {
                    apns_key_id, apns_team_id, CASE WHEN apns_auth = 'certificate' THEN apns_certificate END AS apns_certificate,
                    extract(epoch FROM updated_at)::float8 AS updated_at,
                    dedupe_window_days, stale_alert_seconds, default_privacy_text, fcm_service_account,
-                   fcm_paused_at IS NOT NULL AS fcm_paused
+                   fcm_paused_at IS NOT NULL AS fcm_paused, web_push_vapid_private_key, web_push_vapid_public_key,
+                   web_push_subject, web_push_paused_at IS NOT NULL AS web_push_paused
             FROM apps WHERE id \(oneOf(appIDs))
             """, """
             SELECT id, app_id, platform, environment, language, country, app_version, tags::text AS tags, external_id,
                    enabled AND retired_at IS NULL AS reachable, token, token_invalid_at IS NOT NULL AS token_invalid,
                    widget_push_token, hide_details,
-                   quiet_hours_start IS NOT NULL OR cardinality(muted_threads) > 0 AS sets_attention
+                   quiet_hours_start IS NOT NULL OR cardinality(muted_threads) > 0 AS sets_attention,
+                   web_p256, web_auth, web_type
             FROM subscriptions WHERE id = ANY(\(subscriptionIDs))
             """]
         if hasActivities {
@@ -91,6 +93,10 @@ extension DeliveryContext {
             app.defaultPrivacyText = try row.decode("default_privacy_text")
             app.fcmServiceAccount = try row.decode("fcm_service_account")
             app.fcmPaused = try row.decode("fcm_paused")
+            app.webPushVAPIDKey = try row.decode("web_push_vapid_private_key")
+            app.webPushVAPIDPublicKey = try row.decode("web_push_vapid_public_key")
+            app.webPushSubject = try row.decode("web_push_subject")
+            app.webPushPaused = try row.decode("web_push_paused")
             context.add(app)
         }
         var externalIDs: Set<String> = []
@@ -103,6 +109,14 @@ extension DeliveryContext {
             let tagObject = tagText == "{}" ? [:] : (try? JSONValue.parse(tagText))?.objectValue ?? [:]
             let tags = Dictionary(uniqueKeysWithValues: tagObject.compactMap { entry in entry.value.stringValue.map { (entry.key, $0) } })
             let environment: String = try row.decode(column.environment)
+            // Only a browser subscription has keys (a CHECK holds the three together).
+            let p256: String? = try row.decode(column.webP256)
+            let auth: String? = try row.decode(column.webAuth)
+            let webKeys = try p256.flatMap { p256 in
+                try auth.map { DeliveryContext.Subscription.WebKeys(
+                    p256dh: p256, auth: $0, browser: (try row.decode(column.webType) as String?).flatMap(WebPushBrowser.init(oneSignalType:)))
+                }
+            }
             guard let known = DeviceEnvironment(rawValue: environment) else {
                 throw InvariantViolation("subscription environment '\(environment)' is neither production nor sandbox")
             }
@@ -113,7 +127,7 @@ extension DeliveryContext {
                 reachable: try row.decode(column.reachable), token: try row.decode(column.token),
                 tokenInvalid: try row.decode(column.tokenInvalid),
                 widgetToken: try row.decode(column.widgetToken), hideDetails: try row.decode(column.hideDetails),
-                setsAttention: try row.decode(column.setsAttention))
+                setsAttention: try row.decode(column.setsAttention), webKeys: webKeys)
             if let externalID = subscription.externalID { externalIDs.insert(externalID) }
             context.add(subscription)
         }
@@ -194,7 +208,7 @@ extension DeliveryContext {
 /// of its thousand rows.
 private struct SubscriptionColumns {
     let id, appID, platform, environment, language, country, appVersion, tags, externalID, reachable, token, tokenInvalid,
-        widgetToken, hideDetails, setsAttention: PostgresColumn
+        widgetToken, hideDetails, setsAttention, webP256, webAuth, webType: PostgresColumn
 
     init(_ rows: PostgresRows) throws {
         (id, appID, platform, environment) = try (rows.column("id"), rows.column("app_id"), rows.column("platform"),
@@ -205,6 +219,7 @@ private struct SubscriptionColumns {
         (reachable, token, tokenInvalid, widgetToken) = try (rows.column("reachable"), rows.column("token"),
                                                              rows.column("token_invalid"), rows.column("widget_push_token"))
         (hideDetails, setsAttention) = try (rows.column("hide_details"), rows.column("sets_attention"))
+        (webP256, webAuth, webType) = try (rows.column("web_p256"), rows.column("web_auth"), rows.column("web_type"))
     }
 }
 

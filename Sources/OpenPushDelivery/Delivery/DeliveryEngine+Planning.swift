@@ -28,7 +28,9 @@ extension DeliveryEngine {
         let claimed = jobs.deliveries
         // A job alone: PostgreSQL reads its own id arrays.
         let single = jobs.jobs.count == 1 ? job : nil
-        let context = try await services.database.withConnection { try DeliveryContext.load(for: claimed, job: single, in: $0) }
+        var loaded = try await services.database.withConnection { try DeliveryContext.load(for: claimed, job: single, in: $0) }
+        try await makeVAPIDKeys(claimed, context: &loaded)
+        let context = loaded
         let deliveries = context.withCurrentTokens(claimed)
         // Delivery policy decided from PostgreSQL state (interval rules): what must not go now.
         // Only update and widget jobs go through one, and those are claimed alone.
@@ -64,6 +66,9 @@ extension DeliveryEngine {
         // Each app's credential once per batch, not a cache lookup under its lock per recipient.
         var appCredentials: [String: Result<APNSCredential?, SealedSecretError>] = [:]
         var appAccounts: [String: Result<FCMServiceAccount?, SealedSecretError>] = [:]
+        var appVAPIDKeys: [String: Result<WebPushVAPIDKey?, WebPushKeyCache.Problem>] = [:]
+        // Each collapse id too long for a `Topic` digested once per batch.
+        var topics: [String: String] = [:]
         let clock = ContinuousClock()
         var sliceEnd = clock.now + Self.planningSlice
         for delivery in claimed {
@@ -111,10 +116,48 @@ extension DeliveryEngine {
                         // Its FCM sending paused, as for a refused service account.
                         batch.refused.append((delivery, .fcmCredentials(problem.reason)))
                     }
+                case .webPush(var request):
+                    switch appVAPIDKeys.memoized(delivery.appID, {
+                        context.app(for: delivery).map { webPushKeys.lookup(for: $0) } ?? .success(nil)
+                    }) {
+                    case .success(let key?):
+                        if let topic = request.topic, !WebPushTopic.isValid(topic) {
+                            request.topic = topics.memoized(topic) { WebPushTopicDigest.digest(of: topic) }
+                        }
+                        batch.add(PushBatch.Planned(delivery: delivery, request: .webPush(request)), vapidKey: key)
+                    case .success(nil):
+                        batch.refused.append((delivery, .permanent(DeliveryPlanner.missingVAPIDKey)))
+                    case .failure(.missingSubject):
+                        batch.refused.append((delivery, .permanent(DeliveryPlanner.missingWebPushSubject)))
+                    case .failure(.sealed(let problem)):
+                        // Its web push paused, as for a refused key: nothing is lost while the key is found.
+                        batch.refused.append((delivery, .webPushCredentials(problem.reason)))
+                    }
                 }
             }
         }
         return batch
+    }
+
+    // MARK: VAPID keys
+
+    /// Makes the VAPID key of each app with browser recipients that has none yet (an app made
+    /// before Web Push), and puts it in `context`.
+    private func makeVAPIDKeys(_ deliveries: [ClaimedDelivery], context: inout DeliveryContext) async throws {
+        var apps: Set<String> = []
+        for delivery in deliveries where context.subscription(for: delivery)?.service == .webPush {
+            if let app = context.app(for: delivery), app.webPushVAPIDKey == nil { apps.insert(app.id) }
+        }
+        guard !apps.isEmpty else { return }
+        let keyring = services.configuration.secretKeyring
+        for appID in apps.sorted() {
+            guard let made = try await services.database.withConnection({
+                try WebPushKeyStore.ensureKey(appID: appID, keyring: keyring, in: $0)
+            }), var app = context.app(id: appID) else { continue }
+            app.webPushVAPIDKey = made.sealed
+            app.webPushVAPIDPublicKey = made.publicKey
+            context.add(app)
+        }
     }
 
     // MARK: dedupe

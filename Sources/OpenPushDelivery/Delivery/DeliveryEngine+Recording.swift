@@ -40,6 +40,8 @@ extension DeliveryEngine {
         var pushes = Metrics.PushTally()
         // Per job: the longest `Retry-After` among its retried recipients (FCM `429`).
         var retryAfter: [Int: Double] = [:]
+        // Per job: its web pushes answered, and those refused for their VAPID signature.
+        var webPushes: [Int: (answered: Int, refused: Int)] = [:]
         func apply(_ delivery: ClaimedDelivery, _ decision: DeliveryOutcome.Decision, status: Int? = nil,
                    fcmMessageName: String? = nil, uniqueID: String? = nil, service: PushService = .apns) {
             let (index, position) = jobs.locate(delivery.id)
@@ -81,6 +83,9 @@ extension DeliveryEngine {
             case .fcmCredentials(let reason):
                 apply(delivery, .held(reason: reason), service: .fcm)
                 effects.append(.pauseFCM(appID: delivery.appID, reason: reason))
+            case .webPushCredentials(let reason):
+                apply(delivery, .held(reason: reason), service: .webPush)
+                effects.append(.pauseWebPush(appID: delivery.appID, reason: reason))
             }
         }
         for (key, group) in batch.groups {
@@ -100,6 +105,13 @@ extension DeliveryEngine {
                         retryAfter[job] = max(retryAfter[job] ?? 0, min(seconds, 3600))
                     }
                     if let effect { effects.append(effect) }
+                    if answer.service == .webPush {
+                        let job = jobs.locate(delivery.id).job
+                        var counts = webPushes[job] ?? (0, 0)
+                        counts.answered += 1
+                        if case .credentials = answer.verdict { counts.refused += 1 }
+                        webPushes[job] = counts
+                    }
                     if case .deadToken = effect, case .finished(_, let reason) = decision {
                         deadTokenReasons[delivery.id] = reason
                     }
@@ -117,6 +129,10 @@ extension DeliveryEngine {
             }
         }
         services.metrics.record(pushes)
+        for (index, counts) in webPushes.sorted(by: { $0.key < $1.key })
+        where DeliveryOutcome.pausesWebPush(webPushes: counts.answered, refused: counts.refused) {
+            effects.append(.pauseWebPush(appID: jobs.jobs[index].appID, reason: DeliveryPlanner.vapidRefused))
+        }
         for index in completions.indices {
             let backoff = policy.delay(afterAttempt: jobs.jobs[index].attempt, jitter: Double.random(in: 0..<1)) ?? 0
             completions[index].retryDelay = max(backoff, retryAfter[index] ?? 0)
@@ -145,6 +161,9 @@ extension DeliveryEngine {
         }
         for case .pauseFCM(let appID, let reason) in effects {
             logger.warning("FCM rejected the app's service account: its Android pushes paused", ["app.id": appID, "fcm.reason": reason])
+        }
+        for case .pauseWebPush(let appID, let reason) in effects {
+            logger.warning("push services refused the app's VAPID key: its web pushes paused", ["app.id": appID, "webpush.reason": reason])
         }
     }
 }

@@ -43,6 +43,7 @@ package final class DeliveryEngine: Sendable {
     let worker: String
     let credentials: CredentialCache
     let fcmAccounts: FCMAccountCache
+    let webPushKeys: WebPushKeyCache
     private let wake = WakeSignal()
     private let stopping = Atomic<Bool>(false)
     private let tasks = Mutex<[Task<Void, Never>]>([])
@@ -70,6 +71,8 @@ package final class DeliveryEngine: Sendable {
         credentials = CredentialCache(keyring: services.configuration.secretKeyring, logger: logger,
                                       retired: { old in Task { await client.retire(credential: old) } })
         fcmAccounts = FCMAccountCache(keyring: services.configuration.secretKeyring, logger: logger)
+        webPushKeys = WebPushKeyCache(keyring: services.configuration.secretKeyring,
+                                      defaultSubject: services.configuration.webPushSubject, logger: logger)
         worker = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))"
     }
 

@@ -14,6 +14,7 @@ extension AppStore {
             guard let current = try lockForUpdate(id, in: connection) else { return nil }
             var fields = given
             try fields.settleCertificate(currentBundleID: current.bundleID, currentTopics: current.topics, now: now)
+            let webPush = try AppCredentialStatus.webPushSettings(appID: id, in: connection)
             try connection.query(assignments(fields, now: now, sealing: keyring, id: id))
             if let certificate = fields.apnsCertificate.newValue {
                 try setCertificate(certificate, appID: id, sealing: keyring, in: connection)
@@ -23,6 +24,7 @@ extension AppStore {
             // A change to what paused the app's deliveries resumes them.
             try AppCredentialStatus.resumeIfFixed(appID: id, changed: fields.changedCredentialFields, in: connection)
             if !fields.fcmServiceAccount.isKeep { try AppCredentialStatus.resumeFCM(appID: id, in: connection) }
+            try AppCredentialStatus.resumeWebPush(appID: id, ifChangedFrom: webPush, in: connection)
             try recordUpdate(fields, appID: id, by: audit, now: now, in: connection)
             return try find(id, in: connection)
         }

@@ -27,7 +27,8 @@ enum NotificationRoutes {
         let principal = try await Authentication.requireRESTKey(appID: requestedAppID, context)
         let created = try await NotificationSendService.create(
             body: body, header: Result { () throws(APIError) in try idempotencyKey(context) }, principal: principal,
-            now: context.services.now(), database: context.services.database)
+            now: context.services.now(), webPushSubject: context.services.configuration.webPushSubject,
+            database: context.services.database)
         // Derived from the body, which a replay must repeat exactly, so a replay names the same fields.
         var headers: [String: String] = created.replayed ? ["Idempotent-Replayed": "true"] : [:]
         headers[ignoredFieldsHeader] = OneSignalNotificationFields.ignoredHeader(for: body)

@@ -17,12 +17,14 @@ enum NotificationSendService {
     }
 
     /// `header` is the `Idempotency-Key` header as read, refused only once the body is valid.
+    /// `webPushSubject`: `OPENPUSH_WEB_PUSH_SUBJECT`, the subject of an app that names none.
     static func create(body: JSONObject, header: Result<String?, APIError>, principal: RESTPrincipal, now: Double,
-                       database: PostgresPool) async throws -> Created {
+                       webPushSubject: String? = nil, database: PostgresPool) async throws -> Created {
         let appID = principal.app.id
         // The template's fields join the body before it is validated; the stored request shows them.
         let request = try await TemplateStore.applied(to: body, appID: appID, in: database)
         let send = try NotificationSendParser.parse(request).get()
+        if let problem = send.webPushProblem { throw APIError.badRequest(problem) }
         let key = try idempotency(header: header.get(), body: send.idempotencyKey).map {
             // The body as sent: a repeat replays the first answer even if its template changed since.
             IdempotentRequest(appID: appID, scope: $0.scope, caller: IdempotencyStore.caller(tenantID: principal.tenantID),
@@ -35,6 +37,7 @@ enum NotificationSendService {
                 if send.excludesEveryService { return empty }
                 let targeted = try AudienceResolver.targeted(send.targeting, appID: appID, tenantID: principal.tenantID,
                                                              now: now, in: connection)
+                try NotificationStore.checkWebPushSubject(send, targeted: targeted, appID: appID, defaultSubject: webPushSubject, in: connection)
                 let message = MessageStore.NewMessage(appID: appID, send: .notification(send), name: send.name, request: request,
                                                       tenantID: principal.tenantID)
                 let messageID: String
