@@ -120,7 +120,7 @@ import OpenPushCore
     }
 
     @Test func aPlaintextOverTheLimitIsRefused() throws {
-        let send = try Self.send(["contents": ["en": String(repeating: "x", count: 2000)],
+        let send = try Self.send(["contents": ["en": .string(String(repeating: "x", count: 2000))],
                                   "data": ["blob": .string(String(repeating: "y", count: 2000))]])
         #expect(DeliveryPlanner.plan(Self.recipient(), context: Self.context(send), now: Self.now).failureValue
             == .permanent(DeliveryPlanner.webPushPayloadTooLarge))

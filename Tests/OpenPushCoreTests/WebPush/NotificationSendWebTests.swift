@@ -40,9 +40,9 @@ import OpenPushCore
 
     @Test func aTopicThatIsNotOneIsRefusedNamingTheField() {
         #expect(Self.problems(["web_push_topic": "has space"]) == [WebNotificationFields.Messages.topic])
-        #expect(Self.problems(["web_push_topic": String(repeating: "a", count: 33)]) == [WebNotificationFields.Messages.topic])
+        #expect(Self.problems(["web_push_topic": .string(String(repeating: "a", count: 33))]) == [WebNotificationFields.Messages.topic])
         #expect(Self.problems(["web_push_topic": "a+b"]) == [WebNotificationFields.Messages.topic])
-        #expect(Self.problems(["web_push_topic": String(repeating: "a", count: 32)]).isEmpty)
+        #expect(Self.problems(["web_push_topic": .string(String(repeating: "a", count: 32))]).isEmpty)
         #expect(Self.problems(["chrome_web_icon": "icon.png"]) == ["chrome_web_icon " + NotificationSendParser.AppleMessages.url])
     }
 

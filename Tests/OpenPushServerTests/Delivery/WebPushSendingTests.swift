@@ -49,6 +49,7 @@ import Postgres
             return id
         }
 
+        @discardableResult
         func apple(_ app: CreatedApp, token: String) async throws -> String {
             try await harness.app.insertSubscription(appID: app.app.id, token: token)
         }
@@ -190,7 +191,9 @@ import Postgres
         let message = try await setup.send(setup.a)
         let otherMessage = try await setup.send(setup.b)
         try await setup.run {
-            try await setup.records(message)[phone] != nil && setup.records(otherMessage)[other] != nil
+            let mine = try await setup.records(message)[phone] != nil
+            let theirs = try await setup.records(otherMessage)[other] != nil
+            return mine && theirs
         }
         #expect(try await setup.records(message)[phone]?.state == "accepted")
         #expect(try await setup.records(message)[held] == nil)
