@@ -23,7 +23,7 @@ package struct WebPushPayload: Sendable {
         object["openpush"] = .object(["notification_id": .string(notificationID), "subscription_id": .string("")])
         self.object = object
         let bytes = JSONValue.object(object).serializedBytes
-        let ending = Array(#""}}"#.utf8)
+        let ending = Array("\"\"}}".utf8)
         prefix = bytes.count > ending.count + 1 && Array(bytes.suffix(ending.count)) == ending
             ? Array(bytes.dropLast(ending.count)) : nil
     }

@@ -106,8 +106,9 @@ import OpenPushCore
                                   "chrome_web_icon": "https://x.io/i.png"])
         #expect(Self.text(try Self.request(Self.context(send)))
             == #"{"body":"You have a new message","openpush":{"notification_id":"msg_1","subscription_id":"sub_web"}}"#)
-        // Without a privacy text it still goes: the service worker shows its own line.
-        let bare = try Self.send(["contents": ["en": "Balance: 1,000"], "privacy": "ids_only"])
+        // With a privacy text that renders empty it still goes: the service worker shows its own line.
+        let bare = try Self.send(["contents": ["en": "Balance: 1,000"], "privacy": "ids_only",
+                                  "privacy_text": ["en": "{{ nothing_here }}"]])
         #expect(Self.text(try Self.request(Self.context(bare)))
             == #"{"openpush":{"notification_id":"msg_1","subscription_id":"sub_web"}}"#)
     }
