@@ -142,9 +142,11 @@ import WebPushSimulator
             #expect(token.count == 3)
             let signature = try #require(Base64URL.decode(token[2]))
             #expect(P256KeyPair.isValidES256Signature(signature, for: Array("\(token[0]).\(token[1])".utf8), publicKey: pair.publicKey))
-            let header = try JSONValue.parse(try #require(Base64URL.decode(token[0]))).objectValue
+            let headerBytes = try #require(Base64URL.decode(token[0]))
+            let header = try JSONValue.parse(headerBytes).objectValue
             #expect(header?["alg"]?.stringValue == "ES256" && header?["typ"]?.stringValue == "JWT")
-            let claims = try #require(try JSONValue.parse(try #require(Base64URL.decode(token[1]))).objectValue)
+            let claimBytes = try #require(Base64URL.decode(token[1]))
+            let claims = try #require(try JSONValue.parse(claimBytes).objectValue)
             #expect(claims["aud"]?.stringValue == simulator.origin)
             #expect(claims["sub"]?.stringValue == "mailto:ops@example.com")
             let expiry = try #require(claims["exp"]?.intValue)
