@@ -113,7 +113,8 @@ final class WebPushSender: Sendable {
     }
 
     /// The POST for one push, or why there is none.
-    func prepare(_ request: WebPushRequest, vapidKey: WebPushVAPIDKey, app: String, now: Double) -> Result<HTTPClientRequest, Refusal> {
+    func prepare(_ request: WebPushRequest, vapidKey: WebPushVAPIDKey, app: String,
+                 now: Double) -> Result<HTTPClientRequest, Refusal> {
         let endpoint: WebPushEndpoint
         switch WebPushEndpoint.checked(request.endpoint, hosts: hosts, allowPrivate: allowPrivate) {
         case .success(let checked): endpoint = checked
