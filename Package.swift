@@ -50,6 +50,9 @@ let package = Package(
         // The local FCM simulator (`openpush fcm-sim`, tests): FCM HTTP v1 sends over h2c, Google's
         // OAuth token endpoint and a control API over HTTP/1.1.
         .target(name: "FCMSimulator", dependencies: ["EventLoop", "HTTP2", "HTTPServer", "Crypto", "OpenPushCore"], swiftSettings: swiftSettings),
+        // The local browser push service (`openpush webpush-sim`, tests): Web Push over HTTP/1.1,
+        // VAPID checked, payloads decrypted like a browser, and a control API.
+        .target(name: "WebPushSimulator", dependencies: ["HTTPServer", "Crypto", "OpenPushCore"], swiftSettings: swiftSettings),
 
         // Pure domain logic: no I/O.
         .target(name: "OpenPushCore", swiftSettings: swiftSettings, linkerSettings: [.linkedLibrary("m")]),
@@ -67,7 +70,8 @@ let package = Package(
             dependencies: ["OpenPushDelivery", "OpenPushCore", "Postgres", "HTTPServer", "HTTP2", "Crypto", "APNs", "Subprocess", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "openpush", dependencies: ["OpenPushServer", "OpenPushDelivery", "HTTPClient", "APNsSimulator", "FCMSimulator"],
+        .executableTarget(name: "openpush", dependencies: ["OpenPushServer", "OpenPushDelivery", "HTTPClient", "APNsSimulator", "FCMSimulator",
+                                                              "WebPushSimulator"],
                           swiftSettings: swiftSettings),
         // `bench/apns-client.sh`: the APNs client alone against the simulator.
         .executableTarget(name: "apns-client-bench", dependencies: ["APNs", "Crypto", "OpenPushCore"],
@@ -99,6 +103,10 @@ let package = Package(
         .testTarget(
             name: "FCMSimulatorTests", dependencies: ["FCMSimulator", "Crypto", "HTTP2", "HTTPClient", "OpenPushCore", "COpenSSL"],
             swiftSettings: swiftSettings),
+        // HTTPClient posts pushes and reads the control API; Crypto signs and encrypts them.
+        .testTarget(
+            name: "WebPushSimulatorTests", dependencies: ["WebPushSimulator", "Crypto", "HTTPClient", "OpenPushCore"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"], swiftSettings: swiftSettings),
         // The client against a local HTTPServer.
@@ -111,7 +119,7 @@ let package = Package(
             name: "OpenPushServerTests",
             dependencies: [
                 "OpenPushServer", "OpenPushDelivery", "OpenPushTestSupport", "Postgres", "HTTPServer", "OpenPushCore", "APNs",
-                "APNsSimulator", "FCMSimulator", "Crypto", "Subprocess", "HTTPClient", "Gzip",
+                "APNsSimulator", "FCMSimulator", "WebPushSimulator", "Crypto", "Subprocess", "HTTPClient", "Gzip",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,6 @@
-/// Many requests alike but for their bodies (one API's calls for many recipients): each
-/// request's transfer reuses one header list, and the batch is handed to the driving thread
-/// with one lock and one wake-up, and awaited with one continuation, instead of each.
+/// Many requests at once (one API's calls for many recipients): the batch is handed to the
+/// driving thread with one lock and one wake-up, and awaited with one continuation, instead of
+/// each; requests alike but for their bodies also share one header list.
 extension HTTPClient {
     /// Posts each of `bodies` as `template` (its URL, method, headers and options; its own body
     /// is ignored) and returns the answers in the bodies' order; a request that got no answer
@@ -14,15 +14,31 @@ extension HTTPClient {
         } catch {
             return bodies.map { _ in .failure(error) }
         }
-        return await withCheckedContinuation { continuation in
-            let results = HTTPBatchResults(count: bodies.count, continuation: continuation)
+        return await send(count: bodies.count) { index throws(HTTPClientError) in
+            try Transfer(template, userAgent: userAgent, headers: headers, body: bodies[index])
+        }
+    }
+
+    /// Sends each of `requests` (each its own URL, headers and body) with one hand-over to the
+    /// driving thread, and returns the answers in their order.
+    package func send(_ requests: [HTTPClientRequest]) async -> [Result<HTTPClientResponse, HTTPClientError>] {
+        guard !requests.isEmpty else { return [] }
+        return await send(count: requests.count) { index throws(HTTPClientError) in
+            try Transfer(requests[index], userAgent: userAgent)
+        }
+    }
+
+    private func send(count: Int, transfer make: (Int) throws(HTTPClientError) -> Transfer) async
+        -> [Result<HTTPClientResponse, HTTPClientError>] {
+        await withCheckedContinuation { continuation in
+            let results = HTTPBatchResults(count: count, continuation: continuation)
             var transfers: [Transfer] = []
-            transfers.reserveCapacity(bodies.count)
+            transfers.reserveCapacity(count)
             // Every transfer is made before any is handed over: until then, only this thread
             // records results; after, only the driving thread.
-            for (index, body) in bodies.enumerated() {
+            for index in 0..<count {
                 do throws(HTTPClientError) {
-                    let transfer = try Transfer(template, userAgent: userAgent, headers: headers, body: body)
+                    let transfer = try make(index)
                     transfer.waiter = .batch(results, index: index)
                     transfers.append(transfer)
                 } catch {

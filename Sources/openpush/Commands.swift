@@ -8,6 +8,7 @@ import HTTPServer
 import OpenPushCore
 import OpenPushDelivery
 import OpenPushServer
+import WebPushSimulator
 
 struct CommandLineError: Error {
     var message: String
@@ -38,6 +39,8 @@ enum Commands {
                                  run the local APNs simulator and its control API
           \(FcmSimCommand.usage)
                                  run the local FCM simulator, its OAuth token endpoint and its control API
+          \(WebPushSimCommand.usage)
+                                 run the local Web Push simulator (a browser push service) and its control API
           help                   show this text
 
         environment:
@@ -92,15 +95,17 @@ enum Commands {
         let simulator = try startDevSimulator(&configuration, clientCA: authority, stateDirectory: state)
         defer { simulator?.simulator.stop() }
         let fcm = try startDevFCMSimulator(&configuration)
+        let web = try startDevWebPushSimulator(&configuration)
         try await run(configuration, databaseURL: databaseURL, migrate: true, logger: logger) { services, port in
             let demo = try await DevDemoApp.ensure(stateDirectory: state, services: services, fcmServiceAccount: fcm?.account)
             let certificateDemo = try await authority.asyncMap {
                 try await DevDemoApp.ensureCertificateApp(stateDirectory: state, services: services, authority: $0)
             }
-            say(devBanner(configuration, port: port, demo: demo, simulator: simulator, fcm: fcm?.simulator)
+            say(devBanner(configuration, port: port, demo: demo, simulator: simulator, fcm: fcm?.simulator, web: web)
                 + (certificateDemo.map { certificateBanner($0) } ?? ""))
         }
         await fcm?.simulator.stop()
+        await web?.simulator.stop()
         await simulator?.control.shutdown()
     }
 
@@ -149,7 +154,8 @@ enum Commands {
 
     /// What `openpush dev` prints once it listens: the keys and a request to try.
     private static func devBanner(_ configuration: Configuration, port: Int, demo: DevDemoApp,
-                                  simulator: (simulator: APNSSimulator, control: HTTPServer)?, fcm: FCMSimulator?) -> String {
+                                  simulator: (simulator: APNSSimulator, control: HTTPServer)?, fcm: FCMSimulator?,
+                                  web: (simulator: WebPushSimulator, subscription: DevQuickstart.WebSubscription)?) -> String {
         let organizationKey = configuration.organizationAPIKey ?? ""
         let host = configuration.listenHost.contains(":") ? "[\(configuration.listenHost)]" : configuration.listenHost
         let rotated = "(rotated since; the rotation returned the new value)"
@@ -166,10 +172,13 @@ enum Commands {
         """ } ?? "") + (fcm.map { """
 
           FCM simulator: \($0.endpoint) (token endpoint \($0.tokenURL)) — what it accepted: curl \($0.controlURL ?? "")/messages
+        """ } ?? "") + (web.map { """
+
+          Web Push simulator: \($0.simulator.origin) — what it received, decrypted: curl \($0.simulator.controlURL ?? "")/pushes
         """ } ?? "") + "\n" + DevQuickstart(
             baseURL: "http://\(host):\(port)", appID: demo.id, restKey: demo.restKey, sdkKey: demo.sdkKey,
             simulatorControlURL: simulator.map { "http://127.0.0.1:\($0.control.port)" },
-            fcmControlURL: fcm?.controlURL).text
+            fcmControlURL: fcm?.controlURL, webSubscription: web?.subscription).text
     }
 
     /// Serves until SIGINT or SIGTERM, then drains: stop accepting, finish in-flight requests,

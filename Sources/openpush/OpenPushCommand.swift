@@ -35,6 +35,8 @@ struct OpenPushCommand {
                 try await ApnsSimCommand.run(arguments: arguments, logger: logger)
             case "fcm-sim":
                 try await FcmSimCommand.run(arguments: arguments, logger: logger)
+            case "webpush-sim":
+                try await WebPushSimCommand.run(arguments: arguments, logger: logger)
             case "dev":
                 try await Commands.dev(configuration, arguments: arguments, logger: logger)
             case "help", "--help", "-h":

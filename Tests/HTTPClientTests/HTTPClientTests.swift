@@ -136,6 +136,30 @@ private func withServer(_ body: (UInt16) async throws -> Void) async throws {
         }
     }
 
+    /// Distinct requests (each its own URL, headers and body) handed over together come back
+    /// answered in their order; one that gets no answer is its own error.
+    @Test func aBatchOfDistinctRequestsIsAnsweredInOrder() async throws {
+        try await withServer { port in
+            let client = try HTTPClient()
+            var requests = (0..<20).map {
+                HTTPClientRequest(url: "http://127.0.0.1:\(port)/echo", headers: [("X-Test", "request-\($0)"), ("Content-Type", "text/plain")],
+                                  body: Array("body \($0)".utf8))
+            }
+            requests.append(HTTPClientRequest(url: "http://127.0.0.1:\(port)/status/410"))
+            requests.append(HTTPClientRequest(url: "http://127.0.0.1:1/echo", timeout: .seconds(120)))
+            let answers = await client.send(requests)
+            #expect(answers.count == 22)
+            for index in 0..<20 {
+                let text = try answers[index].map { String(decoding: $0.body, as: UTF8.self) }.get()
+                #expect(text == "POST request-\(index) text/plain body \(index)")
+            }
+            #expect((try? answers[20].get())?.status == 410)
+            #expect((try? answers[21].get()) == nil)
+            #expect(await client.send([HTTPClientRequest]()).isEmpty)
+            await client.shutdown()
+        }
+    }
+
     @Test func aPinnedHostConnectsToTheGivenAddressWithoutResolving() async throws {
         try await withServer { port in
             let client = try HTTPClient()

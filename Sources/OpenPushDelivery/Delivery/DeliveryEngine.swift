@@ -118,8 +118,10 @@ package final class DeliveryEngine: Sendable {
         wake.close()
         // The first task relays NOTIFYs; it ends when the listener stops.
         for task in running { await task.value }
-        // Nothing sends any more: the FCM client's thread can end (the APNs client is its owner's).
+        // Nothing sends any more: the FCM and Web Push clients' threads can end (the APNs client
+        // is its owner's).
         await transports.device.fcm.shutdown()
+        await transports.device.webPush.shutdown()
     }
 
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }

@@ -6,7 +6,7 @@ import Synchronization
 /// Pushes to Android devices through FCM HTTP v1: each app's pushes go out with an access token
 /// of its service account (`FCMAccessTokens`), concurrently over HTTP/2 (h2c prior knowledge on
 /// an `http://` FCM URL, TLS otherwise) on a few multiplexed connections, each app capped in
-/// requests in flight (`FCMSendLimiter`), and each answer classified by `FCMAnswer`. The client
+/// requests in flight (`AppSendLimiter`), and each answer classified by `FCMAnswer`. The client
 /// and its thread are made on the first send, so a process without Android pushes has none.
 struct FCMDeviceTransport: PushTransport {
     struct Settings: Sendable {
@@ -85,7 +85,7 @@ final class FCMSender: Sendable {
     let tokenURL: String
     let settings: FCMDeviceTransport.Settings
     let now: @Sendable () -> Double
-    let limiter: FCMSendLimiter
+    let limiter: AppSendLimiter
     private let state = Mutex(State.idle)
 
     init(fcmURL: String, tokenURL: String, settings: FCMDeviceTransport.Settings, now: @escaping @Sendable () -> Double) {
@@ -94,7 +94,7 @@ final class FCMSender: Sendable {
         self.tokenURL = tokenURL
         self.settings = settings
         self.now = now
-        limiter = FCMSendLimiter(perApp: max(1, settings.appInFlight / max(1, settings.window)))
+        limiter = AppSendLimiter(perApp: max(1, settings.appInFlight / max(1, settings.window)))
     }
 
     /// The client and token cache, made on the first call.

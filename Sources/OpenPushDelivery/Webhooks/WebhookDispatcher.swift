@@ -294,12 +294,10 @@ package final class WebhookDispatcher: Sendable {
         }
     }
 
-    /// The peer check at connect time: the address libcurl actually connects to must be public,
-    /// whatever resolved it (the pin above, or libcurl itself for a name it rewrote).
-    static let publicPeersOnly: HTTPClientRequest.PeerFilter = { bytes in
-        guard let address = NetworkAddress(bytes: bytes) else { return "refused a connection to an unknown kind of address" }
-        return address.isPublic ? nil : "refused address \(address) (\(address.kind.rawValue)) when connecting"
-    }
+    /// The peer check at connect time (shared with Web Push): the address libcurl actually
+    /// connects to must be public, whatever resolved it (the pin above, or libcurl itself for a
+    /// name it rewrote).
+    static let publicPeersOnly = HTTPClientRequest.publicPeersOnly
 
     /// Why an attempt failed: the status when one came, and what happened in words.
     struct Failure: Error, Sendable {

@@ -21,15 +21,35 @@ package struct DevQuickstart: Sendable, Equatable {
     package var simulatorControlURL: String?
     /// The FCM simulator's control API, nil when Android pushes go to real FCM (no Android step then).
     package var fcmControlURL: String?
+    /// A browser subscription the Web Push simulator made, nil when there is no simulator.
+    package var webSubscription: WebSubscription?
+
+    /// What a browser's `PushSubscription` gives: where to push and its keys, and where the
+    /// simulator lists what it received there.
+    package struct WebSubscription: Sendable, Equatable {
+        package var endpoint: String
+        package var p256dh: String
+        package var auth: String
+        /// The simulator's `GET /pushes?path=…` for this subscription.
+        package var pushesURL: String
+
+        package init(endpoint: String, p256dh: String, auth: String, pushesURL: String) {
+            self.endpoint = endpoint
+            self.p256dh = p256dh
+            self.auth = auth
+            self.pushesURL = pushesURL
+        }
+    }
 
     package init(baseURL: String, appID: String, restKey: String?, sdkKey: String?, simulatorControlURL: String?,
-                 fcmControlURL: String? = nil) {
+                 fcmControlURL: String? = nil, webSubscription: WebSubscription? = nil) {
         self.baseURL = baseURL
         self.appID = appID
         self.restKey = restKey
         self.sdkKey = sdkKey
         self.simulatorControlURL = simulatorControlURL
         self.fcmControlURL = fcmControlURL
+        self.webSubscription = webSubscription
     }
 
     package var consoleURL: String { baseURL + "/console" }
@@ -68,10 +88,24 @@ package struct DevQuickstart: Sendable, Equatable {
         return (register, "curl -s '\(fcmControlURL)/messages?token=\(Self.androidToken)'")
     }
 
+    /// With the Web Push simulator: the same user's browser subscription registers
+    /// (`"platform": "web"`), and a command lists the pushes the simulator decrypted for it.
+    package var webCommands: (register: String, list: String)? {
+        guard let web = webSubscription else { return nil }
+        let sdk = sdkKey ?? "<your SDK key>"
+        let register = """
+            curl -s -X POST \(baseURL)/v1/apps/\(appID)/subscriptions -H 'X-OP-SDK-Key: \(sdk)' \
+            -H 'Content-Type: application/json' -d '{"platform": "web", "token": "\(web.endpoint)", \
+            "web_p256": "\(web.p256dh)", "web_auth": "\(web.auth)", "external_id": "\(Self.externalID)"}'
+            """
+        return (register, "curl -s '\(web.pushesURL)'")
+    }
+
     /// The banner's lines, indented like the rest of it.
     package var text: String {
         let steps = commands
         let android = androidCommands
+        let web = webCommands
         var lines = ["  console: \(consoleURL) (sign in with the organization key)", "  quickstart:"]
         lines.append("    1. register a device token (SDK key):")
         lines.append("       " + steps[0])
@@ -79,8 +113,15 @@ package struct DevQuickstart: Sendable, Equatable {
             lines.append("       and an Android device of the same user (a made-up FCM registration token):")
             lines.append("       " + android.register)
         }
-        lines.append(android == nil ? "    2. send it a notification (REST API key):"
-                                    : "    2. send it a notification (REST API key); it reaches both devices:")
+        if let web {
+            lines.append("       and a browser of the same user (a subscription the Web Push simulator made):")
+            lines.append("       " + web.register)
+        }
+        switch (android == nil ? 0 : 1) + (web == nil ? 0 : 1) {
+        case 0: lines.append("    2. send it a notification (REST API key):")
+        case 1: lines.append("    2. send it a notification (REST API key); it reaches both devices:")
+        default: lines.append("    2. send it a notification (REST API key); it reaches all three devices:")
+        }
         lines.append("       " + steps[1])
         if steps.count > 2 {
             lines.append("    3. see what the APNs simulator accepted:")
@@ -91,6 +132,10 @@ package struct DevQuickstart: Sendable, Equatable {
         if let android {
             lines.append("       and what the FCM simulator accepted:")
             lines.append("       " + android.list)
+        }
+        if let web {
+            lines.append("       and what the Web Push simulator received, decrypted:")
+            lines.append("       " + web.list)
         }
         return lines.joined(separator: "\n")
     }

@@ -66,4 +66,27 @@ import OpenPushServer
         #expect(!DevQuickstart.androidToken.contains("'"))
         #expect(!DevQuickstart.androidToken.contains("&"))
     }
+
+    @Test func withTheWebPushSimulatorABrowserOfTheSameUserRegistersAndItsPushesAreListed() throws {
+        var quickstart = Self.quickstart
+        #expect(quickstart.webCommands == nil)
+        quickstart.webSubscription = .init(endpoint: "http://127.0.0.1:2210/push/quickstart", p256dh: "BCVx-p256dh", auth: "BTBZ-auth",
+                                           pushesURL: "http://127.0.0.1:2211/pushes?path=/push/quickstart")
+        let web = try #require(quickstart.webCommands)
+        #expect(web.register.contains("http://127.0.0.1:8080/v1/apps/app_1/subscriptions"))
+        #expect(web.register.contains(#""platform": "web", "token": "http://127.0.0.1:2210/push/quickstart""#))
+        #expect(web.register.contains(#""web_p256": "BCVx-p256dh", "web_auth": "BTBZ-auth""#))
+        #expect(web.register.contains(#""external_id": "quickstart-user""#))
+        #expect(!web.register.contains("\n"))
+        #expect(web.list == "curl -s 'http://127.0.0.1:2211/pushes?path=/push/quickstart'")
+        #expect(quickstart.commands == Self.quickstart.commands)
+        let lines = quickstart.text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let register = try #require(lines.firstIndex { $0.contains("and a browser of the same user") })
+        #expect(lines[register + 1] == web.register)
+        let list = try #require(lines.firstIndex { $0.contains("and what the Web Push simulator received") })
+        #expect(lines[list + 1] == web.list)
+        #expect(quickstart.text.contains("it reaches both devices"))
+        quickstart.fcmControlURL = "http://127.0.0.1:2201"
+        #expect(quickstart.text.contains("it reaches all three devices"))
+    }
 }

@@ -1,10 +1,11 @@
 import Synchronization
 
-/// Caps each app's FCM requests in flight, across every batch of the process, so one app's
-/// big fan-out cannot hold every HTTP/2 stream and connection while another app waits. An app
+/// Caps each app's requests in flight to one push service (FCM, Web Push; one limiter per
+/// transport), across every batch of the process, so one app's big fan-out cannot hold every
+/// HTTP/2 stream and connection while another app waits. An app
 /// at its cap queues its next pushes, urgent ones ahead of bulk; a freed slot goes straight to
 /// the next waiter of the same app.
-final class FCMSendLimiter: Sendable {
+final class AppSendLimiter: Sendable {
     private struct Waiters {
         var items: [CheckedContinuation<Void, Never>] = []
         var head = 0

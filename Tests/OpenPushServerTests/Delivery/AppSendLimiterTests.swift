@@ -2,9 +2,9 @@
 import Synchronization
 import Testing
 
-/// Each app's FCM requests in flight are capped: its next pushes wait (urgent ones first)
+/// Each app's requests in flight are capped: its next pushes wait (urgent ones first)
 /// while another app's go straight through.
-@Suite struct FCMSendLimiterTests {
+@Suite struct AppSendLimiterTests {
     final class Order: Sendable {
         private let names = Mutex<[String]>([])
         func append(_ name: String) { names.withLock { $0.append(name) } }
@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func anAppAtItsCapWaitsUrgentFirstWhileAnotherAppSends() async throws {
-        let limiter = FCMSendLimiter(perApp: 2)
+        let limiter = AppSendLimiter(perApp: 2)
         await limiter.acquire(app: "app_a", urgent: false)
         await limiter.acquire(app: "app_a", urgent: false)
         let order = Order()

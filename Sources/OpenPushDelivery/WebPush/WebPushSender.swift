@@ -1,0 +1,162 @@
+import Crypto
+import HTTPClient
+import OpenPushCore
+import Synchronization
+
+/// What the Web Push transport shares across copies: the client made on first use, the VAPID
+/// keys and headers signed with them, and the per-app limits.
+final class WebPushSender: Sendable {
+    typealias Client = HTTPClient
+
+    private enum State {
+        case idle
+        case open(HTTPClient)
+        case shutDown
+    }
+
+    let hosts: [WebPushHostPattern]
+    let allowPrivate: Bool
+    let settings: WebPushDeviceTransport.Settings
+    let now: @Sendable () -> Double
+    let limiter: AppSendLimiter
+    let authorizations: WebPushAuthorizations
+    private let state = Mutex(State.idle)
+
+    init(hosts: [WebPushHostPattern], allowPrivate: Bool, settings: WebPushDeviceTransport.Settings,
+         now: @escaping @Sendable () -> Double) {
+        self.hosts = hosts
+        self.allowPrivate = allowPrivate
+        self.settings = settings
+        self.now = now
+        limiter = AppSendLimiter(perApp: max(1, settings.appInFlight / max(1, settings.window)))
+        authorizations = WebPushAuthorizations(lifetime: settings.authorizationLifetime)
+    }
+
+    /// The client, made on the first call.
+    func client() throws -> HTTPClient {
+        try state.withLock { state in
+            switch state {
+            case .open(let client): return client
+            case .shutDown: throw HTTPClientError.shutDown
+            case .idle:
+                let client = try HTTPClient(maxHostConnections: settings.maxConnections)
+                state = .open(client)
+                return client
+            }
+        }
+    }
+
+    func shutdown() async {
+        let open = state.withLock { state -> HTTPClient? in
+            defer { state = .shutDown }
+            if case .open(let client) = state { return client }
+            return nil
+        }
+        await open?.shutdown()
+    }
+
+    /// One app's pushes in windows of `window` requests, at most `appInFlight` of the app's
+    /// requests in flight at once (the limiter counts windows).
+    func send(_ pushes: [(id: Int64, request: WebPushRequest)], vapidKey: WebPushVAPIDKey, app: String, urgent: Bool,
+              over client: HTTPClient) async -> [(id: Int64, outcome: PushOutcome)] {
+        let size = max(1, settings.window)
+        let windows = stride(from: 0, to: pushes.count, by: size).map { $0..<min($0 + size, pushes.count) }
+        let width = min(windows.count, limiter.perApp)
+        return await withTaskGroup(of: [(id: Int64, outcome: PushOutcome)].self) { group in
+            var results: [(id: Int64, outcome: PushOutcome)] = []
+            results.reserveCapacity(pushes.count)
+            var next = 0
+            func addNext() {
+                let window = pushes[windows[next]]
+                next += 1
+                group.addTask {
+                    await self.limiter.acquire(app: app, urgent: urgent)
+                    let outcomes = await self.deliver(window.map(\.request), vapidKey: vapidKey, app: app, client: client)
+                    self.limiter.release(app: app)
+                    return zip(window, outcomes).map { ($0.id, $1) }
+                }
+            }
+            while next < width { addNext() }
+            for await sent in group {
+                results.append(contentsOf: sent)
+                if next < windows.count { addNext() }
+            }
+            return results
+        }
+    }
+
+    /// A window of pushes: each checked, encrypted and signed, then all posted at once.
+    private func deliver(_ requests: [WebPushRequest], vapidKey: WebPushVAPIDKey, app: String,
+                         client: HTTPClient) async -> [PushOutcome] {
+        var outcomes = [PushOutcome?](repeating: nil, count: requests.count)
+        var posts: [HTTPClientRequest] = []
+        var posted: [Int] = []
+        let now = self.now()
+        for (index, request) in requests.enumerated() {
+            switch prepare(request, vapidKey: vapidKey, app: app, now: now) {
+            case .success(let post):
+                posts.append(post)
+                posted.append(index)
+            case .failure(let refusal):
+                outcomes[index] = .unanswered(reason: "Transport: \(refusal.message)", permanent: true)
+            }
+        }
+        for (index, answer) in zip(posted, await client.send(posts)) {
+            outcomes[index] = Self.outcome(answer)
+        }
+        return outcomes.map { $0! }
+    }
+
+    /// Why a push was not posted at all: the same every time it is tried.
+    struct Refusal: Error {
+        var message: String
+    }
+
+    /// The POST for one push, or why there is none.
+    func prepare(_ request: WebPushRequest, vapidKey: WebPushVAPIDKey, app: String,
+                 now: Double) -> Result<HTTPClientRequest, Refusal> {
+        let endpoint: WebPushEndpoint
+        switch WebPushEndpoint.checked(request.endpoint, hosts: hosts, allowPrivate: allowPrivate) {
+        case .success(let checked): endpoint = checked
+        case .failure(let problem): return .failure(Refusal(message: problem.message))
+        }
+        guard let receiver = Base64URL.decode(request.p256dh), let secret = Base64URL.decode(request.auth) else {
+            return .failure(Refusal(message: "the subscription's web_p256 or web_auth is not base64url"))
+        }
+        let body: [UInt8]
+        do {
+            body = try WebPushEncryption.encrypt(request.plaintext, receiverPublicKey: receiver, authSecret: secret)
+        } catch {
+            return .failure(Refusal(message: "could not encrypt for the subscription's keys: \(error)"))
+        }
+        let authorization: String
+        switch authorizations.header(for: vapidKey, app: app, audience: endpoint.origin, now: now) {
+        case .success(let header): authorization = header
+        case .failure(let refusal): return .failure(refusal)
+        }
+        var headers: [(name: String, value: String)] = [
+            ("Content-Encoding", "aes128gcm"), ("Content-Type", "application/octet-stream"),
+            ("TTL", String(max(0, request.ttl))), ("Urgency", request.urgency.rawValue), ("Authorization", authorization),
+        ]
+        if let topic = request.topic { headers.append(("Topic", topic)) }
+        return .success(HTTPClientRequest(
+            url: request.endpoint, method: "POST", headers: headers, body: body, timeout: settings.requestTimeout,
+            pinnedAddresses: settings.pinnedAddresses, maxResponseBytes: settings.maxResponseBytes, peerFilter: allowPrivate ? nil : HTTPClientRequest.publicPeersOnly,
+            httpVersion: endpoint.target.scheme == "https" ? .http2 : .negotiated, responseHeaders: ["Retry-After", "Location"]))
+    }
+
+    static func outcome(_ answer: Result<HTTPClientResponse, HTTPClientError>) -> PushOutcome {
+        switch answer {
+        case .success(let response):
+            let classified = WebPushAnswer.classify(status: response.status, retryAfter: response.header("Retry-After"))
+            return .answered(PushOutcome.Answer(
+                status: response.status, verdict: classified.verdict, service: .webPush,
+                retryAfter: classified.retryAfter.map(Double.init)))
+        case .failure(.refusedAddress(let reason)):
+            // The endpoint's host resolves to an address it may not reach: the same next time.
+            return .unanswered(reason: "Transport: \(reason)", permanent: true)
+        case .failure(let error):
+            return .unanswered(reason: "Transport: \(error)", permanent: false)
+        }
+    }
+}
