@@ -119,15 +119,11 @@ import WebPushSimulator
             $0.webhooksAllowPrivate = true
             $0.webPushSubject = subject
         })
-        try await harness.app.services.database.query("""
-            UPDATE apps SET fcm_service_account = \(JSONValue.object([
-                "type": "service_account", "project_id": "project-w", "private_key_id": "kid-w", "private_key": .string(pem),
-                "client_email": .string(email),
-            ]).serialized) WHERE id = \(harness.created.app.id)
-            """)
-        let b = try await harness.app.createApp(AppSettings(name: "Other", apnsP8: harness.p8, apnsKeyID: "KEYID00001",
-                                                            apnsTeamID: "TEAM000001", apnsBundleID: DeliveryHarness.bundleID))
-        return Setup(harness: harness, web: web, fcm: fcm, a: harness.created, b: b)
+        var settings = AppSettings(name: "Everywhere", apnsP8: harness.p8, apnsKeyID: "KEYID00001", apnsTeamID: "TEAM000001",
+                                   apnsBundleID: DeliveryHarness.bundleID)
+        settings.fcmServiceAccount = FCMServiceAccount(projectID: "project-w", privateKeyID: "kid-w", privateKey: pem, clientEmail: email)
+        let a = try await harness.app.createApp(settings)
+        return Setup(harness: harness, web: web, fcm: fcm, a: a, b: harness.created)
     }
 
     /// One send to an iPhone, an Android phone and a browser: one push each, on its own service;
@@ -167,10 +163,11 @@ import WebPushSimulator
         #expect(vapid.publicKey == stored)
         #expect(push.headers["urgency"] == "high")
         // The deliveries route names the browser's platform.
-        let shown = await setup.harness.app.request(.get, "/notifications/\(message)/deliveries?app_id=\(setup.a.app.id)",
-                                                    headers: .restKey(setup.a.restKey))
-        let rows = shown.json?.objectValue?["deliveries"]?.arrayValue ?? []
-        #expect(rows.contains { $0.objectValue?["subscription_id"]?.stringValue == browser && $0.objectValue?["platform"] == "web" })
+        let listed = await setup.harness.app.request(.get, "/notifications/\(message)/deliveries",
+                                                     headers: .restKey(setup.a.restKey), query: ["app_id": setup.a.app.id])
+        let rows = try #require(listed.json?.objectValue?["deliveries"]?.arrayValue).compactMap { $0.objectValue }
+        #expect(rows.first { $0["subscription_id"] == .string(browser) }?["platform"] == "web")
+        #expect(rows.first { $0["subscription_id"] == .string(droid) }?["platform"] == "android")
     }
 
     /// A subscription its push service says is gone (`410`) is unsubscribed, with the

@@ -152,8 +152,8 @@ import Postgres
     }
 
     /// One send to Apple devices and browsers: the Apple device's push goes to APNs, the browser's
-    /// to the Web Push transport (here the interface, which answers every push "not available
-    /// yet"), and the app's VAPID key is made on the way; the other app has none made.
+    /// to the Web Push transport (which refuses its endpoint here), and the app's VAPID key is
+    /// made on the way; the other app has none made.
     @Test func aMixedAudienceGoesEachToItsServiceAndTheVAPIDKeyIsMadeWhenFirstNeeded() async throws {
         let setup = try await Self.setup()
         defer { Task { await setup.shutdown() } }
@@ -167,7 +167,8 @@ import Postgres
         let records = try await setup.records(message)
         #expect(records[phone]?.state == "accepted")
         #expect(records[browser]?.state == "error")
-        #expect(records[browser]?.reason?.contains("Web Push") == true)
+        // Its endpoint is no push service's: the transport refuses it (the answers are WebPushDeliveryTests').
+        #expect(records[browser]?.reason != nil)
         #expect(setup.harness.simulator.accepted().count == 2)
         let key = try await setup.vapidKey(setup.a)
         let publicKey = try #require(key.publicKey)
