@@ -162,6 +162,10 @@ import WebPushSimulator
             """).firstRow().decode("web_push_vapid_public_key", as: String.self)
         #expect(vapid.publicKey == stored)
         #expect(push.headers["urgency"] == "high")
+        // `/metrics` counts it under its own service.
+        let metrics = setup.harness.app.services.metrics.render()
+        #expect(metrics.contains(#"openpush_pushes_total{kind="device",state="accepted",reason="",service="webpush"} 1"#))
+        #expect(metrics.contains(#"openpush_delivery_latency_seconds_count{service="webpush"} 1"#))
         // The deliveries route names the browser's platform.
         let listed = await setup.harness.app.request(.get, "/notifications/\(message)/deliveries",
                                                      headers: .restKey(setup.a.restKey), query: ["app_id": setup.a.app.id])
