@@ -10,11 +10,10 @@ enum WebPushKeyStore {
     /// had none; nil when there is no such app.
     static func ensureKey(appID: String, keyring: SecretKeyring,
                           in connection: PostgresConnection) throws -> (sealed: String, publicKey: String)? {
-        let pem = try P256SigningKey.generatePEM()
-        // A P-256 SubjectPublicKeyInfo ends with the 65-byte uncompressed point.
-        let point = Array(try P256SigningKey(pem: pem).publicKeyDER.suffix(65))
+        let pair = try P256KeyPair.generate()
+        let pem = try pair.privateKeyPEM()
         try connection.query("""
-            UPDATE apps SET web_push_vapid_private_key = \(keyring.seal(pem)), web_push_vapid_public_key = \(Base64URL.encode(point))
+            UPDATE apps SET web_push_vapid_private_key = \(keyring.seal(pem)), web_push_vapid_public_key = \(Base64URL.encode(pair.publicKey))
             WHERE id = \(appID) AND web_push_vapid_private_key IS NULL
             """)
         let rows = try connection.query("""
