@@ -11,6 +11,7 @@
 #include <openssl/ecdsa.h>
 #include <openssl/pkcs12.h>
 #include <openssl/provider.h>
+#include <openssl/kdf.h>
 
 // Macros Swift cannot import, as functions.
 static inline long openpush_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {

@@ -17,7 +17,7 @@ package final class P256SigningKey: @unchecked Sendable {
             EVP_PKEY_free(parsed)
             throw CryptoError(message: "not an EC private key")
         }
-        let curve = Self.curveName(of: parsed)
+        let curve = EVPKey.curveName(of: parsed)
         guard curve == "prime256v1" else {
             EVP_PKEY_free(parsed)
             throw CryptoError(message: "EC key is on curve \(curve ?? "unknown"), not P-256 (prime256v1)")
@@ -38,15 +38,5 @@ package final class P256SigningKey: @unchecked Sendable {
     package func signES256(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
         let der = try EVPKey.signSHA256(message, with: key)
         return try ECDSASignature.raw(fromDER: der, coordinateSize: 32)
-    }
-
-    private static func curveName(of key: OpaquePointer) -> String? {
-        var buffer = [CChar](repeating: 0, count: 80)
-        var length = 0
-        guard EVP_PKEY_get_utf8_string_param(key, "group", &buffer, buffer.count, &length) == 1 else {
-            ERR_clear_error()
-            return nil
-        }
-        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -17,7 +17,7 @@ package final class P256VerifyingKey: @unchecked Sendable {
             return d2i_PUBKEY(nil, &cursor, buffer.count)
         }
         guard let parsed else { throw CryptoError.openSSL("not a DER public key") }
-        guard EVP_PKEY_is_a(parsed, "EC") == 1, Self.curveName(of: parsed) == "prime256v1" else {
+        guard EVP_PKEY_is_a(parsed, "EC") == 1, EVPKey.curveName(of: parsed) == "prime256v1" else {
             EVP_PKEY_free(parsed)
             throw CryptoError(message: "not a P-256 public key")
         }
@@ -27,13 +27,6 @@ package final class P256VerifyingKey: @unchecked Sendable {
 
     deinit {
         EVP_PKEY_free(key)
-    }
-
-    private static func curveName(of key: OpaquePointer) -> String? {
-        var buffer = [CChar](repeating: 0, count: 80)
-        var length = 0
-        guard EVP_PKEY_get_utf8_string_param(key, "group", &buffer, buffer.count, &length) == 1 else { return nil }
-        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Checks a raw 64-byte `r‖s` ES256 signature (RFC 7518 §3.4) over `message`.

@@ -1,0 +1,85 @@
+import COpenSSL
+
+/// Web Push message encryption (RFC 8291) in the `aes128gcm` content coding (RFC 8188), as one
+/// record: the sender's ephemeral key agrees a secret with the browser's `p256dh` key, mixed
+/// with its `auth` secret into a content key and nonce.
+package enum WebPushEncryption {
+    /// The record size the header states: one record carries the whole message.
+    package static let recordSize = 4096
+    /// Salt (16) ‖ record size (4) ‖ key id length (1) ‖ the sender's public key (65).
+    package static let headerSize = 86
+    package static let authSecretSize = 16
+    /// The most plaintext one record carries: the record less the padding delimiter and tag.
+    package static let maxPlaintextSize = recordSize - headerSize - 1 - GCMContext.tagSize
+
+    /// Encrypts with a fresh ephemeral key and a fresh 16-byte salt.
+    package static func encrypt(_ plaintext: [UInt8], receiverPublicKey: [UInt8], authSecret: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try encrypt(plaintext, receiverPublicKey: receiverPublicKey, authSecret: authSecret, sender: .generate(),
+                    salt: SecureRandom.bytes(16))
+    }
+
+    /// Encrypts with a given sender key and salt (never reuse them: tests and RFC vectors only).
+    package static func encrypt(_ plaintext: [UInt8], receiverPublicKey: [UInt8], authSecret: [UInt8],
+                                sender: P256KeyPair, salt: [UInt8]) throws(CryptoError) -> [UInt8] {
+        guard plaintext.count <= maxPlaintextSize else {
+            throw CryptoError(message: "a Web Push message carries at most \(maxPlaintextSize) bytes, got \(plaintext.count)")
+        }
+        let keys = try ContentKeys(secret: sender.sharedSecret(with: receiverPublicKey), authSecret: authSecret,
+                                   receiverPublicKey: receiverPublicKey, senderPublicKey: sender.publicKey, salt: salt)
+        let context = try GCMContext(cipher: EVP_aes_128_gcm(), encrypting: true, key: keys.contentKey, nonce: keys.nonce)
+        // The last (only) record ends with the delimiter 0x02 and no padding.
+        var body = header(salt: salt, senderPublicKey: sender.publicKey)
+        body += try context.update(plaintext + [0x02])
+        body += try context.finish()
+        body += try context.tag()
+        return body
+    }
+
+    /// The plaintext of a one-record `aes128gcm` body for the receiver's key pair.
+    package static func decrypt(_ body: [UInt8], receiver: P256KeyPair, authSecret: [UInt8]) throws(CryptoError) -> [UInt8] {
+        guard body.count >= headerSize + GCMContext.tagSize + 1 else { throw CryptoError(message: "aes128gcm: body too short") }
+        let salt = Array(body[0..<16])
+        let recordSize = body[16..<20].reduce(0) { $0 << 8 | Int($1) }
+        guard body[20] == 65 else { throw CryptoError(message: "aes128gcm: the key id is not a 65-byte P-256 point") }
+        guard body.count - headerSize <= recordSize else { throw CryptoError(message: "aes128gcm: more than one record") }
+        let senderPublicKey = Array(body[21..<headerSize])
+        let keys = try ContentKeys(secret: receiver.sharedSecret(with: senderPublicKey), authSecret: authSecret,
+                                   receiverPublicKey: receiver.publicKey, senderPublicKey: senderPublicKey, salt: salt)
+        let context = try GCMContext(cipher: EVP_aes_128_gcm(), encrypting: false, key: keys.contentKey, nonce: keys.nonce)
+        var record = try context.update(Array(body[headerSize..<(body.count - GCMContext.tagSize)]))
+        try context.expectTag(Array(body.suffix(GCMContext.tagSize)))
+        guard let last = try? context.finish() else {
+            throw CryptoError(message: "aes128gcm: authentication failed (wrong keys, or the body was changed)")
+        }
+        record += last
+        // Padding: zeros after the delimiter, which is 0x02 in the last record.
+        while record.last == 0 { record.removeLast() }
+        guard record.last == 0x02 else { throw CryptoError(message: "aes128gcm: no last-record delimiter") }
+        record.removeLast()
+        return record
+    }
+
+    private static func header(salt: [UInt8], senderPublicKey: [UInt8]) -> [UInt8] {
+        let size = UInt32(recordSize)
+        return salt + [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+            + [UInt8(senderPublicKey.count)] + senderPublicKey
+    }
+
+    /// RFC 8291 §3.4 and RFC 8188 §2.2: the content encryption key and nonce of one message.
+    private struct ContentKeys {
+        var contentKey: [UInt8]
+        var nonce: [UInt8]
+
+        init(secret: [UInt8], authSecret: [UInt8], receiverPublicKey: [UInt8], senderPublicKey: [UInt8],
+             salt: [UInt8]) throws(CryptoError) {
+            guard authSecret.count == WebPushEncryption.authSecretSize else {
+                throw CryptoError(message: "the auth secret must be \(WebPushEncryption.authSecretSize) bytes, got \(authSecret.count)")
+            }
+            guard salt.count == 16 else { throw CryptoError(message: "the salt must be 16 bytes, got \(salt.count)") }
+            let keyInfo = Array("WebPush: info".utf8) + [0] + receiverPublicKey + senderPublicKey
+            let inputKey = try HKDF.sha256(key: secret, salt: authSecret, info: keyInfo, length: 32)
+            contentKey = try HKDF.sha256(key: inputKey, salt: salt, info: Array("Content-Encoding: aes128gcm".utf8) + [0], length: 16)
+            nonce = try HKDF.sha256(key: inputKey, salt: salt, info: Array("Content-Encoding: nonce".utf8) + [0], length: 12)
+        }
+    }
+}
