@@ -40,7 +40,7 @@ extension FieldReader {
             problem("\(authKey) must be base64url of the subscription's 16-byte authentication secret")
         }
         guard let p256, let auth, let endpoint else { return nil }
-        return WebPushSubscriptionKeys(p256dh: p256, auth: auth, browser: WebPushEndpoint.browser(endpoint: endpoint, sent: sent))
+        return WebPushSubscriptionKeys(p256dh: p256, auth: auth, browser: WebPushRegistrationEndpoint.browser(endpoint: endpoint, sent: sent))
     }
 
     /// `type` of a web registration: one of the browsers' OneSignal types, or none.
@@ -57,7 +57,7 @@ extension FieldReader {
     /// A browser subscription's endpoint as its `key` (`token`): the token rules, then the URL's.
     package mutating func webPushEndpoint(_ key: String, required: Bool, rules: WebPushSubscriptionRules) -> String? {
         guard let endpoint = deviceToken(key, required: required, service: .webPush) else { return nil }
-        if let problem = WebPushEndpoint.problem(endpoint, hosts: rules.hosts, allowPrivate: rules.allowPrivate) {
+        if let problem = WebPushRegistrationEndpoint.problem(endpoint, hosts: rules.hosts, allowPrivate: rules.allowPrivate) {
             self.problem("\(key) \(problem)")
             return nil
         }

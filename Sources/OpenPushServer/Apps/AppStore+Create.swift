@@ -90,8 +90,8 @@ extension AppStore {
             if let certificate = settings.apnsCertificate {
                 try setCertificate(certificate, appID: id, sealing: keyring, in: connection)
             }
-            if try WebPushKeyStore.hasColumns(in: connection) {
-                try WebPushKeyStore.replace(appID: id, with: vapidKey, keyring: keyring, in: connection)
+            if try VAPIDKeyStore.hasColumns(in: connection) {
+                try VAPIDKeyStore.replace(appID: id, with: vapidKey, keyring: keyring, in: connection)
                 if let subject = settings.webPushSubject {
                     try connection.query("UPDATE apps SET web_push_subject = \(subject) WHERE id = \(id)")
                 }

@@ -24,7 +24,7 @@ extension AppStore {
             try AppCredentialStatus.resumeIfFixed(appID: id, changed: fields.changedCredentialFields, in: connection)
             if !fields.fcmServiceAccount.isKeep { try AppCredentialStatus.resumeFCM(appID: id, in: connection) }
             if let pair = fields.webPushVAPIDKey {
-                try WebPushKeyStore.replace(appID: id, with: pair, keyring: keyring, in: connection)
+                try VAPIDKeyStore.replace(appID: id, with: pair, keyring: keyring, in: connection)
             }
             if fields.webPushVAPIDKey != nil || !fields.webPushSubject.isKeep { try resumeWebPush(appID: id, in: connection) }
             try recordUpdate(fields, appID: id, by: audit, now: now, in: connection)

@@ -21,7 +21,7 @@ extension AppStore {
     /// The app's VAPID public key, made (and stored) first for an app that has none.
     static func vapidPublicKey(of app: AppRecord, services: Services) async throws -> String {
         if let key = app.webPushVAPIDPublicKey { return key }
-        guard let key = try await WebPushKeyStore.publicKey(forApp: app.id, keyring: services.configuration.secretKeyring,
+        guard let key = try await VAPIDKeyStore.publicKey(forApp: app.id, keyring: services.configuration.secretKeyring,
                                                             in: services.database) else {
             throw Authentication.unknownApp(app.id)
         }

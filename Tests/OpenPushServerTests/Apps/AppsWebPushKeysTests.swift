@@ -122,7 +122,7 @@ import OpenPushTestSupport
         let database = app.services.database
         let id = created.app.id
         let pairs = try await withThrowingTaskGroup(of: WebPushKeyPair?.self) { group in
-            for _ in 0..<8 { group.addTask { try await WebPushKeyStore.vapidKey(forApp: id, keyring: keyring, in: database) } }
+            for _ in 0..<8 { group.addTask { try await VAPIDKeyStore.vapidKey(forApp: id, keyring: keyring, in: database) } }
             return try await group.reduce(into: [WebPushKeyPair?]()) { $0.append($1) }
         }
         let made = try #require(pairs.first ?? nil)
@@ -133,7 +133,7 @@ import OpenPushTestSupport
         #expect(Base64URL.encode(try P256KeyPair(pem: made.privateKeyPEM).publicKey) == made.publicKey)
         // The view makes one too; the other app's key is untouched.
         #expect(try await Self.stored(app, other.app.id).publicKey == other.app.webPushVAPIDPublicKey)
-        #expect(try await WebPushKeyStore.vapidKey(forApp: "app_unknown", keyring: keyring, in: database) == nil)
+        #expect(try await VAPIDKeyStore.vapidKey(forApp: "app_unknown", keyring: keyring, in: database) == nil)
     }
 
     @Test(arguments: ["pkcs8", "sec1", "scalar"])
@@ -242,7 +242,7 @@ import OpenPushTestSupport
         #expect(value.hasPrefix("sealed:v1:\(Self.key.id):"))
         #expect(try keyring.open(value) == inClear)
         #expect(after == publicKey)
-        #expect(try await WebPushKeyStore.vapidKey(forApp: created.app.id, keyring: keyring, in: clear.services.database)?
+        #expect(try await VAPIDKeyStore.vapidKey(forApp: created.app.id, keyring: keyring, in: clear.services.database)?
             .privateKeyPEM == inClear)
     }
 }

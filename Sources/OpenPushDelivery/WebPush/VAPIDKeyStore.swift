@@ -6,7 +6,7 @@ package import Postgres
 /// gets one the first time it is needed — its view, the SDK's key route, a send — through
 /// `vapidKey(forApp:…)`, which makes and stores it so that concurrent callers all end with the one
 /// key stored.
-package enum WebPushKeyStore {
+package enum VAPIDKeyStore {
     /// The app's key pair, made and stored first when it has none; nil when there is no such app.
     /// The private key is opened with `keyring` (`SealedSecretError` when it does not open).
     package static func vapidKey(forApp appID: String, keyring: SecretKeyring,

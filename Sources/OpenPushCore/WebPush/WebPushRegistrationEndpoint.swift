@@ -3,7 +3,7 @@
 /// service's host (`OPENPUSH_WEB_PUSH_HOSTS`), with no userinfo; `http://` and private or loopback
 /// hosts only where webhooks may use them too (`OPENPUSH_WEBHOOKS_ALLOW_PRIVATE`). The address
 /// actually connected to is checked again when sending.
-package enum WebPushEndpoint {
+package enum WebPushRegistrationEndpoint {
     /// Real endpoints are a few hundred characters; the webhook URL's bound leaves room.
     package static let maxLength = WebhookURL.maxLength
 
