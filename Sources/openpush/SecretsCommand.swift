@@ -24,7 +24,8 @@ enum SecretsCommand {
         }
         await services.database.close()
         Commands.say("""
-        sealed with key \(rotation.keyID): \(rotation.resealedKeys) .p8 key(s) and \(rotation.resealedWebhookSecrets) webhook secret(s) re-sealed, \
+        sealed with key \(rotation.keyID): \(rotation.resealedKeys) .p8 key(s), \(rotation.resealedVAPIDKeys) VAPID key(s) \
+        and \(rotation.resealedWebhookSecrets) webhook secret(s) re-sealed, \
         \(rotation.unchanged) already current\(rotation.resumedApps > 0 ? "; \(rotation.resumedApps) held app(s) resumed" : "")
         """)
     }

@@ -106,13 +106,14 @@
     }));
     const rows = apps.map(function (app, i) {
       const s = stats[i] || {};
-      const paused = [app.apns_status, app.fcm_status].some(function (status) { return status && status.state === "paused"; });
+      const paused = [app.apns_status, app.fcm_status, app.web_push_status].some(function (status) { return status && status.state === "paused"; });
       return h("tr", { class: paused ? "paused" : "", "data-app": app.id },
         h("td", {}, h("a", { href: "#/apps/" + enc(app.id) }, app.name)),
         h("td", {}, h("code", {}, app.id)),
         h("td", {}, app.apns_bundle_id || "—"),
         h("td", {}, app.apns_env),
-        h("td", {}, statusBadge(app.apns_status), app.fcm_status ? [" FCM ", statusBadge(app.fcm_status)] : null),
+        h("td", {}, statusBadge(app.apns_status), app.fcm_status ? [" FCM ", statusBadge(app.fcm_status)] : null,
+          app.web_push_status ? [" Web ", statusBadge(app.web_push_status)] : null),
         h("td", { class: "num" }, s.devices !== undefined ? s.devices : "—"),
         h("td", { class: "num", "data-figure": "sent" }, s.sent !== undefined ? s.sent : "—"),
         h("td", { class: "num", "data-figure": "accepted" }, s.accepted !== undefined ? s.accepted : "—"),
@@ -271,7 +272,10 @@
           : [h("dt", {}, ".p8 key"), h("dd", {}, app.has_apns_key ? "loaded (key id " + (app.apns_key_id || "—") + ", team " + (app.apns_team_id || "—") + ")" : "none")],
         h("dt", {}, "FCM"), h("dd", { id: "fcm-status" }, app.fcm_status ? statusBadge(app.fcm_status) : "—"),
         h("dt", {}, "FCM service account"), h("dd", { id: "fcm-credentials" },
-          app.has_fcm_credentials ? "loaded (project " + (app.fcm_project_id || "—") + ")" : "none")),
+          app.has_fcm_credentials ? "loaded (project " + (app.fcm_project_id || "—") + ")" : "none"),
+        h("dt", {}, "Web Push"), h("dd", { id: "web-push-status" }, app.web_push_status ? statusBadge(app.web_push_status) : "—"),
+        h("dt", {}, "VAPID public key"), h("dd", {}, h("code", { id: "web-push-vapid-public-key" }, app.web_push_vapid_public_key || "—")),
+        h("dt", {}, "VAPID subject"), h("dd", { id: "web-push-subject" }, app.web_push_subject || "— (the deployment's OPENPUSH_WEB_PUSH_SUBJECT)")),
       h("p", {}, h("a", { href: "#/messages/" + enc(appID) }, "Messages"), " · ", h("a", { href: "#/send/" + enc(appID) }, "Send a test push")),
       once,
       h("section", { class: "card" }, h("h2", {}, "Keys"),
@@ -337,7 +341,7 @@
     return record.platform || (record.fcm_message_name ? "android" : "—");
   }
   function serviceName(platform) {
-    return platform === "android" ? "FCM" : "APNs";
+    return platform === "android" ? "FCM" : platform === "web" ? "the browser's push service" : "APNs";
   }
 
   async function pageMessage(appID, messageID) {
@@ -427,7 +431,7 @@
         app_id: app, include_subscription_ids: [subscription.value.trim()],
         headings: { en: title.value }, contents: { en: body.value },
       } })).body;
-      // The device's platform says which service answers (APNs, or FCM for Android).
+      // The device's platform says which service answers (APNs, FCM for Android, Web Push for a browser).
       const device = (await API.asApp(app, "GET", "/apps/" + enc(app) + "/subscriptions/" + enc(subscription.value.trim()))
         .then(function (r) { return r.body; }, function () { return null; })) || {};
       const service = serviceName(device.platform);
@@ -439,16 +443,17 @@
         const record = (page.deliveries || [])[0];
         if (record) {
           const platform = record.platform || device.platform || "—";
-          const fcm = serviceName(platform) === "FCM";
+          const fcm = platform === "android";
+          const apple = !fcm && platform !== "web";
           result.replaceChildren(h("div", { class: "answer state-" + record.state, id: "answer", "data-state": record.state, "data-platform": platform },
             h("strong", {}, record.state === "accepted" ? "Accepted by " + service : "Not delivered: " + record.state),
             h("dl", { class: "facts" },
               h("dt", {}, "platform"), h("dd", {}, platform + (device.type ? " (" + device.type + ")" : "")),
               h("dt", {}, "state"), h("dd", {}, record.state),
               h("dt", {}, "reason"), h("dd", {}, record.error_reason || record.suppressed_reason || "—"),
-              fcm ? null : [h("dt", {}, "APNs status"), h("dd", {}, record.apns_status === null ? "—" : record.apns_status)],
+              apple ? [h("dt", {}, "APNs status"), h("dd", {}, record.apns_status === null ? "—" : record.apns_status)] : null,
               fcm ? [h("dt", {}, "FCM message"), h("dd", {}, h("code", {}, record.fcm_message_name || "—"))]
-                  : [h("dt", {}, "apns-id"), h("dd", {}, h("code", {}, record.apns_id))],
+                  : apple ? [h("dt", {}, "apns-id"), h("dd", {}, h("code", {}, record.apns_id))] : null,
               record.apns_unique_id ? [h("dt", {}, "apns-unique-id"), h("dd", {}, h("code", { class: "apns-unique-id" }, record.apns_unique_id))] : null,
               h("dt", {}, "attempts"), h("dd", {}, record.attempts)),
             h("p", {}, h("a", { href: "#/messages/" + enc(app) + "/" + enc(sent.id) }, "Open the message"))));

@@ -36,6 +36,10 @@ package struct AppFields: Sendable, Equatable {
     /// Delivery policy intervals (`AppFields+DeliveryPolicy.swift`); nil leaves them (or the default).
     package var liveActivityUpdateIntervalSeconds: Int?
     package var widgetPushIntervalSeconds: Int?
+    /// `web_push_subject` (`AppFields+WebPush`); `null` clears it.
+    package var webPushSubject: FieldChange<String> = .keep
+    /// An imported `web_push_vapid_private_key` and the public key derived from it; nil keeps the key.
+    package var webPushVAPIDKey: WebPushKeyPair?
     /// OneSignal fields given and ignored (`AppFields+OneSignal`), in body order.
     package var ignored: [String] = []
 
@@ -46,7 +50,8 @@ package struct AppFields: Sendable, Equatable {
     /// keeps this free of cryptography.
     package static func read(_ object: JSONObject, for purpose: Purpose, isP256PrivateKey: (String) -> Bool,
                             checkRSAKey: (String) -> FCMServiceAccount.KeyCheck = { _ in .unparseable },
-                            readCertificate: CertificateReader = { _, _ in .failure(.notPKCS12) }) throws(InvalidInput) -> AppFields {
+                            readCertificate: CertificateReader = { _, _ in .failure(.notPKCS12) },
+                            readVAPIDKey: (String) -> WebPushKeyPair? = { _ in nil }) throws(InvalidInput) -> AppFields {
         var reader = FieldReader(object)
         var fields = AppFields()
         switch purpose {
@@ -79,6 +84,7 @@ package struct AppFields: Sendable, Equatable {
         fields.alertGates = AppAlertGateFields.read(&reader)
         fields.defaultPrivacyText = readDefaultPrivacyText(&reader)
         fields.readDeliveryPolicy(&reader, for: purpose)
+        fields.readWebPush(&reader, parseKey: readVAPIDKey)
         fields.ignored = readOneSignalFields(&reader)
         reader.rejectUnknownFields()
         try reader.finish()

@@ -21,7 +21,7 @@ package enum DeviceToken {
             guard count.isMultiple(of: 2) else { return "must have an even number of hex characters" }
             return nil
         case .fcm, .webPush:
-            // A browser's endpoint URL is checked as a URL by the registration (`WebPushEndpoint`).
+            // A browser's endpoint URL is checked as a URL by the registration (`WebPushRegistrationEndpoint`).
             return opaqueProblem(text, count: count)
         }
     }

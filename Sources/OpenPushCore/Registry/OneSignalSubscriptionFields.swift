@@ -6,6 +6,8 @@
 package struct OneSignalSubscriptionFields: Sendable, Equatable {
     package var id: String?
     package var type: OneSignalSubscriptionType?
+    /// A browser subscription's keys, for a web `type` (creation only).
+    package var web: WebPushSubscriptionKeys?
     /// In its type's stored form (`DeviceToken.normalized`); as sent when no type was given, to
     /// be compared with `DeviceToken.names`.
     package var token: String?
@@ -29,7 +31,7 @@ package struct OneSignalSubscriptionFields: Sendable, Equatable {
     /// Accepted, checked and not kept: (name, what it must be).
     private static let notKept: [(String, Kind)] = [
         ("session_count", .integer), ("rooted", .boolean),
-        ("net_type", .integer), ("carrier", .text), ("web_auth", .text), ("web_p256", .text),
+        ("net_type", .integer), ("carrier", .text),
     ]
 
     private enum Kind { case integer, text, boolean }
@@ -39,8 +41,11 @@ package struct OneSignalSubscriptionFields: Sendable, Equatable {
     /// Whether `notification_types` means pushes go out.
     package static func isSubscribed(notificationTypes: Int64) -> Bool { notificationTypes > 0 }
 
-    /// Reads every field of the object (unknown fields are left for the caller to reject).
-    package static func read(_ reader: inout FieldReader, typeRequired: Bool) -> OneSignalSubscriptionFields {
+    /// Reads every field of the object (unknown fields are left for the caller to reject). A web
+    /// `type` takes its endpoint and keys checked against `web` (a change, without it, keeps them as
+    /// they are: `web_auth` and `web_p256` are then checked as text and not kept).
+    package static func read(_ reader: inout FieldReader, typeRequired: Bool,
+                             web rules: WebPushSubscriptionRules? = nil) -> OneSignalSubscriptionFields {
         var fields = OneSignalSubscriptionFields()
         let limit = SubscriptionRegistration.maxTextLength
         fields.id = reader.string("id", maxLength: limit)
@@ -48,6 +53,9 @@ package struct OneSignalSubscriptionFields: Sendable, Equatable {
         fields.type = reader.subscriptionType("type", required: typeRequired)
         if typeSent, fields.type == nil {
             _ = reader.string("token")  // another platform's token: the type's problem says it all
+        } else if let type = fields.type, let browser = type.browser, let rules {
+            fields.token = reader.webPushEndpoint("token", required: typeRequired, rules: rules)
+            fields.web = reader.webPushKeys(endpoint: fields.token, rules: rules, sent: browser)
         } else if let type = fields.type {
             fields.token = reader.deviceToken("token", required: typeRequired, service: type.service)
         } else {
@@ -67,6 +75,10 @@ package struct OneSignalSubscriptionFields: Sendable, Equatable {
         fields.sessionTime = reader.integer("session_time", in: 0...Int64(Int32.max) * 1000)
         if let testType = reader.integer("test_type", in: 1...2) {
             fields.environment = testType == 1 ? .sandbox : .production
+        }
+        for name in ["web_auth", "web_p256"] where fields.web == nil && reader.has(name) {
+            _ = reader.string(name, maxLength: 4096)
+            fields.ignored.append(name)
         }
         for (name, kind) in notKept where reader.has(name) {
             switch kind {

@@ -12,10 +12,11 @@ package struct SubscriptionCreation: Sendable, Equatable {
         self.fields = fields
     }
 
-    package init(body: JSONObject) throws(InvalidInput) {
+    /// A web `type` is checked against `web` (without it, its keys cannot be taken and it is refused).
+    package init(body: JSONObject, web rules: WebPushSubscriptionRules? = nil) throws(InvalidInput) {
         var reader = FieldReader(body)
         let fields = reader.nestedObject("subscription", required: true) { nested in
-            let fields = OneSignalSubscriptionFields.read(&nested, typeRequired: true)
+            let fields = OneSignalSubscriptionFields.read(&nested, typeRequired: true, web: rules)
             nested.rejectUnknownFields()
             return fields
         }
@@ -23,6 +24,9 @@ package struct SubscriptionCreation: Sendable, Equatable {
         try reader.finish()
         guard let fields, let type = fields.type, let token = fields.token else {
             throw InvalidInput("subscription.type and subscription.token are required")
+        }
+        if type.service == .webPush, fields.web == nil {
+            throw InvalidInput("subscription.type \(type.rawValue) is not accepted here")
         }
         if fields.id != nil {
             throw InvalidInput("subscription.id is assigned by OpenPush and cannot be set")

@@ -1,9 +1,11 @@
 /// The body of `POST /v1/apps/{app_id}/subscriptions`, validated. A field left `nil` was not
 /// sent: a new row takes the default, a refreshed row keeps what it had.
 package struct SubscriptionRegistration: Sendable, Equatable {
-    package static let platforms = ["ios", "watchos", "macos", "android"]
-    /// `widget_push_token` from an Android device: WidgetKit is Apple's.
+    package static let platforms = ["ios", "watchos", "macos", "android", "web"]
+    /// `widget_push_token` from an Android device or a browser: WidgetKit is Apple's.
     package static let widgetTokenAppleOnly = "widget_push_token is for Apple devices only: an Android device has no WidgetKit push token"
+    package static let widgetTokenNotForBrowsers = "widget_push_token is for Apple devices only: a browser has no WidgetKit push token"
+    package static let webNotAccepted = "platform web is not accepted here"
     /// Longest accepted text for `external_id` and the device metadata fields.
     package static let maxTextLength = 255
 
@@ -30,6 +32,8 @@ package struct SubscriptionRegistration: Sendable, Equatable {
     /// Device preferences (`FieldReader+DeviceAttention`): kept when not sent.
     package var quietHours: FieldChange<QuietHoursWindow> = .keep
     package var mutedThreads: [String]?
+    /// A browser subscription's keys and browser (`platform` `web`); nil for any other device.
+    package var web: WebPushSubscriptionKeys?
 
     package init(token: String, platform: String? = nil, environment: DeviceEnvironment? = nil, externalID: String? = nil,
                 tags: TagChanges = .none, language: String? = nil, country: String? = nil, timezone: String? = nil,
@@ -51,12 +55,25 @@ package struct SubscriptionRegistration: Sendable, Equatable {
         self.widgetPushToken = widgetPushToken
     }
 
-    /// Every problem of the body in one `InvalidInput`.
-    package init(body: JSONObject) throws(InvalidInput) {
+    /// Every problem of the body in one `InvalidInput`. A browser subscription (`platform` `web`)
+    /// is checked against `web` (without it, `web` is refused).
+    package init(body: JSONObject, web rules: WebPushSubscriptionRules? = nil) throws(InvalidInput) {
         var reader = FieldReader(body)
         // The platform decides the token's rules; a device that sends none is an iPhone.
         let service: PushService = if case .string(let sent)? = body["platform"] { PushService(platform: sent) } else { .apns }
-        let token = reader.deviceToken("token", required: true, service: service)
+        let token: String?
+        if service == .webPush {
+            if let rules {
+                token = reader.webPushEndpoint("token", required: true, rules: rules)
+                let sent = reader.webPushBrowser("type")
+                web = reader.webPushKeys(endpoint: token, rules: rules, sent: sent)
+            } else {
+                token = nil
+                reader.problem(Self.webNotAccepted)
+            }
+        } else {
+            token = reader.deviceToken("token", required: true, service: service)
+        }
         let limit = Self.maxTextLength
         platform = reader.choice("platform", Self.platforms)
         environment = reader.choice("environment", among: DeviceEnvironment.allCases)
@@ -70,8 +87,10 @@ package struct SubscriptionRegistration: Sendable, Equatable {
         deviceOS = reader.string("device_os", maxLength: limit)
         enabled = reader.bool("enabled")
         previousToken = reader.deviceToken("previous_token", service: service)
-        if service == .fcm {
-            if let sent = reader.value("widget_push_token"), sent != .null { reader.problem(Self.widgetTokenAppleOnly) }
+        if service != .apns {
+            if let sent = reader.value("widget_push_token"), sent != .null {
+                reader.problem(service == .fcm ? Self.widgetTokenAppleOnly : Self.widgetTokenNotForBrowsers)
+            }
         } else {
             widgetPushToken = reader.deviceToken("widget_push_token")
         }

@@ -152,7 +152,7 @@ extension DeliveryEngine {
         let keyring = services.configuration.secretKeyring
         for appID in apps.sorted() {
             guard let made = try await services.database.withConnection({
-                try WebPushKeyStore.ensureKey(appID: appID, keyring: keyring, in: $0)
+                try VAPIDKeyStore.ensure(appID: appID, keyring: keyring, in: $0)
             }), var app = context.app(id: appID) else { continue }
             app.webPushVAPIDKey = made.sealed
             app.webPushVAPIDPublicKey = made.publicKey

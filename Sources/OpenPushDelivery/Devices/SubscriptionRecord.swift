@@ -35,6 +35,8 @@ package struct SubscriptionRecord: Sendable, Equatable {
     package var sessionTime: Int64?
     /// The kinds of extra token (VoIP and the others) the device holds, sorted; never their values.
     package var pushTokenKinds: [ExtraTokenKind]
+    /// A browser subscription's OneSignal type (`ChromePush` …); nil for other devices.
+    package var webType: String?
 
     package var isRetired: Bool { retiredAt != nil }
 
@@ -46,7 +48,7 @@ package struct SubscriptionRecord: Sendable, Equatable {
                extract(epoch FROM s.last_session_at)::float8 AS last_session_at,
                extract(epoch FROM s.retired_at)::float8 AS retired_at, s.superseded_by, s.tenant_id,
                s.hide_details, s.quiet_hours_start, s.quiet_hours_end, s.muted_threads, s.sdk, s.session_time,
-               ARRAY(SELECT t.kind FROM device_push_tokens t WHERE t.subscription_id = s.id) AS push_token_kinds
+               s.web_type, ARRAY(SELECT t.kind FROM device_push_tokens t WHERE t.subscription_id = s.id) AS push_token_kinds
         FROM subscriptions s
         """
 
@@ -81,6 +83,7 @@ package struct SubscriptionRecord: Sendable, Equatable {
         mutedThreads = try row.decode("muted_threads")
         sdk = try row.decode("sdk")
         sessionTime = try row.decode("session_time")
+        webType = try row.decode("web_type")
         let kinds: [String] = try row.decode("push_token_kinds")
         pushTokenKinds = try kinds.map { stored in
             guard let kind = ExtraTokenKind(rawValue: stored) else {

@@ -2,7 +2,8 @@ package import OpenPushCore
 package import Postgres
 
 /// The secrets OpenPush keeps at rest — each app's `.p8` (`apps.apns_p8`) or certificate and
-/// key (`apps.apns_certificate`), its FCM service account (`apps.fcm_service_account`), and each webhook's
+/// key (`apps.apns_certificate`), its FCM service account (`apps.fcm_service_account`), its VAPID private key
+/// (`apps.web_push_vapid_private_key`), and each webhook's
 /// signing secrets (`webhooks.secret`, `previous_secret`) — as a whole: what a start-up checks,
 /// and what `openpush secrets rotate` re-seals.
 package enum SealedSecrets {
@@ -12,6 +13,8 @@ package enum SealedSecrets {
         package var keyID: String
         package var resealedKeys = 0
         package var resealedWebhookSecrets = 0
+        /// Apps' VAPID private keys (every app has one).
+        package var resealedVAPIDKeys = 0
         /// Values that were sealed with the current key already.
         package var unchanged = 0
         /// Apps whose pushes were held because their `.p8` did not open, now sending again.
@@ -28,6 +31,7 @@ package enum SealedSecrets {
         SELECT 'app' AS kind, id, apns_p8 AS value FROM apps WHERE apns_p8 IS NOT NULL
         UNION ALL SELECT 'app_certificate', id, apns_certificate FROM apps WHERE apns_certificate IS NOT NULL
         UNION ALL SELECT 'app_fcm', id, fcm_service_account FROM apps WHERE fcm_service_account IS NOT NULL
+        UNION ALL SELECT 'app_vapid', id, web_push_vapid_private_key FROM apps WHERE web_push_vapid_private_key IS NOT NULL
         UNION ALL SELECT 'webhook', id, secret FROM webhooks
         UNION ALL SELECT 'webhook_previous', id, previous_secret FROM webhooks WHERE previous_secret IS NOT NULL
         """
@@ -73,6 +77,7 @@ package enum SealedSecrets {
             // Locks the rows, so a secret rotated by a request meanwhile is not overwritten with its old value.
             try connection.query("""
                 SELECT 1 FROM apps WHERE apns_p8 IS NOT NULL OR apns_certificate IS NOT NULL OR fcm_service_account IS NOT NULL
+                                      OR web_push_vapid_private_key IS NOT NULL
                 FOR UPDATE
                 """)
             try connection.query("SELECT 1 FROM webhooks FOR UPDATE")
@@ -104,6 +109,9 @@ package enum SealedSecrets {
                 case "app_fcm":
                     updates.append("UPDATE apps SET fcm_service_account = \(sealed) WHERE id = \(id)")
                     rotation.resealedKeys += 1
+                case "app_vapid":
+                    updates.append("UPDATE apps SET web_push_vapid_private_key = \(sealed) WHERE id = \(id)")
+                    rotation.resealedVAPIDKeys += 1
                 case "webhook":
                     updates.append("UPDATE webhooks SET secret = \(sealed) WHERE id = \(id)")
                     rotation.resealedWebhookSecrets += 1

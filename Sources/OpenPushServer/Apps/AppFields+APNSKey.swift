@@ -7,7 +7,7 @@ extension AppFields {
     /// The one place an app's settings are checked, for `POST`/`PUT /apps` and for
     /// `openpush apps create` alike: the `.p8` must parse as an EC P-256 private key, a
     /// service account's `private_key` as an RSA one, and `apns_p12` as a PKCS#12 file with
-    /// its certificate and key.
+    /// its certificate and key, and `web_push_vapid_private_key` as a P-256 private key.
     package static func read(_ object: JSONObject, for purpose: Purpose) throws(InvalidInput) -> AppFields {
         try read(object, for: purpose, isP256PrivateKey: { (try? P256SigningKey(pem: $0)) != nil },
                  checkRSAKey: { pem in
@@ -18,7 +18,7 @@ extension AppFields {
                          return error == .notRSA ? .notRSA : .unparseable
                      }
                  },
-                 readCertificate: readP12File)
+                 readCertificate: readP12File, readVAPIDKey: WebPushKeyPair.imported)
     }
 
     /// `apns_p12`'s base64 (line breaks allowed, as `base64` writes them) opened with its password.

@@ -6,6 +6,8 @@ extension AppRecord {
     /// only ever reported as `has_apns_key`, the certificate and its key (`apns_auth`, its expiry
     /// and topics), and the FCM service account (`has_fcm_credentials`).
     /// `fcm_status` only for an app with an FCM service account: one without shows none.
+    /// `web_push_vapid_public_key` always (the private key never); `web_push_status` only once
+    /// push services refused the app's VAPID signature (paused, or the last refusal).
     func json(now: Double) -> JSONObject {
         var object: JSONObject = [
             "id": .string(id),
@@ -34,6 +36,9 @@ extension AppRecord {
             "apns_status": apnsStatus(now: now),
         ]
         if hasFCMCredentials { object["fcm_status"] = fcmStatus }
+        object["web_push_vapid_public_key"] = .optional(webPushVAPIDPublicKey)
+        object["web_push_subject"] = .optional(webPushSubject)
+        if webPushPausedAt != nil || webPushStatusAt != nil { object["web_push_status"] = webPushStatus }
         return object
     }
 
@@ -68,6 +73,17 @@ extension AppRecord {
             "state": fcmPausedAt == nil ? "ok" : "paused",
             "reason": .optional(fcmStatusReason),
             "at": fcmStatusAt.map { .string(Timestamp.iso8601($0)) } ?? .null,
+        ]
+    }
+}
+
+extension AppRecord {
+    /// As `fcmStatus`, for Web Push: `paused` while push services refuse the app's VAPID signature.
+    var webPushStatus: JSONValue {
+        [
+            "state": webPushPausedAt == nil ? "ok" : "paused",
+            "reason": .optional(webPushStatusReason),
+            "at": webPushStatusAt.map { .string(Timestamp.iso8601($0)) } ?? .null,
         ]
     }
 }

@@ -41,6 +41,13 @@ package struct AppRecord: Sendable, Equatable {
     package var fcmPausedAt: Double?
     package var fcmStatusReason: String?
     package var fcmStatusAt: Double?
+    /// The VAPID public key (base64url; nil only for an app from before Web Push that has not
+    /// needed one yet), the `sub` claim the app set, and the web push pause, like FCM's.
+    package var webPushVAPIDPublicKey: String?
+    package var webPushSubject: String?
+    package var webPushPausedAt: Double?
+    package var webPushStatusReason: String?
+    package var webPushStatusAt: Double?
     /// Unix seconds.
     package var createdAt: Double
     package var updatedAt: Double
@@ -65,6 +72,11 @@ package struct AppRecord: Sendable, Equatable {
                    CASE jsonb_typeof(policy.doc -> 'apns_certificate_topics') WHEN 'array' THEN policy.doc -> 'apns_certificate_topics' END
                ) AS topic) AS apns_certificate_topics,
                extract(epoch FROM (policy.doc ->> 'fcm_status_at')::timestamptz)::float8 AS fcm_status_at,
+               policy.doc ->> 'web_push_vapid_public_key' AS web_push_vapid_public_key,
+               policy.doc ->> 'web_push_subject' AS web_push_subject,
+               extract(epoch FROM (policy.doc ->> 'web_push_paused_at')::timestamptz)::float8 AS web_push_paused_at,
+               policy.doc ->> 'web_push_status_reason' AS web_push_status_reason,
+               extract(epoch FROM (policy.doc ->> 'web_push_status_at')::timestamptz)::float8 AS web_push_status_at,
                \(DeliveryPolicySettings.columns)
         FROM apps \(DeliveryPolicySettings.source)
         """
@@ -104,6 +116,11 @@ package struct AppRecord: Sendable, Equatable {
         fcmPausedAt = try row.decode("fcm_paused_at")
         fcmStatusReason = try row.decode("fcm_status_reason")
         fcmStatusAt = try row.decode("fcm_status_at")
+        webPushVAPIDPublicKey = try row.decode("web_push_vapid_public_key")
+        webPushSubject = try row.decode("web_push_subject")
+        webPushPausedAt = try row.decode("web_push_paused_at")
+        webPushStatusReason = try row.decode("web_push_status_reason")
+        webPushStatusAt = try row.decode("web_push_status_at")
         dedupeWindowDays = try row.decode("dedupe_window_days", as: Int?.self) ?? AlertDedupe.defaultWindowDays
         staleAlertSeconds = try row.decode("stale_alert_seconds", as: Int?.self) ?? 0
         defaultPrivacyText = try row.decode("default_privacy_text", as: String?.self) ?? AlertPrivacy.defaultPrivacyText

@@ -15,5 +15,7 @@ extension AppSettings {
         fcmServiceAccount = fields.fcmServiceAccount.newValue
         apnsCertificate = fields.apnsCertificate.newValue
         defaultPrivacyText = fields.defaultPrivacyText
+        webPushVAPIDKey = fields.webPushVAPIDKey
+        webPushSubject = fields.webPushSubject.newValue
     }
 }

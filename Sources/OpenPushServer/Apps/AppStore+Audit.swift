@@ -19,8 +19,10 @@ extension AppStore {
 }
 
 extension AppFields {
-    /// The settings that authenticate the app to APNs and FCM.
-    static let credentialFieldNames: Set<String> = ["apns_p8", "apns_p12", "apns_key_id", "apns_team_id", "fcm_service_account"]
+    /// The settings that authenticate the app to APNs, FCM and browsers' push services.
+    static let credentialFieldNames: Set<String> = [
+        "apns_p8", "apns_p12", "apns_key_id", "apns_team_id", "fcm_service_account", "web_push_vapid_private_key",
+    ]
 
     /// The body fields this update sets or clears, in a stable order.
     var changedFieldNames: [String] {
@@ -43,6 +45,8 @@ extension AppFields {
         note("default_privacy_text", defaultPrivacyText != nil)
         note("live_activity_update_interval_seconds", liveActivityUpdateIntervalSeconds != nil)
         note("widget_push_interval_seconds", widgetPushIntervalSeconds != nil)
+        note("web_push_subject", !webPushSubject.isKeep)
+        note("web_push_vapid_private_key", webPushVAPIDKey != nil)
         return names
     }
 }

@@ -34,6 +34,9 @@ package struct AppSettings: Sendable, Equatable {
     /// Delivery policy intervals; nil: the column's default.
     package var liveActivityUpdateIntervalSeconds: Int?
     package var widgetPushIntervalSeconds: Int?
+    /// An imported VAPID key pair; nil: a fresh one is made.
+    package var webPushVAPIDKey: WebPushKeyPair?
+    package var webPushSubject: String?
 
     package init(name: String? = nil, apnsEnv: DeviceEnvironment? = nil, apnsP8: String? = nil, apnsKeyID: String? = nil,
                 apnsTeamID: String? = nil, apnsBundleID: String? = nil, apnsWatchBundleID: String? = nil,
@@ -57,13 +60,15 @@ package struct AppSettings: Sendable, Equatable {
 extension AppStore {
     /// Inserts an app with a fresh SDK key and a first REST key named "default", and its
     /// `app.created` audit entry, in one transaction. Settings are assumed valid (routes validate before calling). The `.p8`
-    /// (or certificate) is stored sealed with `keyring` (in clear when it has no current key), and so is the FCM service account.
+    /// (or certificate) is stored sealed with `keyring` (in clear when it has no current key), and so are the FCM service account
+    /// and the app's VAPID private key (made here unless one is imported).
     package static func create(_ settings: AppSettings, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
                               audit: AuditStamp = .commandLine, in database: PostgresPool) async throws -> CreatedApp {
         let id = Identifier.make(prefix: "app", now: now, random: KeyMaterial.identifierEntropy())
         let keyID = Identifier.make(prefix: "key", now: now, random: KeyMaterial.identifierEntropy())
         let sdkKey = KeyMaterial.issue(prefix: "sdk")
         let restKey = KeyMaterial.issue(prefix: "rest")
+        let vapidKey = try settings.webPushVAPIDKey ?? WebPushKeyPair.generate()
         let app = try await database.transaction { connection -> AppRecord in
             try connection.query("""
                 INSERT INTO apps (id, name, apns_env, apns_p8, apns_key_id, apns_team_id, apns_bundle_id,
@@ -84,6 +89,12 @@ extension AppStore {
             }
             if let certificate = settings.apnsCertificate {
                 try setCertificate(certificate, appID: id, sealing: keyring, in: connection)
+            }
+            if try VAPIDKeyStore.hasColumns(in: connection) {
+                try VAPIDKeyStore.replace(appID: id, with: vapidKey, keyring: keyring, in: connection)
+                if let subject = settings.webPushSubject {
+                    try connection.query("UPDATE apps SET web_push_subject = \(subject) WHERE id = \(id)")
+                }
             }
             try connection.query("""
                 INSERT INTO api_keys (id, app_id, name, digest, created_at)

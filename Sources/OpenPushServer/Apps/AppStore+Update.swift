@@ -6,7 +6,7 @@ extension AppStore {
     /// Applies the fields a `PUT` gave and bumps `updated_at`, with its audit entries, in one
     /// transaction; `nil` when there is no such app. A certificate is checked against the app's
     /// bundle id there (`AppFields.settleCertificate`: `InvalidInput` when it does not cover it).
-    /// A new `.p8`, certificate or FCM service account is stored sealed with `keyring` (in clear when it has no current key).
+    /// A new `.p8`, certificate, FCM service account or VAPID private key is stored sealed with `keyring` (in clear when it has no current key).
     package static func update(_ id: String, with given: AppFields, now: Double, sealing keyring: SecretKeyring = SecretKeyring(),
                               audit: AuditStamp = .commandLine, in database: PostgresPool) async throws -> AppRecord?
     {
@@ -24,6 +24,9 @@ extension AppStore {
             // A change to what paused the app's deliveries resumes them.
             try AppCredentialStatus.resumeIfFixed(appID: id, changed: fields.changedCredentialFields, in: connection)
             if !fields.fcmServiceAccount.isKeep { try AppCredentialStatus.resumeFCM(appID: id, in: connection) }
+            if let pair = fields.webPushVAPIDKey {
+                try VAPIDKeyStore.replace(appID: id, with: pair, keyring: keyring, in: connection)
+            }
             try AppCredentialStatus.resumeWebPush(appID: id, ifChangedFrom: webPush, in: connection)
             try recordUpdate(fields, appID: id, by: audit, now: now, in: connection)
             return try find(id, in: connection)
@@ -54,6 +57,7 @@ extension AppStore {
         change("apns_bundle_id", fields.apnsBundleID)
         change("apns_watch_bundle_id", fields.apnsWatchBundleID)
         change("live_activity_auto_end_minutes", fields.liveActivityAutoEndMinutes)
+        change("web_push_subject", fields.webPushSubject)
         assignments += alertGateAssignments(fields.alertGates)
         set("default_privacy_text", fields.defaultPrivacyText)
         set("live_activity_update_interval_seconds", fields.liveActivityUpdateIntervalSeconds)

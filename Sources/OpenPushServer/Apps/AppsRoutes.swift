@@ -38,7 +38,10 @@ enum AppsRoutes {
         try Authentication.requireOrganization(context)
         let page = try PageRequest.read(context.request.query)
         let database = context.services.database
-        let result = try await AppStore.list(limit: page.limit, offset: page.offset, in: database)
+        var result = try await AppStore.list(limit: page.limit, offset: page.offset, in: database)
+        for index in result.apps.indices where result.apps[index].webPushVAPIDPublicKey == nil {
+            result.apps[index] = try await AppStore.withVAPIDKey(result.apps[index], services: context.services)
+        }
         let organizationID = try await AuditLogStore.organizationID(in: database)
         let now = context.services.now()
         return .json(.array(result.apps.map { .object($0.json(organizationID: organizationID, now: now)) }),
@@ -49,9 +52,10 @@ enum AppsRoutes {
         try Authentication.requireOrganization(context)
         let id = context.pathParameter("app_id")
         let database = context.services.database
-        guard let app = try await AppStore.find(id, in: database) else {
+        guard let found = try await AppStore.find(id, in: database) else {
             throw Authentication.unknownApp(id)
         }
+        let app = try await AppStore.withVAPIDKey(found, services: context.services)
         return .json(.object(app.json(organizationID: try await AuditLogStore.organizationID(in: database),
                                       now: context.services.now())))
     }
@@ -62,11 +66,12 @@ enum AppsRoutes {
         let id = context.pathParameter("app_id")
         let fields = try AppFields.read(try context.jsonObject(), for: .update)
         let services = context.services
-        guard let app = try await AppStore.update(id, with: fields, now: services.now(),
-                                                       sealing: services.configuration.secretKeyring,
-                                                       audit: context.auditStamp(.organizationKey), in: services.database) else {
+        guard let updated = try await AppStore.update(id, with: fields, now: services.now(),
+                                                      sealing: services.configuration.secretKeyring,
+                                                      audit: context.auditStamp(.organizationKey), in: services.database) else {
             throw Authentication.unknownApp(id)
         }
+        let app = try await AppStore.withVAPIDKey(updated, services: services)
         return .json(.object(app.json(organizationID: try await AuditLogStore.organizationID(in: services.database),
                                       now: services.now())),
                      headers: ignoredFieldsHeader(fields))

@@ -8,7 +8,7 @@ enum DeliveryPolicySettings {
     /// Every delivery policy column of `apps`, read through the row's JSON, so an app can still be
     /// read (at the defaults) under a schema from before these columns, as in the middle of an
     /// upgrade. Decoded as optionals: `AppRecord` supplies the defaults. The JSON is `policy.doc`
-    /// (`source`), made once per row, without the sealed `.p8` and certificate, which it need not carry.
+    /// (`source`), made once per row, without the sealed secrets, which it need not carry.
     static let columns: PostgresQuery = """
         (policy.doc ->> 'live_activity_update_interval_seconds')::int AS live_activity_update_interval_seconds,
         (policy.doc ->> 'widget_push_interval_seconds')::int AS widget_push_interval_seconds,
@@ -20,7 +20,8 @@ enum DeliveryPolicySettings {
     /// What follows `FROM apps` to give `columns` their `policy.doc`. `OFFSET 0` keeps it a
     /// subquery made once per row, rather than an expression the planner copies into each column.
     static let source: PostgresQuery = """
-        CROSS JOIN LATERAL (SELECT to_jsonb(apps) - 'apns_p8' - 'apns_certificate' - 'fcm_service_account' AS doc OFFSET 0) AS policy
+        CROSS JOIN LATERAL (SELECT to_jsonb(apps) - 'apns_p8' - 'apns_certificate' - 'fcm_service_account'
+                                   - 'web_push_vapid_private_key' AS doc OFFSET 0) AS policy
         """
 
     static func decode(_ row: PostgresRow) throws -> (liveActivityUpdate: Int, widgetPush: Int) {

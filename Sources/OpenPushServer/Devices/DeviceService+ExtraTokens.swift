@@ -16,6 +16,9 @@ extension DeviceService {
     static let androidExtraToken =
         "this token is an Android device: VoIP, location, push-to-talk, complication and file provider tokens are Apple-only, so it has none"
 
+    static let browserExtraToken =
+        "this token is a browser subscription: VoIP, location, push-to-talk, complication and file provider tokens are Apple-only, so it has none"
+
     static func registerExtraToken(_ input: ExtraTokenInput, app: AppRecord, deviceKey: String?, now: Double,
                                    in database: PostgresPool) async throws -> ExtraTokens {
         guard let pushToken = input.pushToken else { throw InvariantViolation("registration without push_token") }
@@ -40,11 +43,14 @@ extension DeviceService {
         }
     }
 
-    /// An Android device is as unknown to these routes as no device, with a message that says why.
+    /// An Android device or a browser is as unknown to these routes as no device, with a message that says why.
     private static func appleDevice(_ input: ExtraTokenInput, app: AppRecord, deviceKey: String?,
                                     in connection: PostgresConnection) throws -> NativeDevice {
         let device = try NativeDevice.find(app: app, token: input.token, deviceKey: deviceKey, in: connection)
-        guard device.service == .apns else { throw APIError.notFound(androidExtraToken) }
-        return device
+        switch device.service {
+        case .apns: return device
+        case .fcm: throw APIError.notFound(androidExtraToken)
+        case .webPush: throw APIError.notFound(browserExtraToken)
+        }
     }
 }

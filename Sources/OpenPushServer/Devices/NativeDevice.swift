@@ -30,16 +30,23 @@ struct NativeDevice: Sendable {
         return NativeDevice(app: app, subscriptionID: found.id, service: PushService(platform: found.platform))
     }
 
-    /// The Live Activity routes' device: an Android device is as unknown to them as no device,
+    /// The Live Activity routes' device: an Android device or a browser is as unknown to them as no device,
     /// with a message that says why.
     static func findLiveActivityDevice(app: AppRecord, token: String, deviceKey: String?,
                                        unknownMessage: String = unknownToken,
                                        in connection: PostgresConnection) throws -> NativeDevice {
         let device = try find(app: app, token: token, deviceKey: deviceKey, unknownMessage: unknownMessage, in: connection)
-        guard device.service == .apns else { throw APIError.notFound(androidLiveActivity) }
+        switch device.service {
+        case .apns: break
+        case .fcm: throw APIError.notFound(androidLiveActivity)
+        case .webPush: throw APIError.notFound(browserLiveActivity)
+        }
         return device
     }
 
     static let androidLiveActivity =
         "this token is an Android device: Live Activities are Apple-only (ActivityKit), so it has none"
+
+    static let browserLiveActivity =
+        "this token is a browser subscription: Live Activities are Apple-only (ActivityKit), so it has none"
 }

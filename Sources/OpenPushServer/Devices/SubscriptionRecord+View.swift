@@ -3,7 +3,7 @@ import OpenPushDelivery
 
 extension SubscriptionRecord {
     /// OneSignal's subscription type names.
-    var oneSignalType: String { OneSignalSubscriptionType.of(platform: platform).rawValue }
+    var oneSignalType: String { OneSignalSubscriptionType.of(platform: platform, webType: webType).rawValue }
 
     /// The subscription as the REST API shows it, OneSignal's names. `enabled` and
     /// `notification_types` say one thing, whether pushes go out (OneSignal's clients read

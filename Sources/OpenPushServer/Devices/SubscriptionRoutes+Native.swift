@@ -7,9 +7,12 @@ extension SubscriptionRoutes {
     /// A valid body without `previous_token` — what a device sends on every launch — costs one
     /// statement, the SDK-key check included; anything else (a token refresh, or a body in error,
     /// whose answer must still be the `404`/`401` when the app or key is wrong) takes the checks
-    /// first, then the full registration.
+    /// first, then the full registration. A browser subscription (`platform` `web`, its keys
+    /// beside the endpoint) always takes the full registration.
     @Sendable static func registerDevice(_ context: RouteContext) async throws -> HTTPResponse {
-        if let registration = try? SubscriptionRegistration(body: context.jsonObject()), registration.previousToken == nil {
+        let rules = WebPushSubscriptionRules(context.services.configuration)
+        if let registration = try? SubscriptionRegistration(body: context.jsonObject(), web: rules),
+           registration.previousToken == nil, registration.web == nil {
             let appID = context.pathParameter("app_id")
             let outcome = try await SubscriptionStore.registerInOneStatement(
                 registration, appID: appID, presentedSDKKey: context.request.headers["X-OP-SDK-Key"],
@@ -22,7 +25,7 @@ extension SubscriptionRoutes {
             }
         }
         let (app, body) = try await context.nativeRequest()
-        let registration = try SubscriptionRegistration(body: body)
+        let registration = try SubscriptionRegistration(body: body, web: rules)
         let registered = try await SubscriptionStore.register(registration, app: app, deviceKey: context.deviceKey,
                                                               now: context.services.now(), in: context.services.database)
         return registered.response

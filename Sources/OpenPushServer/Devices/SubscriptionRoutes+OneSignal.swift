@@ -10,7 +10,8 @@ extension SubscriptionRoutes {
     @Sendable static func createForUser(_ context: RouteContext) async throws -> HTTPResponse {
         let principal = try await Authentication.requireRESTKey(appID: context.pathParameter("app_id"), context)
         let lookup = UserLookup(label: context.pathParameter("alias_label"), value: context.pathParameter("alias_id"))
-        let creation = try SubscriptionCreation(body: try context.jsonObject())
+        let creation = try SubscriptionCreation(body: try context.jsonObject(),
+                                                web: WebPushSubscriptionRules(context.services.configuration))
         let (subscription, created) = try await DeviceService.create(creation, for: lookup, principal: principal,
                                                                      now: context.services.now(), in: context.services.database)
         return .json(["subscription": subscription.oneSignalView], status: created ? 201 : 200)

@@ -18,9 +18,9 @@ extension SubscriptionStore {
 
     /// A condition on `subscriptions s`: its token is the one a device sent, in the stored form
     /// of its service. Apple tokens are stored lower-cased, so any case names them; an Android
-    /// token only exactly as sent. Both candidates are one indexed `= ANY`.
+    /// token or a browser's endpoint only exactly as sent. Both candidates are one indexed `= ANY`.
     static func tokenNames(_ sent: String) -> PostgresQuery {
         let apple = DeviceToken.normalized(sent, service: .apns)
-        return "(s.token = ANY(\([sent, apple])::text[]) AND (s.platform <> 'android' OR s.token = \(sent)))"
+        return "(s.token = ANY(\([sent, apple])::text[]) AND (s.platform NOT IN ('android', 'web') OR s.token = \(sent)))"
     }
 }

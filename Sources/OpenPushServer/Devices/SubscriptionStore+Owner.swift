@@ -15,11 +15,12 @@ extension SubscriptionStore {
         let platform = c.type.platform ?? "ios"
         let rows = try connection.query("""
             INSERT INTO subscriptions (id, app_id, token, platform, environment, external_id, app_version, device_model,
-                                       device_os, enabled, sdk, session_time, session_count, first_session_at,
-                                       last_session_at, created_at, updated_at)
+                                       device_os, enabled, sdk, session_time, web_p256, web_auth, web_type, session_count,
+                                       first_session_at, last_session_at, created_at, updated_at)
             VALUES (\(id), \(appID), \(c.token), \(platform), COALESCE(\(f.environment?.rawValue)::text, 'production'),
                     \(externalID), \(f.appVersion), \(f.deviceModel), \(f.deviceOS), COALESCE(\(f.subscribed)::boolean, true),
-                    \(f.sdk), \(f.sessionTime)::bigint, 1, to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)))
+                    \(f.sdk), \(f.sessionTime)::bigint, \(f.web?.p256dh), \(f.web?.auth),
+                    \(f.web.map { OneSignalSubscriptionType($0.browser).rawValue }), 1, to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)))
             ON CONFLICT (app_id, token) DO UPDATE SET
                 -- iOSPush names a watchOS device too: it stays one.
                 platform = CASE WHEN subscriptions.platform = 'watchos' AND EXCLUDED.platform = 'ios' THEN 'watchos'
@@ -32,6 +33,9 @@ extension SubscriptionStore {
                 enabled = COALESCE(\(f.subscribed)::boolean, subscriptions.enabled),
                 sdk = COALESCE(\(f.sdk)::text, subscriptions.sdk),
                 session_time = COALESCE(\(f.sessionTime)::bigint, subscriptions.session_time),
+                web_p256 = COALESCE(EXCLUDED.web_p256, subscriptions.web_p256),
+                web_auth = COALESCE(EXCLUDED.web_auth, subscriptions.web_auth),
+                web_type = COALESCE(EXCLUDED.web_type, subscriptions.web_type),
                 retired_at = NULL,
                 superseded_by = NULL,
                 updated_at = to_timestamp(\(now))

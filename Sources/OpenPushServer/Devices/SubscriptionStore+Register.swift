@@ -55,11 +55,12 @@ extension SubscriptionStore {
         let rows = try connection.query("""
             INSERT INTO subscriptions (id, app_id, token, platform, environment, external_id, tags, language, country,
                                        timezone, app_version, device_model, device_os, enabled, widget_push_token,
-                                       session_count, first_session_at, last_session_at, created_at, updated_at)
+                                       web_p256, web_auth, web_type, session_count, first_session_at, last_session_at, created_at, updated_at)
             VALUES (\(id), \(appID), \(r.token), COALESCE(\(r.platform)::text, 'ios'),
                     COALESCE(\(r.environment?.rawValue)::text, 'production'), NULLIF(\(r.externalID)::text, ''),
                     \(r.tags.setJSON)::jsonb, \(r.language), \(r.country), \(r.timezone), \(r.appVersion), \(r.deviceModel),
-                    \(r.deviceOS), COALESCE(\(r.enabled)::boolean, true), \(r.widgetPushToken), 1,
+                    \(r.deviceOS), COALESCE(\(r.enabled)::boolean, true), \(r.widgetPushToken),
+                    \(r.web?.p256dh), \(r.web?.auth), \(r.web.map { OneSignalSubscriptionType($0.browser).rawValue }), 1,
                     to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)))
             ON CONFLICT (app_id, token) DO UPDATE SET
                 platform = COALESCE(\(r.platform)::text, subscriptions.platform),
@@ -75,6 +76,10 @@ extension SubscriptionStore {
                 device_os = COALESCE(\(r.deviceOS)::text, subscriptions.device_os),
                 enabled = COALESCE(\(r.enabled)::boolean, subscriptions.enabled),
                 widget_push_token = COALESCE(\(r.widgetPushToken)::text, subscriptions.widget_push_token),
+                -- A browser re-subscribing on the same endpoint may bring new keys.
+                web_p256 = COALESCE(\(r.web?.p256dh)::text, subscriptions.web_p256),
+                web_auth = COALESCE(\(r.web?.auth)::text, subscriptions.web_auth),
+                web_type = COALESCE(\(r.web.map { OneSignalSubscriptionType($0.browser).rawValue })::text, subscriptions.web_type),
                 -- The device says this token is current again: ordinary pushes may reach it.
                 token_invalid_at = NULL,
                 session_count = subscriptions.session_count + 1,

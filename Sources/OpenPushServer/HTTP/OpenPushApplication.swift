@@ -25,7 +25,10 @@ package final class OpenPushApplication: HTTPResponder {
         let started = ContinuousClock.now
         let family = RouteFamily.of(path: request.path)
         let requestLogger = logger.with("request.id", request.requestID)
-        let (response, route) = await route(request, family: family, logger: requestLogger)
+        var (response, route) = BrowserAccess.isPreflight(request, family: family)
+            ? (BrowserAccess.preflight(), "preflight")
+            : await route(request, family: family, logger: requestLogger)
+        BrowserAccess.allow(&response, family: family)
         record(request, response, route: route, since: started, logger: requestLogger)
         return response
     }

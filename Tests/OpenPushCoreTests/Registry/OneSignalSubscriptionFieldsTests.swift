@@ -28,11 +28,11 @@ import OpenPushCore
         #expect(creation.fields.ignored == [])
         #expect(throws: InvalidInput(["subscription.type 'HuaweiPush' is not supported: OpenPush reaches Android devices "
                                       + "through Firebase Cloud Messaging only (AndroidPush), not Amazon's or Huawei's push "
-                                      + "services; it supports iOSPush, macOSPush, AndroidPush"])) {
+                                      + "services; it supports iOSPush, macOSPush, AndroidPush, ChromePush, FirefoxPush, SafariPush, EdgePush"])) {
             try SubscriptionCreation(body: ["subscription": ["type": "HuaweiPush", "token": .string(Self.token)]])
         }
         #expect(throws: InvalidInput(["subscription.type 'Pager' is not a OneSignal subscription type; OpenPush supports "
-                                      + "iOSPush, macOSPush, AndroidPush", "subscription.session_time must be an integer from 0 to 2147483647000"])) {
+                                      + "iOSPush, macOSPush, AndroidPush, ChromePush, FirefoxPush, SafariPush, EdgePush", "subscription.session_time must be an integer from 0 to 2147483647000"])) {
             try SubscriptionCreation(body: ["subscription": ["type": "Pager", "token": .string(Self.token), "session_time": "x"]])
         }
         #expect(throws: InvalidInput(["subscription is required"])) { try SubscriptionCreation(body: [:]) }

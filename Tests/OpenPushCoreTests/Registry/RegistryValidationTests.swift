@@ -47,7 +47,7 @@ import OpenPushCore
 
     @Test func registrationNamesEveryProblem() {
         #expect(throws: InvalidInput([
-            "token must have an even number of hex characters", "platform must be one of: ios, watchos, macos, android",
+            "token must have an even number of hex characters", "platform must be one of: ios, watchos, macos, android, web",
             "tags.a must be a string, got number", "enabled must be a boolean, got string",
             "previous_token must be hex (0-9, a-f)",
         ])) {

@@ -35,6 +35,8 @@ import OpenPushTestSupport
         let sdkKey = try #require(body["sdk_key"]?.stringValue)
         let organizationID = try #require(body["organization_id"]?.stringValue)
         #expect(organizationID.hasPrefix("org_"))
+        let vapidKey = try #require(body["web_push_vapid_public_key"]?.stringValue)
+        #expect(vapidKey.count == 87)
         #expect(body == [
             "id": .string(id), "name": "Shop", "apns_env": "sandbox", "apns_key_id": "ABC123DEFG", "apns_team_id": "TEAM123456",
             "apns_bundle_id": "com.example.shop", "apns_watch_bundle_id": "com.example.shop.watch", "has_apns_key": true,
@@ -44,6 +46,7 @@ import OpenPushTestSupport
             "live_activity_update_interval_seconds": 5, "widget_push_interval_seconds": 15,
             "created_at": "2026-11-30T07:00:00.000Z", "updated_at": "2026-11-30T07:00:00.000Z",
             "apns_status": ["state": "ok", "reason": nil, "at": nil], "organization_id": .string(organizationID),
+            "web_push_vapid_public_key": .string(vapidKey), "web_push_subject": nil,
             "basic_auth_key": .string(restKey), "sdk_key": .string(sdkKey),
         ])
         #expect(!response.text.contains("PRIVATE KEY"))

@@ -152,7 +152,7 @@ import OpenPushTestSupport
         #expect(badToken.status == 400)
         #expect(badToken.json == ["detail": "token must have an even number of hex characters"])
         let missing = await app.registerDevice(created, ["platform": "windows"])
-        #expect(missing.json == ["detail": "token is required; platform must be one of: ios, watchos, macos, android"])
+        #expect(missing.json == ["detail": "token is required; platform must be one of: ios, watchos, macos, android, web"])
         let notObject = await app.request(.post, path, headers: .sdkKey(created.sdkKey), json: ["a", "b"])
         #expect(notObject.status == 400)
         #expect(notObject.json == ["detail": "the request body must be a JSON object"])

@@ -89,11 +89,11 @@ import OpenPushTestSupport
         let fireOS = await test.request(.post, path, headers: .restKey(app.restKey),
                                         json: ["subscription": ["type": "FireOSPush", "token": "adm-token"]])
         #expect(fireOS.status == 400)
-        #expect(fireOS.json == ["errors": ["subscription.type 'FireOSPush' is not supported: OpenPush reaches Android devices through Firebase Cloud Messaging only (AndroidPush), not Amazon's or Huawei's push services; it supports iOSPush, macOSPush, AndroidPush"]])
+        #expect(fireOS.json == ["errors": ["subscription.type 'FireOSPush' is not supported: OpenPush reaches Android devices through Firebase Cloud Messaging only (AndroidPush), not Amazon's or Huawei's push services; it supports iOSPush, macOSPush, AndroidPush, ChromePush, FirefoxPush, SafariPush, EdgePush"]])
         let email = await test.request(.post, path, headers: .restKey(app.restKey),
                                        json: ["subscription": ["type": "Email", "token": "a@example.com"]])
         #expect(email.status == 400)
-        #expect(email.json?.objectValue?["errors"]?.arrayValue?.first?.stringValue?.contains("Apple and Android devices only") == true)
+        #expect(email.json?.objectValue?["errors"]?.arrayValue?.first?.stringValue?.contains("to browsers through Web Push only") == true)
         let disagree = await test.request(.post, path, headers: .restKey(app.restKey),
                                           json: Self.apple(Registry.token(1), ["enabled": true, "notification_types": -2]))
         #expect(disagree.status == 400)

@@ -488,6 +488,8 @@ struct WrongInputWorld: Sendable {
             RouteCase(method: .get, template: "/docs/{asset}", pathValues: ["asset": "docs.js"]),
             RouteCase(method: .get, template: "/console"),
             RouteCase(method: .get, template: "/console/{asset}", pathValues: ["asset": "console.js"]),
+            RouteCase(method: .get, template: "/sdk/web/openpush.js"),
+            RouteCase(method: .get, template: "/sdk/web/openpush-sw.js"),
             RouteCase(method: .get, template: "/stats/throughput", query: ["window": "15m", "step": "10s"], headers: organization),
             RouteCase(method: .get, template: "/apps/{app_id}/stats", pathValues: ["app_id": appID], query: ["window": "24h"],
                       headers: organization),
@@ -506,6 +508,7 @@ struct WrongInputWorld: Sendable {
                       ], freshSendApp: true),
             RouteCase(method: .get, template: "/v1/apps/{app_id}/live-activities/channels", pathValues: ["app_id": appID],
                       query: ["name": "scores"], headers: sdk),
+            RouteCase(method: .get, template: "/v1/apps/{app_id}/web-push", pathValues: ["app_id": appID], headers: sdk),
         ]
     }
 }

@@ -97,6 +97,8 @@ import Postgres
     }
 
     static let deviceToken = String(repeating: "c0ffee00", count: 8)
+    /// RFC 8291 Appendix A's receiver key: a point on P-256.
+    static let webP256 = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"
 
     @Test func documentedExamplesAreWhatTheServerAnswers() async throws {
         let document = try OpenAPIDocumentTests.document()
@@ -213,8 +215,9 @@ import Postgres
                 #expect(documented.contains { $0 == response.json }, "\(operation.name): 401 body \(response.text) is not documented")
             }
         }
-        // /health, /ready, /metrics (no token configured), /openapi.json and the two pages' pairs.
-        #expect(open == 8)
+        // /health, /ready, /metrics (no token configured), /openapi.json, the two pages' pairs and
+        // the browser SDK's two files.
+        #expect(open == 10)
         #expect(protected + open == Self.operations(document).count)
         #expect(protected >= 60)
     }
@@ -288,6 +291,14 @@ import Postgres
             Probe(operation: "GET /apps/{app_id}", status: "404", method: .get, path: "/apps/app_unknown", headers: f.org),
             Probe(operation: "PUT /apps/{app_id}", status: "400", example: "nullName", method: .put, path: "/apps/\(a)",
                   headers: f.org, body: .json(["name": nil])),
+            Probe(operation: "PUT /apps/{app_id}", status: "400", example: "badVAPIDKey", method: .put, path: "/apps/\(a)",
+                  headers: f.org, body: .json(["web_push_vapid_private_key": "not a key"])),
+            Probe(operation: "POST /apps", status: "400", example: "badWebPushSubject", method: .post, path: "/apps",
+                  headers: f.org, body: .json(["name": "x", "web_push_subject": "ops@example.com"])),
+            Probe(operation: "GET /v1/apps/{app_id}/web-push", status: "401", method: .get, path: "/v1/apps/\(a)/web-push",
+                  headers: f.sharedSDK),
+            Probe(operation: "GET /v1/apps/{app_id}/web-push", status: "404", method: .get, path: "/v1/apps/app_unknown/web-push",
+                  headers: f.sdk),
             Probe(operation: "POST /apps/{app_id}/auth/tokens", status: "400", example: "badLifetime",
                   method: .post, path: "/apps/\(a)/auth/tokens", headers: f.org,
                   body: .json(["name": "short", "expires_in_seconds": 30])),
@@ -309,6 +320,16 @@ import Postgres
                   path: "/v1/apps/\(a)/subscriptions", headers: f.sdk, body: .raw("[]")),
             Probe(operation: "POST /v1/apps/{app_id}/subscriptions", status: "400", example: "badToken", method: .post,
                   path: "/v1/apps/\(a)/subscriptions", headers: f.sdk, body: .json(["token": "xyz"])),
+            Probe(operation: "POST /v1/apps/{app_id}/subscriptions", status: "400", example: "webEndpointHost", method: .post,
+                  path: "/v1/apps/\(a)/subscriptions", headers: f.sdk, body: .json([
+                      "platform": "web", "token": "https://push.example.com/x", "web_p256": .string(Self.webP256),
+                      "web_auth": "BTBZMqHH6r4Tts7J_aSIgg",
+                  ])),
+            Probe(operation: "POST /v1/apps/{app_id}/subscriptions", status: "400", example: "webKeyOffCurve", method: .post,
+                  path: "/v1/apps/\(a)/subscriptions", headers: f.sdk, body: .json([
+                      "platform": "web", "token": "https://fcm.googleapis.com/fcm/send/x",
+                      "web_p256": .string("BA" + String(repeating: "E", count: 85)), "web_auth": "BTBZMqHH6r4Tts7J_aSIgg",
+                  ])),
             Probe(operation: "POST /v1/apps/{app_id}/subscriptions", status: "400", example: "nulCharacter", method: .post,
                   path: "/v1/apps/app\u{0}x/subscriptions", headers: f.sdk, body: .json([:])),
             Probe(operation: "POST /v1/apps/{app_id}/subscriptions", status: "401", example: "wrongSDKKey", method: .post,

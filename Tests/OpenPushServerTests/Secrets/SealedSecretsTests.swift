@@ -196,8 +196,10 @@ import Testing
         // B is given A as an old key and re-seals: everything under B, X resumed.
         let rotation = try await SealedSecrets.rotate(keyring: SecretKeyring(current: Self.keyB, old: [Self.keyA]),
                                                       in: processB.services.database)
-        // X's and the harness's own app's .p8 and X's webhook secret; Y's .p8 was under B already.
-        #expect(rotation.resealedKeys == 2 && rotation.resealedWebhookSecrets == 1 && rotation.unchanged == 1)
+        // X's and the harness's own app's .p8 and VAPID key and X's webhook secret; Y's .p8 and VAPID key were
+        // under B already.
+        #expect(rotation.resealedKeys == 2 && rotation.resealedVAPIDKeys == 2 && rotation.resealedWebhookSecrets == 1)
+        #expect(rotation.unchanged == 2)
         #expect(rotation.resumedApps == 1)
         #expect(try await Self.storedSecrets(processB).allSatisfy { $0.hasPrefix("sealed:v1:\(Self.keyB.id):") })
         try await drainB()
@@ -229,12 +231,13 @@ import Testing
         await #expect(throws: SealedSecrets.RotationRefusal.self) { try await SealedSecrets.rotate(keyring: SecretKeyring(), in: database) }
         let keyringA = SecretKeyring(current: Self.keyA)
         let first = try await SealedSecrets.rotate(keyring: keyringA, in: database)
-        #expect(first == SealedSecrets.Rotation(keyID: Self.keyA.id, resealedKeys: 1, resealedWebhookSecrets: 1, unchanged: 0))
+        #expect(first == SealedSecrets.Rotation(keyID: Self.keyA.id, resealedKeys: 1, resealedWebhookSecrets: 1, resealedVAPIDKeys: 1,
+                                                unchanged: 0))
         let sealed = try await Self.storedSecrets(clear)
         #expect(sealed.allSatisfy { $0.hasPrefix("sealed:v1:\(Self.keyA.id):") })
         #expect(Set(try sealed.map { try keyringA.open($0) }) == [pem, webhook.secret])
         // Again: nothing to do.
-        #expect(try await SealedSecrets.rotate(keyring: keyringA, in: database).unchanged == 2)
+        #expect(try await SealedSecrets.rotate(keyring: keyringA, in: database).unchanged == 3)
 
         // Key B without A: refused, naming A, nothing changed.
         do {
