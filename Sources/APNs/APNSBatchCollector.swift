@@ -3,22 +3,22 @@ import Synchronization
 
 /// Gathers the outcomes of a batch, completed on the event loops' threads, and hands
 /// them over in order once the last one is in.
-final class APNSBatchCollector: Sendable {
+final class APNSBatchCollector<Response: Sendable>: Sendable {
     private struct State {
-        var results: [Result<APNSResponse, APNSTransportError>?]
+        var results: [Result<Response, APNSTransportError>?]
         var remaining: Int
     }
 
     private let state: Mutex<State>
-    private let done: @Sendable ([Result<APNSResponse, APNSTransportError>]) -> Void
+    private let done: @Sendable ([Result<Response, APNSTransportError>]) -> Void
 
-    init(count: Int, done: @escaping @Sendable ([Result<APNSResponse, APNSTransportError>]) -> Void) {
+    init(count: Int, done: @escaping @Sendable ([Result<Response, APNSTransportError>]) -> Void) {
         state = Mutex(State(results: Array(repeating: nil, count: count), remaining: count))
         self.done = done
     }
 
-    func record(_ result: Result<APNSResponse, APNSTransportError>, at index: Int) {
-        let finished = state.withLock { state -> [Result<APNSResponse, APNSTransportError>]? in
+    func record(_ result: Result<Response, APNSTransportError>, at index: Int) {
+        let finished = state.withLock { state -> [Result<Response, APNSTransportError>]? in
             guard state.results[index] == nil else { return nil }
             state.results[index] = result
             state.remaining -= 1

@@ -126,8 +126,13 @@ package final class APNSClient: Sendable {
                 sender: sender ?? APNSSender(tenant: push.request.headers.topic), deadline: deadline,
                 completion: { completion(index, $0) }))
         }
+        dispatch(items, to: APNSPoolKey(credential: credential, environment: environment))
+    }
+
+    /// Hands requests to the loops holding `key`'s connections: a single one to the next loop
+    /// in turn, a batch split over them by their share of the connections.
+    func dispatch(_ items: [APNSPendingRequest], to key: APNSPoolKey) {
         guard !items.isEmpty else { return }
-        let key = APNSPoolKey(credential: credential, environment: environment)
         let shards: [(loop: APNSEventLoop, shape: APNSPoolShape)]
         do {
             shards = try self.shards(of: key)
@@ -167,13 +172,14 @@ package final class APNSClient: Sendable {
     /// The credential's signer or certificate context, made on first use. The token and the
     /// context are per credential, whichever environment they are used with.
     private func authentication(for key: APNSPoolKey) throws(APNSTransportError) -> APNSPoolAuthentication {
-        if case .certificate = key.credential, !endpoints[key.route]!.usesTLS {
+        guard let credential = key.credential else { return .carriedByRequests }
+        if case .certificate = credential, !endpoints[key.route]!.usesTLS {
             throw APNSTransportError(.requestFailed, Self.certificateNeedsTLS(endpoints[key.route]!))
         }
         let made: Result<APNSPoolAuthentication, APNSTransportError> = authentications.withLock { known in
-            if let found = known[key.credential] { return .success(found) }
+            if let found = known[credential] { return .success(found) }
             let authentication: APNSPoolAuthentication
-            switch key.credential {
+            switch credential {
             case .token(let providerKey):
                 authentication = .token(APNSJWTSigner(credential: providerKey))
             case .certificate(let certificate):
@@ -184,7 +190,7 @@ package final class APNSClient: Sendable {
                     return .failure(APNSTransportError(.requestFailed, "the APNs client certificate: \(error.message)"))
                 }
             }
-            known[key.credential] = authentication
+            known[credential] = authentication
             return .success(authentication)
         }
         return try made.get()

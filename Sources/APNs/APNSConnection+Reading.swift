@@ -49,7 +49,7 @@ extension APNSConnection {
             let action = machine.responseReceived(streamID, now: now)
             if let item = inFlight.removeValue(forKey: streamID) {
                 shared.counters.inFlightStreams.subtract(1, ordering: .relaxed)
-                finish(item, response: Self.response(status: status, headers: headers, body: body), now: now)
+                finish(item, response: HTTP2WireResponse(status: status, headers: headers, body: body), now: now)
             }
             perform(action, lost: false)
         case .streamReset(let streamID, let errorCode):
@@ -67,9 +67,10 @@ extension APNSConnection {
 
     /// A response is the request's outcome, except one `ExpiredProviderToken`, after which
     /// the request goes out again with a fresh token if the refresh floor allows one.
-    func finish(_ item: APNSPendingRequest, response: APNSResponse, now: Double) {
+    func finish(_ item: APNSPendingRequest, response: HTTP2WireResponse, now: Double) {
         pool.lastActivity = now
-        if response.status == 403, response.reason == .expiredProviderToken, !item.refreshedToken,
+        // Read here only when it may be that one answer; the request's completion reads the rest.
+        if response.status == 403, shared.signer != nil, Self.response(response).reason == .expiredProviderToken, !item.refreshedToken,
            let fresh = try? shared.signer?.refresh(rejected: item.sentJWT, now: shared.configuration.clock()),
            fresh.jwt != item.sentJWT {
             item.refreshedToken = true
@@ -80,8 +81,13 @@ extension APNSConnection {
     }
 
     static func response(status: Int, headers: [HTTP2Header], body: [UInt8]) -> APNSResponse {
-        var response = APNSResponse(status: status)
-        for header in headers {
+        response(HTTP2WireResponse(status: status, headers: headers, body: body))
+    }
+
+    static func response(_ wire: HTTP2WireResponse) -> APNSResponse {
+        var response = APNSResponse(status: wire.status)
+        let body = wire.body
+        for header in wire.headers {
             switch header.name {
             case "apns-id": response.apnsID = header.value
             case "apns-unique-id": response.apnsUniqueID = header.value

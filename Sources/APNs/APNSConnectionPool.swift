@@ -3,7 +3,8 @@ import OpenPushCore
 
 /// Which pool a push goes to: one per credential and environment.
 struct APNSPoolKey: Hashable, Sendable {
-    var credential: APNSCredential
+    /// nil: requests that carry their own `authorization` (another service's, e.g. FCM's).
+    var credential: APNSCredential?
     var environment: APNSEnvironment
     /// The push hosts, or the channel management hosts (`APNSClient+Channels`).
     var service: APNSService = .push
@@ -24,6 +25,8 @@ struct APNSPoolShape: Sendable {
 enum APNSPoolAuthentication: Sendable {
     case token(APNSJWTSigner)
     case certificate(TLSClientContext)
+    /// Each request's own `authorization` header (FCM's access tokens, one per app).
+    case carriedByRequests
 }
 
 /// The connections of one (credential, environment) on one event loop: a shared queue of requests and a few
@@ -90,6 +93,9 @@ final class APNSConnectionPool {
         case .certificate(let certificateContext):
             signer = nil
             connectWith = certificateContext
+        case .carriedByRequests:
+            signer = nil
+            connectWith = tlsContext
         }
         shared = Shared(
             endpoint: endpoint, tlsContext: connectWith, signer: signer,

@@ -25,18 +25,34 @@ final class APNSPendingRequest: @unchecked Sendable {
     var refreshedToken = false
     /// The JWT it went out with, to tell APNs' verdict on that token from a newer one.
     var sentJWT = ""
-    private var completion: (@Sendable (Result<APNSResponse, APNSTransportError>) -> Void)?
+    private var completion: (@Sendable (Result<HTTP2WireResponse, APNSTransportError>) -> Void)?
+    /// Its headers have an `authorization` slot for the connection to fill (APNs pushes); a
+    /// request of another service carries its own authorization, left as it is.
+    private let hasAuthorizationSlot: Bool
 
-    init(
+    /// An APNs request: its answer read into an `APNSResponse`.
+    convenience init(
         headers: [(name: String, value: String)], payload: [UInt8], sender: APNSSender, deadline: Double,
         completion: @escaping @Sendable (Result<APNSResponse, APNSTransportError>) -> Void
     ) {
         var all = headers
         all.insert(("authorization", ""), at: Self.authorizationIndex)
-        self.headers = all
+        self.init(wireHeaders: all, payload: payload, sender: sender, deadline: deadline, authorizationSlot: true) {
+            completion($0.map(APNSConnection.response))
+        }
+    }
+
+    /// A request with its headers exactly as they go out (`authorizationSlot`: the slot is
+    /// in them, at `authorizationIndex`), answered with the response as it came.
+    init(
+        wireHeaders: [(name: String, value: String)], payload: [UInt8], sender: APNSSender, deadline: Double,
+        authorizationSlot: Bool, completion: @escaping @Sendable (Result<HTTP2WireResponse, APNSTransportError>) -> Void
+    ) {
+        self.headers = wireHeaders
         self.payload = payload
         self.sender = sender
         self.deadline = deadline
+        hasAuthorizationSlot = authorizationSlot
         self.completion = completion
     }
 
@@ -45,19 +61,20 @@ final class APNSPendingRequest: @unchecked Sendable {
 
     /// Sets the `authorization` header (`bearer <jwt>`).
     func authorize(_ value: String) {
+        guard hasAuthorizationSlot else { return }
         headers[Self.authorizationIndex].value = value
     }
 
-    /// Removes the `authorization` header: the connection's client certificate authenticates.
-    /// Once only, however often the request goes out.
+    /// Removes the `authorization` header: the connection's client certificate authenticates,
+    /// or the request carries its own. Once only, however often the request goes out.
     func authorizeByCertificate() {
-        guard !isCertificateAuthenticated else { return }
+        guard hasAuthorizationSlot, !isCertificateAuthenticated else { return }
         isCertificateAuthenticated = true
         headers.remove(at: Self.authorizationIndex)
     }
 
     /// Hands over the outcome; only the first call counts.
-    func complete(_ result: Result<APNSResponse, APNSTransportError>) {
+    func complete(_ result: Result<HTTP2WireResponse, APNSTransportError>) {
         guard let completion else { return }
         self.completion = nil
         completion(result)

@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import HTTPClient
 import OpenPushCore
@@ -5,18 +6,23 @@ import Synchronization
 
 /// Pushes to Android devices through FCM HTTP v1: each app's pushes go out with an access token
 /// of its service account (`FCMAccessTokens`), concurrently over HTTP/2 (h2c prior knowledge on
-/// an `http://` FCM URL, TLS otherwise) on a few multiplexed connections, each app capped in
-/// requests in flight (`AppSendLimiter`), and each answer classified by `FCMAnswer`. The client
-/// and its thread are made on the first send, so a process without Android pushes has none.
+/// an `http://` FCM URL, TLS with ALPN h2 otherwise) on a few multiplexed connections driven by
+/// the APNs client's event loops (an `APNSClient` whose endpoint is the FCM URL, its requests
+/// carrying their own `authorization`), each app capped in requests in flight
+/// (`AppSendLimiter`), and each answer classified by `FCMAnswer`. The clients and their threads
+/// are made on the first send, so a process without Android pushes has none.
 struct FCMDeviceTransport: PushTransport {
     struct Settings: Sendable {
-        /// Connections to FCM at once; HTTP/2 multiplexes requests on them.
-        var maxConnections = 8
+        /// Connections to FCM at once, spread over the event loops; HTTP/2 multiplexes requests
+        /// on them, as many as FCM's SETTINGS allow.
+        var maxConnections = 2
+        /// Threads driving those connections.
+        var eventLoops = 2
         /// One app's requests in flight at once, across batches: the rest of its pushes wait.
         var appInFlight = 512
-        /// Requests handed to the HTTP client together (one hand-over, one wake-up, one
-        /// header list); an app's share of `appInFlight` is counted in these.
-        var window = 32
+        /// Requests handed to the client together (one hand-over, one wake-up, one header
+        /// block); an app's share of `appInFlight` is counted in these.
+        var window = 64
         /// One request, from waiting for a stream to FCM's answer.
         var requestTimeout: Duration = .seconds(30)
 
@@ -61,17 +67,19 @@ struct FCMDeviceTransport: PushTransport {
         return all
     }
 
-    /// Ends the client's thread (requests in flight finish first).
+    /// Ends the clients' threads; requests still waiting or in flight fail as unanswered.
     func shutdown() async {
         await sender.shutdown()
     }
 }
 
-/// What the transport shares across copies: the client made on first use, the token cache
-/// over it, and the per-app limits.
+/// What the transport shares across copies: the clients made on first use (HTTP/2 for the
+/// sends, libcurl for the token exchanges, one an hour per account), the token cache, and the
+/// per-app limits.
 final class FCMSender: Sendable {
     struct Connection: Sendable {
-        var client: HTTPClient
+        var client: APNSClient
+        var tokenClient: HTTPClient
         var tokens: FCMAccessTokens
     }
 
@@ -81,7 +89,10 @@ final class FCMSender: Sendable {
         case shutDown
     }
 
-    let sendURL: @Sendable (_ projectID: String) -> String
+    /// The FCM URL's scheme and authority (the client's endpoint), and its path, if any, which
+    /// every send path starts with.
+    let origin: String
+    let pathPrefix: String
     let tokenURL: String
     let settings: FCMDeviceTransport.Settings
     let now: @Sendable () -> Double
@@ -89,23 +100,44 @@ final class FCMSender: Sendable {
     private let state = Mutex(State.idle)
 
     init(fcmURL: String, tokenURL: String, settings: FCMDeviceTransport.Settings, now: @escaping @Sendable () -> Double) {
-        let base = fcmURL.hasSuffix("/") ? String(fcmURL.dropLast()) : fcmURL
-        sendURL = { projectID in "\(base)/v1/projects/\(FCMSender.pathSegment(projectID))/messages:send" }
+        (origin, pathPrefix) = Self.split(fcmURL)
         self.tokenURL = tokenURL
         self.settings = settings
         self.now = now
         limiter = AppSendLimiter(perApp: max(1, settings.appInFlight / max(1, settings.window)))
     }
 
-    /// The client and token cache, made on the first call.
+    /// `:path` of a send for the project.
+    func sendPath(_ projectID: String) -> String {
+        "\(pathPrefix)/v1/projects/\(Self.pathSegment(projectID))/messages:send"
+    }
+
+    /// The clients and token cache, made on the first call.
     func connection() throws -> Connection {
         try state.withLock { state in
             switch state {
             case .open(let connection): return connection
             case .shutDown: throw HTTPClientError.shutDown
             case .idle:
-                let client = try HTTPClient(maxHostConnections: settings.maxConnections)
-                let connection = Connection(client: client, tokens: FCMAccessTokens(tokenURL: tokenURL, client: client))
+                let seconds = settings.requestTimeout.components
+                let configuration = APNSClientConfiguration(
+                    productionURL: origin, sandboxURL: origin, connectionsPerKey: max(1, settings.maxConnections),
+                    eventLoops: max(1, min(settings.eventLoops, settings.maxConnections)),
+                    requestTimeout: Double(seconds.seconds) + Double(seconds.attoseconds) / 1e18)
+                var channels = configuration
+                // No channel hosts for FCM: the same origin, so no TLS context is made for Apple's.
+                channels.channelsProductionURL = origin
+                channels.channelsSandboxURL = origin
+                let client = try APNSClient(configuration: channels)
+                let tokenClient: HTTPClient
+                do {
+                    tokenClient = try HTTPClient(maxHostConnections: 2)
+                } catch {
+                    Task { await client.shutdown() }
+                    throw error
+                }
+                let connection = Connection(client: client, tokenClient: tokenClient,
+                                            tokens: FCMAccessTokens(tokenURL: tokenURL, client: tokenClient))
                 state = .open(connection)
                 return connection
             }
@@ -118,7 +150,9 @@ final class FCMSender: Sendable {
             if case .open(let connection) = state { return connection }
             return nil
         }
-        await open?.client.shutdown()
+        guard let open else { return }
+        await open.client.shutdown()
+        await open.tokenClient.shutdown()
     }
 
     /// One app's pushes: one access token for them all (fetched once, cached across batches),
@@ -133,6 +167,8 @@ final class FCMSender: Sendable {
             let outcome = Self.outcome(tokenError: error)
             return pushes.map { ($0.id, outcome) }
         }
+        // The app's turn for streams in the client's queue; urgent ones before every bulk sender.
+        let queue = APNSSender(tenant: app, isUrgent: urgent)
         let size = max(1, settings.window)
         let windows = stride(from: 0, to: pushes.count, by: size).map { $0..<min($0 + size, pushes.count) }
         let width = min(windows.count, limiter.perApp)
@@ -145,7 +181,7 @@ final class FCMSender: Sendable {
                 next += 1
                 group.addTask {
                     await self.limiter.acquire(app: app, urgent: urgent)
-                    let outcomes = await self.deliver(window.map(\.body), account: account, token: token, over: connection)
+                    let outcomes = await self.deliver(window.map(\.body), account: account, token: token, as: queue, over: connection)
                     self.limiter.release(app: app)
                     return zip(window, outcomes).map { ($0.id, $1) }
                 }
@@ -160,9 +196,9 @@ final class FCMSender: Sendable {
     }
 
     /// A window of pushes; those answered `401`-like, once more with a fresh access token.
-    private func deliver(_ bodies: [[UInt8]], account: FCMServiceAccount, token: FCMAccessToken,
+    private func deliver(_ bodies: [[UInt8]], account: FCMServiceAccount, token: FCMAccessToken, as queue: APNSSender,
                          over connection: Connection) async -> [PushOutcome] {
-        let first = await post(bodies, projectID: account.projectID, token: token, client: connection.client)
+        let first = await post(bodies, projectID: account.projectID, token: token, as: queue, client: connection.client)
         var outcomes = first.map(\.outcome)
         let refused = first.indices.filter { first[$0].asksForNewToken }
         guard !refused.isEmpty else { return outcomes }
@@ -175,7 +211,7 @@ final class FCMSender: Sendable {
             for index in refused { outcomes[index] = outcome }
             return outcomes
         }
-        let second = await post(refused.map { bodies[$0] }, projectID: account.projectID, token: fresh, client: connection.client)
+        let second = await post(refused.map { bodies[$0] }, projectID: account.projectID, token: fresh, as: queue, client: connection.client)
         for (index, result) in zip(refused, second) {
             if case .answered(let status, .reauthenticate(let code)) = result {
                 // A fresh token refused too: these credentials may not send.
@@ -187,16 +223,16 @@ final class FCMSender: Sendable {
         return outcomes
     }
 
-    private func post(_ bodies: [[UInt8]], projectID: String, token: FCMAccessToken, client: HTTPClient) async -> [FCMSendResult] {
-        let request = HTTPClientRequest(
-            url: sendURL(projectID), method: "POST",
-            headers: [("Authorization", "Bearer \(token.value)"), ("Content-Type", "application/json")],
-            timeout: settings.requestTimeout, httpVersion: .http2, responseHeaders: ["Retry-After"])
-        return await client.send(bodies, as: request).map { answer in
+    /// One header block for the window (the access token is the only part that changes), one
+    /// body per push.
+    private func post(_ bodies: [[UInt8]], projectID: String, token: FCMAccessToken, as queue: APNSSender,
+                      client: APNSClient) async -> [FCMSendResult] {
+        let fields = [("authorization", "Bearer \(token.value)"), ("content-type", "application/json")]
+        return await client.post(bodies, path: sendPath(projectID), fields: fields, sender: queue).map { answer in
             switch answer {
             case .success(let response):
                 .answered(status: response.status,
-                          FCMAnswer.classify(status: response.status, retryAfter: response.header("Retry-After"), body: response.body))
+                          FCMAnswer.classify(status: response.status, retryAfter: response.header("retry-after"), body: response.body))
             case .failure(let error):
                 .unanswered(error)
             }

@@ -1,10 +1,9 @@
-import HTTPClient
 import OpenPushCore
 
 /// One send's result before it becomes the push's outcome.
 enum FCMSendResult: Sendable {
     case answered(status: Int, FCMAnswer)
-    case unanswered(HTTPClientError)
+    case unanswered(APNSTransportError)
 
     /// FCM refused the access token: worth one more try with a fresh one.
     var asksForNewToken: Bool {
@@ -41,13 +40,14 @@ enum FCMSendResult: Sendable {
         }
     }
 
-    private static func kind(of error: HTTPClientError) -> String {
-        switch error {
-        case .timedOut: "timed out"
-        case .shutDown: "client shut down"
-        case .transport(let code, _): "curl error \(code)"
-        case .invalidRequest: "invalid request"
-        case .refusedAddress: "refused address"
+    private static func kind(of error: APNSTransportError) -> String {
+        switch error.kind {
+        case .timeout: "timed out"
+        case .shutdown: "client shut down"
+        case .connectFailed: "connect failed"
+        case .connectionLost: "connection lost"
+        case .invalidHeader: "invalid request"
+        default: "request failed"
         }
     }
 }
@@ -63,6 +63,15 @@ extension FCMSender {
         case .unavailable:
             return .unanswered(reason: "Transport: FCM token endpoint unavailable", permanent: false)
         }
+    }
+
+    /// An FCM URL as the client's endpoint (`scheme://authority`) and the path every send
+    /// starts with (none, or the URL's path without its last `/`).
+    static func split(_ url: String) -> (origin: String, path: String) {
+        let trimmed = url.hasSuffix("/") ? String(url.dropLast()) : url
+        guard let scheme = trimmed.range(of: "://"),
+              let slash = trimmed[scheme.upperBound...].firstIndex(of: "/") else { return (trimmed, "") }
+        return (String(trimmed[..<slash]), String(trimmed[slash...]))
     }
 
     /// A project id as one URL path segment (they are letters, digits and dashes; anything

@@ -16,16 +16,17 @@ import Testing
 
     /// A simulator that knows `known` (an account it does not know is refused at its token
     /// endpoint), and a transport pointed at it; both stopped afterwards.
-    static func withTransport(knowing known: [FCMServiceAccount],
+    static func withTransport(knowing known: [FCMServiceAccount], settings: FCMDeviceTransport.Settings = .init(),
+                              fcmURL: ((FCMSimulator) -> String)? = nil,
                               _ body: (FCMSimulator, FCMDeviceTransport) async throws -> Void) async throws {
         let simulator = try FCMSimulator(.init(serviceAccounts: known.map {
             .init(clientEmail: $0.clientEmail, privateKeyID: $0.privateKeyID, projectID: $0.projectID, privateKeyPEM: $0.privateKey)
         }))
         try simulator.start()
         var configuration = Configuration()
-        configuration.fcmURL = simulator.endpoint
+        configuration.fcmURL = fcmURL?(simulator) ?? simulator.endpoint
         configuration.fcmTokenURL = simulator.tokenURL
-        let transport = FCMDeviceTransport(configuration: configuration)
+        let transport = FCMDeviceTransport(configuration: configuration, settings: settings)
         do {
             try await body(simulator, transport)
         } catch {
