@@ -29,9 +29,9 @@ run: deps release
 # suites that check timing rules (push intervals, webhook timeouts, the HTTP client, one app's
 # one-user sends beside another's fan-out on a slow APNs, Android deliveries, TLS handshakes
 # with client certificates), which any load starves.
-HEAVY_SUITES := OneSignalPythonClientTests|ExportMemoryTests|WebhookIdleEndpointsTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|DeliveryResilienceTests|DeliveryGuaranteesTests
+HEAVY_SUITES := OneSignalPythonClientTests|ExportMemoryTests|WebhookIdleEndpointsTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|DeliveryResilienceTests|DeliveryGuaranteesTests|WebSDKBrowserTests
 SCALE_SUITES := PgBouncerScaleOutTests
-TIMING_SUITES := PushIntervalsTests|TemplateIsolationTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests|TransactionalFairnessTests|FCMDeliveryTests|CertificateDeliveryTests|APNSCertificateTransportTests|CertificateLifecycleTests
+TIMING_SUITES := PushIntervalsTests|TemplateIsolationTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests|TransactionalFairnessTests|FCMDeliveryTests|CertificateDeliveryTests|APNSCertificateTransportTests|CertificateLifecycleTests|WebPushDeliveryTests|WebPushDeviceTransportTests|FCMHTTP2ClientTests
 AFTER_SUITES := $(HEAVY_SUITES)|$(SCALE_SUITES)|$(TIMING_SUITES)
 test: deps compat-venv browser-deps
 	@$(call install-missing,$(SCALE_PACKAGES))

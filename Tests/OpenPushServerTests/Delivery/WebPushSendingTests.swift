@@ -86,6 +86,13 @@ import Postgres
                 """).firstRow()
             return (try row.decode("web_push_vapid_private_key"), try row.decode("web_push_vapid_public_key"))
         }
+
+        /// Takes the app's VAPID key away, as for an app created before Web Push.
+        func forgetVAPIDKey(_ app: CreatedApp) async throws {
+            _ = try await database.query("""
+                UPDATE apps SET web_push_vapid_private_key = NULL, web_push_vapid_public_key = NULL WHERE id = \(app.app.id)
+                """)
+        }
     }
 
     static func setup(subject: String? = "mailto:ops@example.com") async throws -> Setup {
@@ -152,14 +159,16 @@ import Postgres
     }
 
     /// One send to Apple devices and browsers: the Apple device's push goes to APNs, the browser's
-    /// to the Web Push transport (which refuses its endpoint here), and the app's VAPID key is
-    /// made on the way; the other app has none made.
+    /// to the Web Push transport (which refuses its endpoint here), and the VAPID key of an app
+    /// from before Web Push (none stored) is made on the way; the other app has none made.
     @Test func aMixedAudienceGoesEachToItsServiceAndTheVAPIDKeyIsMadeWhenFirstNeeded() async throws {
         let setup = try await Self.setup()
         defer { Task { await setup.shutdown() } }
         let phone = try await setup.apple(setup.a, token: String(repeating: "d1", count: 32))
         let browser = try await setup.browser(setup.a)
         try await setup.apple(setup.b, token: String(repeating: "d2", count: 32))
+        try await setup.forgetVAPIDKey(setup.a)
+        try await setup.forgetVAPIDKey(setup.b)
         #expect(try await setup.vapidKey(setup.a).sealed == nil)
         let message = try await setup.send(setup.a, ["chrome_web_icon": "https://example.com/i.png"])
         _ = try await setup.send(setup.b)
