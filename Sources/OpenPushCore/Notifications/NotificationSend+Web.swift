@@ -19,9 +19,15 @@ extension NotificationSend {
         return largest
     }
 
+    /// Whether this send can reach a browser at all: alerts and background pushes can, unless
+    /// `isAnyWeb: false`; widget reloads and the extra token kinds are Apple's alone.
+    package var mayReachBrowsers: Bool {
+        (kind == .alert || kind == .background) && !excludedServices.contains(.webPush)
+    }
+
     /// Why browsers cannot be sent this, if they cannot: the web push payload's size.
     package var webPushProblem: String? {
-        guard !excludedServices.contains(.webPush) else { return nil }
+        guard mayReachBrowsers else { return nil }
         let size = largestWebPushPlaintext
         return size > WebPushRequest.maxPlaintextBytes ? WebNotificationFields.Messages.payloadTooLarge(size) : nil
     }

@@ -169,29 +169,8 @@ final class FCMSender: Sendable {
         }
         // The app's turn for streams in the client's queue; urgent ones before every bulk sender.
         let queue = APNSSender(tenant: app, isUrgent: urgent)
-        let size = max(1, settings.window)
-        let windows = stride(from: 0, to: pushes.count, by: size).map { $0..<min($0 + size, pushes.count) }
-        let width = min(windows.count, limiter.perApp)
-        return await withTaskGroup(of: [(id: Int64, outcome: PushOutcome)].self) { group in
-            var results: [(id: Int64, outcome: PushOutcome)] = []
-            results.reserveCapacity(pushes.count)
-            var next = 0
-            func addNext() {
-                let window = pushes[windows[next]]
-                next += 1
-                group.addTask {
-                    await self.limiter.acquire(app: app, urgent: urgent)
-                    let outcomes = await self.deliver(window.map(\.body), account: account, token: token, as: queue, over: connection)
-                    self.limiter.release(app: app)
-                    return zip(window, outcomes).map { ($0.id, $1) }
-                }
-            }
-            while next < width { addNext() }
-            for await sent in group {
-                results.append(contentsOf: sent)
-                if next < windows.count { addNext() }
-            }
-            return results
+        return await limiter.send(pushes.map { ($0.id, $0.body) }, window: settings.window, app: app, urgent: urgent) { bodies in
+            await self.deliver(bodies, account: account, token: token, as: queue, over: connection)
         }
     }
 

@@ -59,29 +59,8 @@ final class WebPushSender: Sendable {
     /// requests in flight at once (the limiter counts windows).
     func send(_ pushes: [(id: Int64, request: WebPushRequest)], vapidKey: WebPushVAPIDKey, app: String, urgent: Bool,
               over client: HTTPClient) async -> [(id: Int64, outcome: PushOutcome)] {
-        let size = max(1, settings.window)
-        let windows = stride(from: 0, to: pushes.count, by: size).map { $0..<min($0 + size, pushes.count) }
-        let width = min(windows.count, limiter.perApp)
-        return await withTaskGroup(of: [(id: Int64, outcome: PushOutcome)].self) { group in
-            var results: [(id: Int64, outcome: PushOutcome)] = []
-            results.reserveCapacity(pushes.count)
-            var next = 0
-            func addNext() {
-                let window = pushes[windows[next]]
-                next += 1
-                group.addTask {
-                    await self.limiter.acquire(app: app, urgent: urgent)
-                    let outcomes = await self.deliver(window.map(\.request), vapidKey: vapidKey, app: app, client: client)
-                    self.limiter.release(app: app)
-                    return zip(window, outcomes).map { ($0.id, $1) }
-                }
-            }
-            while next < width { addNext() }
-            for await sent in group {
-                results.append(contentsOf: sent)
-                if next < windows.count { addNext() }
-            }
-            return results
+        await limiter.send(pushes.map { ($0.id, $0.request) }, window: settings.window, app: app, urgent: urgent) { requests in
+            await self.deliver(requests, vapidKey: vapidKey, app: app, client: client)
         }
     }
 

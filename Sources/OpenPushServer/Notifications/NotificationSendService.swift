@@ -24,7 +24,6 @@ enum NotificationSendService {
         // The template's fields join the body before it is validated; the stored request shows them.
         let request = try await TemplateStore.applied(to: body, appID: appID, in: database)
         let send = try NotificationSendParser.parse(request).get()
-        if let problem = send.webPushProblem { throw APIError.badRequest(problem) }
         let key = try idempotency(header: header.get(), body: send.idempotencyKey).map {
             // The body as sent: a repeat replays the first answer even if its template changed since.
             IdempotentRequest(appID: appID, scope: $0.scope, caller: IdempotencyStore.caller(tenantID: principal.tenantID),
@@ -37,7 +36,7 @@ enum NotificationSendService {
                 if send.excludesEveryService { return empty }
                 let targeted = try AudienceResolver.targeted(send.targeting, appID: appID, tenantID: principal.tenantID,
                                                              now: now, in: connection)
-                try NotificationStore.checkWebPushSubject(send, targeted: targeted, appID: appID, defaultSubject: webPushSubject, in: connection)
+                try NotificationStore.checkWebPush(send, targeted: targeted, appID: appID, defaultSubject: webPushSubject, in: connection)
                 let message = MessageStore.NewMessage(appID: appID, send: .notification(send), name: send.name, request: request,
                                                       tenantID: principal.tenantID)
                 let messageID: String
