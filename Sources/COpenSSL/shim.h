@@ -12,6 +12,8 @@
 #include <openssl/pkcs12.h>
 #include <openssl/provider.h>
 #include <openssl/kdf.h>
+#include <openssl/params.h>
+#include <openssl/core_names.h>
 
 // Macros Swift cannot import, as functions.
 static inline long openpush_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
@@ -22,5 +24,8 @@ static inline long openpush_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
 }
 static inline int openpush_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
     return (int)SSL_CTX_set_min_proto_version(ctx, version);
+}
+static inline int openpush_EVP_PKEY_PUBLIC_KEY(void) {
+    return EVP_PKEY_PUBLIC_KEY;
 }
 #endif

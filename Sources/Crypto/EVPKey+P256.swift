@@ -44,13 +44,37 @@ extension EVPKey {
     }
 
     /// The public key of an uncompressed point; nil unless it is a point on P-256 (OpenSSL
-    /// checks the curve equation when it decodes the point). The caller frees it.
+    /// checks the curve equation when it sets the point). The caller frees it. Built from the
+    /// raw parameters, not decoded from DER: OpenSSL 3's decoders cost several times the rest.
     static func p256PublicKey(uncompressed point: [UInt8]) -> OpaquePointer? {
-        guard let der = p256SubjectPublicKeyInfo(uncompressed: point) else { return nil }
-        return der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_PUBKEY(nil, &cursor, buffer.count)
+        guard point.count == 65, point[0] == 0x04 else { return nil }
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { return nil }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        // OSSL_PARAM keeps pointers to its key names and values: all must outlive the call.
+        var groupKey = Array("group".utf8CString), publicKey = Array("pub".utf8CString)
+        var group = Array("P-256".utf8CString)
+        var octets = point
+        let made = groupKey.withUnsafeMutableBufferPointer { groupKey in
+            publicKey.withUnsafeMutableBufferPointer { publicKey in
+                group.withUnsafeMutableBufferPointer { name in
+                    octets.withUnsafeMutableBytes { bytes in
+                        var parameters = [
+                            OSSL_PARAM_construct_utf8_string(groupKey.baseAddress, name.baseAddress, 0),
+                            OSSL_PARAM_construct_octet_string(publicKey.baseAddress, bytes.baseAddress, bytes.count),
+                            OSSL_PARAM_construct_end(),
+                        ]
+                        return EVP_PKEY_fromdata_init(context) == 1
+                            && EVP_PKEY_fromdata(context, &key, openpush_EVP_PKEY_PUBLIC_KEY(), &parameters) == 1
+                    }
+                }
+            }
         }
+        guard made, let key else {
+            ERR_clear_error()
+            return nil
+        }
+        return key
     }
 
     /// Whether `key`'s private scalar is in range and its public point is the one it derives.

@@ -11,12 +11,15 @@ package final class P256KeyPair: @unchecked Sendable {
     /// The 65-byte uncompressed public point (0x04 ‖ X ‖ Y).
     package let publicKey: [UInt8]
 
-    private init(taking key: OpaquePointer) throws(CryptoError) {
-        guard EVPKey.isP256(key) else {
+    /// `checked`: a key read from outside is held to P-256 and checked (scalar in range, point
+    /// its own); one OpenSSL just generated needs neither, and the check costs more than the
+    /// generation (one per encrypted push).
+    private init(taking key: OpaquePointer, checked: Bool = true) throws(CryptoError) {
+        guard !checked || EVPKey.isP256(key) else {
             EVP_PKEY_free(key)
             throw CryptoError(message: "not a P-256 (prime256v1) EC key")
         }
-        guard EVPKey.isConsistentPrivateKey(key), let point = EVPKey.uncompressedPublicKey(of: key) else {
+        guard !checked || EVPKey.isConsistentPrivateKey(key), let point = EVPKey.uncompressedPublicKey(of: key) else {
             EVP_PKEY_free(key)
             throw CryptoError(message: "not a valid P-256 private key")
         }
@@ -29,7 +32,7 @@ package final class P256KeyPair: @unchecked Sendable {
     }
 
     package static func generate() throws(CryptoError) -> P256KeyPair {
-        try P256KeyPair(taking: EVPKey.generateP256())
+        try P256KeyPair(taking: EVPKey.generateP256(), checked: false)
     }
 
     /// A PKCS#8 (`PRIVATE KEY`) or SEC1 (`EC PRIVATE KEY`) PEM; P-256 only, unencrypted.
@@ -72,8 +75,11 @@ package final class P256KeyPair: @unchecked Sendable {
         defer { EVP_PKEY_free(peer) }
         guard let context = EVP_PKEY_CTX_new(key, nil) else { throw CryptoError.openSSL("EVP_PKEY_CTX_new") }
         defer { EVP_PKEY_CTX_free(context) }
+        // The peer's point was checked on the curve when it was read (`p256PublicKey`), and P-256's
+        // cofactor is 1: OpenSSL's own peer check would only repeat that, at the cost of a scalar
+        // multiplication per push.
         var length = 0
-        guard EVP_PKEY_derive_init(context) == 1, EVP_PKEY_derive_set_peer(context, peer) == 1,
+        guard EVP_PKEY_derive_init(context) == 1, EVP_PKEY_derive_set_peer_ex(context, peer, 0) == 1,
               EVP_PKEY_derive(context, nil, &length) == 1 else {
             throw CryptoError.openSSL("ECDH")
         }
@@ -99,8 +105,7 @@ package final class P256KeyPair: @unchecked Sendable {
 
     /// Checks a raw `r‖s` ES256 signature over `message` against an uncompressed public point.
     package static func isValidES256Signature(_ signature: [UInt8], for message: [UInt8], publicKey: [UInt8]) -> Bool {
-        guard let spki = EVPKey.p256SubjectPublicKeyInfo(uncompressed: publicKey),
-              let verifier = try? P256VerifyingKey(publicKeyDER: spki) else { return false }
+        guard let verifier = P256VerifyingKey(uncompressedPoint: publicKey) else { return false }
         return verifier.isValidES256Signature(signature, for: message)
     }
 }

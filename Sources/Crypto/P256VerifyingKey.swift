@@ -25,6 +25,14 @@ package final class P256VerifyingKey: @unchecked Sendable {
         self.publicKeyDER = publicKeyDER
     }
 
+    /// The key of a 65-byte uncompressed point (a VAPID `k=`); nil unless it is on P-256.
+    package init?(uncompressedPoint point: [UInt8]) {
+        guard let spki = EVPKey.p256SubjectPublicKeyInfo(uncompressed: point),
+              let parsed = EVPKey.p256PublicKey(uncompressed: point) else { return nil }
+        key = parsed
+        publicKeyDER = spki
+    }
+
     deinit {
         EVP_PKEY_free(key)
     }

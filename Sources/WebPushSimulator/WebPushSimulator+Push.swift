@@ -26,7 +26,7 @@ extension WebPushSimulator {
         var push = ReceivedPush(path: path, status: 201, headers: headers, bodyLength: request.body.count,
                                 body: configuration.recordBodies ? request.body : nil, receivedAt: configuration.now())
         var responseHeaders: HTTPHeaders = [:]
-        let vapid = Self.readVAPID(headers["authorization"])
+        let vapid = readVAPIDOnce(headers["authorization"])
         if case .success(let claims) = vapid { push.vapid = claims }
         if let refusal = check(request, headers: headers, vapid: vapid) {
             push.status = refusal.status

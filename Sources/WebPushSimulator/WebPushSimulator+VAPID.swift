@@ -8,6 +8,23 @@ extension WebPushSimulator {
         var status: Int { 401 }
     }
 
+    /// The most verified headers kept; past it the cache starts over.
+    static let verifiedVAPIDLimit = 1024
+
+    /// `readVAPID`, with a header that verified before answered from `verifiedVAPID`.
+    func readVAPIDOnce(_ header: String?) -> Result<VAPIDClaims, VAPIDProblem> {
+        guard let header else { return Self.readVAPID(nil) }
+        if let known = verifiedVAPID.withLock({ $0[header] }) { return .success(known) }
+        let read = Self.readVAPID(header)
+        if case .success(let claims) = read {
+            verifiedVAPID.withLock { verified in
+                if verified.count >= Self.verifiedVAPIDLimit { verified.removeAll(keepingCapacity: true) }
+                verified[header] = claims
+            }
+        }
+        return read
+    }
+
     /// RFC 8292 §3: `vapid t=<JWT>, k=<public key>`; the JWT is ES256 over `header.claims`,
     /// verified against `k`.
     static func readVAPID(_ header: String?) -> Result<VAPIDClaims, VAPIDProblem> {

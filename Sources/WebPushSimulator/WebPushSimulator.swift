@@ -35,6 +35,9 @@ package final class WebPushSimulator: Sendable {
     }
 
     let state = Mutex(State())
+    /// `Authorization` headers whose signature verified, with their claims: a sender signs one
+    /// header per origin for hours, so each is verified once (its claims are checked every time).
+    let verifiedVAPID = Mutex([String: VAPIDClaims]())
 
     package init(_ configuration: Configuration = Configuration()) {
         self.configuration = configuration
