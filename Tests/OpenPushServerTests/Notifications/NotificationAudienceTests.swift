@@ -72,6 +72,32 @@ import Testing
         #expect(examined <= pageSize + 1)
     }
 
+    /// Whether a send's audience holds a browser (asked when no VAPID subject is set) is one
+    /// probe for an app of phones only, not a read of every one of its devices.
+    @Test func askingWhetherAnAudienceHoldsABrowserReadsNoPhone() async throws {
+        let app = try await TestApp.make()
+        let appID = try await app.createApp().app.id
+        try await app.seed("""
+            INSERT INTO subscriptions (id, app_id, token, first_session_at, last_session_at)
+            SELECT 'sub_' || lpad(g::text, 8, '0'), \(appID), lpad(to_hex(g), 64, '0'), now(), now()
+            FROM generate_series(1, 50000) AS g
+            """)
+        try await app.services.database.query("ANALYZE subscriptions")
+        let examined = try await app.services.database.withConnection { connection -> Int in
+            let segment = try SegmentAudience.condition(appID: appID, included: ["Subscribed Users"], now: 0, in: connection)
+            let notWeb = Set(PushService.allCases.filter { $0 != .webPush })
+            #expect(try NotificationAudience.isEmpty(targeted: .matching(segment), appID: appID, kind: .alert, excluding: notWeb,
+                                                     in: connection))
+            let audience = NotificationAudience.recipients(targeted: .matching(segment), appID: appID, kind: .alert,
+                                                           excluding: notWeb, after: nil)
+            let plan: String = try connection.query("EXPLAIN (ANALYZE, FORMAT JSON) SELECT EXISTS (\(audience) LIMIT 1)")
+                .firstRow().decode("QUERY PLAN")
+            return Self.rowsRead(plan, countingFiltered: true)
+        }
+        // Without `subscriptions_web_by_app` (migration 0062): the app's 50,000 phones, read and dropped.
+        #expect(examined == 0)
+    }
+
     /// The rows every scan node of an `EXPLAIN (ANALYZE, FORMAT JSON)` produced, summed.
     /// `countingFiltered`: with the rows the scans read and dropped (by a filter or a recheck).
     static func rowsRead(_ plan: String, countingFiltered: Bool = false) -> Int {
