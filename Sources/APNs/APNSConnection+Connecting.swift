@@ -143,8 +143,17 @@ extension APNSConnection {
 
     func connectionLost(_ reason: String) {
         shared.logger.debug("APNs connection lost: \(reason)", ["apns.endpoint": shared.endpoint.authority])
+        // Closed before the server's SETTINGS: it never took a request (a server refusing the
+        // client certificate after TLS 1.3's handshake closes here). That is a failed connect,
+        // so the queue is failed now when no other connection serves it, not held until the
+        // requests time out while every new connection is refused the same way.
+        let neverReady = machine.state == .connecting
         perform(machine.connectionLost(now: MonotonicClock.now(), jitter: nextJitter()), lost: true)
         closeSocket()
+        if neverReady {
+            shared.queue.connectFailed(index: index, error: APNSTransportError(
+                .connectFailed, "connection to \(shared.endpoint.authority) closed before it was ready: \(reason)"))
+        }
     }
 
     func updateInterest() {

@@ -170,7 +170,7 @@ import OpenPushTestSupport
             try await setup.client.send(Self.push(topic: "com.example.self"), credential: credential, environment: .production)
         }
         await setup.stop()
-        #expect(error?.kind == .connectFailed || error?.kind == .connectionLost)
+        #expect(error?.kind == .connectFailed || error?.kind == .connectionLost, "\(String(describing: error))")
         #expect(setup.simulator.accepted().isEmpty)
     }
 
