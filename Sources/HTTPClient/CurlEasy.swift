@@ -5,8 +5,9 @@ import CCurl
 private let curlGlobalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
 
 /// One easy handle and what it points at (header lists, error buffer): freed together in
-/// `deinit`, after the handle.
-final class CurlEasy {
+/// `deinit`, after the handle. Used by one thread at a time, handed between threads through the
+/// client's locks (a transfer's hand-over, the pool of idle handles).
+final class CurlEasy: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
     private var lists: [CurlStringList] = []
     let errorBuffer: UnsafeMutablePointer<CChar>
@@ -24,6 +25,14 @@ final class CurlEasy {
         curl_easy_cleanup(handle)
         lists = []
         errorBuffer.deallocate()
+    }
+
+    /// Ready for another transfer, as if new: every option back to its default (a handle of
+    /// the pool keeps its buffers, which a new one would allocate again).
+    func reset() {
+        curl_easy_reset(handle)
+        lists = []
+        errorBuffer[0] = 0
     }
 
     func set(_ option: CURLoption, _ value: Int) throws(HTTPClientError) {

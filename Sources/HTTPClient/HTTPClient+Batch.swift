@@ -15,17 +15,31 @@ extension HTTPClient {
             return bodies.map { _ in .failure(error) }
         }
         return await send(count: bodies.count) { index throws(HTTPClientError) in
-            try Transfer(template, userAgent: userAgent, headers: headers, body: bodies[index])
+            try Transfer(template, userAgent: userAgent, headers: headers, body: bodies[index], reusing: idleHandle())
         }
     }
 
     /// Sends each of `requests` (each its own URL, headers and body) with one hand-over to the
-    /// driving thread, and returns the answers in their order.
+    /// driving thread, and returns the answers in their order. A request with the same headers
+    /// as the one before it shares its header list.
     package func send(_ requests: [HTTPClientRequest]) async -> [Result<HTTPClientResponse, HTTPClientError>] {
         guard !requests.isEmpty else { return [] }
+        var shared: (index: Int, list: CurlStringList)?
         return await send(count: requests.count) { index throws(HTTPClientError) in
-            try Transfer(requests[index], userAgent: userAgent)
+            let request = requests[index]
+            let list: CurlStringList
+            if let known = shared, Self.sameHeaders(requests[known.index].headers, request.headers) {
+                list = known.list
+            } else {
+                list = try CurlStringList(headerListOf: request)
+                shared = (index, list)
+            }
+            return try Transfer(request, userAgent: userAgent, headers: list, reusing: idleHandle())
         }
+    }
+
+    private static func sameHeaders(_ one: [(name: String, value: String)], _ other: [(name: String, value: String)]) -> Bool {
+        one.count == other.count && zip(one, other).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
     private func send(count: Int, transfer make: (Int) throws(HTTPClientError) -> Transfer) async

@@ -13,10 +13,13 @@ package final class HTTPClient: Sendable {
         var finished = false
     }
 
-    /// What the driving thread shares with callers: the multi handle and the hand-over queue.
+    /// What the driving thread shares with callers: the multi handle, the hand-over queue, and
+    /// easy handles whose transfers are done, for the next ones to reuse (a new handle costs
+    /// allocations and options a reset one does not).
     private final class Shared: Sendable {
         let multi: CurlMulti
         let queue = Mutex(Queue())
+        let idle = Mutex<[CurlEasy]>([])
 
         init(multi: CurlMulti) {
             self.multi = multi
@@ -24,6 +27,8 @@ package final class HTTPClient: Sendable {
     }
 
     private let shared: Shared
+    /// Idle easy handles kept at most.
+    static let maxIdleHandles = 256
     private var multi: CurlMulti { shared.multi }
     let userAgent: String
 
@@ -44,7 +49,7 @@ package final class HTTPClient: Sendable {
 
     /// Sends `request` and returns its answer (any status); throws only when no answer came.
     package func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
-        let transfer = try Transfer(request, userAgent: userAgent)
+        let transfer = try Transfer(request, userAgent: userAgent, reusing: idleHandle())
         let result: Result<HTTPClientResponse, HTTPClientError> = await withCheckedContinuation { continuation in
             transfer.waiter = .single(continuation)
             if !hand([transfer]) {
@@ -65,6 +70,14 @@ package final class HTTPClient: Sendable {
         }
         if accepted { multi.wakeup() }
         return accepted
+    }
+
+    /// Easy handles idle in the pool now (tests).
+    package var idleHandles: Int { shared.idle.withLock { $0.count } }
+
+    /// An easy handle of a finished transfer, if one is idle.
+    func idleHandle() -> CurlEasy? {
+        shared.idle.withLock { $0.popLast() }
     }
 
     /// Takes no new request; those in flight finish (each within its timeout), then the thread ends.
@@ -112,7 +125,14 @@ package final class HTTPClient: Sendable {
                 if transfer.cleartextH2Origin != nil {
                     again += cleartextH2.done(transfer, code)
                 } else {
-                    transfer.finish(code)
+                    // The answer is read off the handle first; the handle is idle before its
+                    // caller resumes, for the caller's next request.
+                    let result = transfer.result(code)
+                    let easy = transfer.easy
+                    shared.idle.withLock { idle in
+                        if idle.count < HTTPClient.maxIdleHandles { idle.append(easy) }
+                    }
+                    transfer.complete(result)
                 }
             }
             again.forEach(add)

@@ -24,10 +24,16 @@ final class Transfer: @unchecked Sendable {
     private var refusal: String?
 
     /// `headers`: the request's header list already made (a batch shares one), else made here
-    /// from `request.headers`; `body`: sent instead of `request.body`.
+    /// from `request.headers`; `body`: sent instead of `request.body`; `reusing`: an idle handle
+    /// of the client's pool, reset here, else a new one.
     init(_ request: HTTPClientRequest, userAgent: String, headers: CurlStringList? = nil,
-         body: [UInt8]? = nil) throws(HTTPClientError) {
-        easy = try CurlEasy()
+         body: [UInt8]? = nil, reusing idle: CurlEasy? = nil) throws(HTTPClientError) {
+        if let idle {
+            idle.reset()
+            easy = idle
+        } else {
+            easy = try CurlEasy()
+        }
         maxResponseBytes = request.maxResponseBytes
         peerFilter = request.peerFilter
         responseHeaders = request.responseHeaders

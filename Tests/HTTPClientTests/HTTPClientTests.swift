@@ -160,6 +160,51 @@ private func withServer(_ body: (UInt16) async throws -> Void) async throws {
         }
     }
 
+    /// A finished transfer's handle serves the next request, carrying none of the one before
+    /// it: its method, headers, body and peer filter are the new request's alone.
+    @Test func aReusedHandleCarriesNothingOfTheRequestBefore() async throws {
+        try await withServer { port in
+            let client = try HTTPClient()
+            let url = "http://127.0.0.1:\(port)/echo"
+            func text(_ request: HTTPClientRequest) async throws -> String {
+                String(decoding: try await client.send(request).body, as: UTF8.self)
+            }
+            #expect(try await text(HTTPClientRequest(url: url, method: "PUT", headers: [("X-Test", "first")], body: Array("one".utf8)))
+                    == "PUT first - one")
+            #expect(client.idleHandles == 1)
+            #expect(try await text(HTTPClientRequest(url: url, body: Array("two".utf8))) == "POST - - two")
+            #expect(try await text(HTTPClientRequest(url: url, method: "GET")) == "GET - - ")
+            let refused = await Result(catching: { () async throws(HTTPClientError) -> HTTPClientResponse in
+                try await client.send(HTTPClientRequest(url: "http://receiver.invalid:\(port)/echo", body: [1],
+                                                        pinnedAddresses: ["receiver.invalid:\(port):127.0.0.1"],
+                                                        peerFilter: { _ in "refused" }))
+            })
+            #expect(refused.failure == .refusedAddress("refused"))
+            // Neither the pin nor the filter stays on the handle.
+            #expect(try await text(HTTPClientRequest(url: url, headers: [("Content-Type", "a/b")], body: Array("three".utf8)))
+                    == "POST - a/b three")
+            #expect(client.idleHandles == 1)
+            await client.shutdown()
+        }
+    }
+
+    /// Requests alike but for their bodies share a header list; one with other headers between
+    /// them gets its own, and those after it theirs again.
+    @Test func requestsWithTheSameHeadersShareTheirListAndOthersKeepTheirOwn() async throws {
+        try await withServer { port in
+            let client = try HTTPClient()
+            let labels = ["a", "a", "b", "a", "a", "c"]
+            let answers = await client.send(labels.enumerated().map { index, label in
+                HTTPClientRequest(url: "http://127.0.0.1:\(port)/echo", headers: [("X-Test", label), ("Content-Type", "text/plain")],
+                                  body: Array("\(index)".utf8))
+            })
+            for (index, label) in labels.enumerated() {
+                #expect(try answers[index].map { String(decoding: $0.body, as: UTF8.self) }.get() == "POST \(label) text/plain \(index)")
+            }
+            await client.shutdown()
+        }
+    }
+
     @Test func aPinnedHostConnectsToTheGivenAddressWithoutResolving() async throws {
         try await withServer { port in
             let client = try HTTPClient()

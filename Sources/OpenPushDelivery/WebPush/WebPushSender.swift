@@ -69,10 +69,13 @@ final class WebPushSender: Sendable {
                          client: HTTPClient) async -> [PushOutcome] {
         var outcomes = [PushOutcome?](repeating: nil, count: requests.count)
         var posts: [HTTPClientRequest] = []
+        posts.reserveCapacity(requests.count)
         var posted: [Int] = []
+        posted.reserveCapacity(requests.count)
         let now = self.now()
+        var memo = Memo()
         for (index, request) in requests.enumerated() {
-            switch prepare(request, vapidKey: vapidKey, app: app, now: now) {
+            switch prepare(request, vapidKey: vapidKey, app: app, now: now, memo: &memo) {
             case .success(let post):
                 posts.append(post)
                 posted.append(index)
@@ -89,39 +92,6 @@ final class WebPushSender: Sendable {
     /// Why a push was not posted at all: the same every time it is tried.
     struct Refusal: Error {
         var message: String
-    }
-
-    /// The POST for one push, or why there is none.
-    func prepare(_ request: WebPushRequest, vapidKey: WebPushVAPIDKey, app: String,
-                 now: Double) -> Result<HTTPClientRequest, Refusal> {
-        let endpoint: WebPushEndpoint
-        switch WebPushEndpoint.checked(request.endpoint, hosts: hosts, allowPrivate: allowPrivate) {
-        case .success(let checked): endpoint = checked
-        case .failure(let problem): return .failure(Refusal(message: problem.message))
-        }
-        guard let receiver = Base64URL.decode(request.p256dh), let secret = Base64URL.decode(request.auth) else {
-            return .failure(Refusal(message: "the subscription's web_p256 or web_auth is not base64url"))
-        }
-        let body: [UInt8]
-        do {
-            body = try WebPushEncryption.encrypt(request.plaintext, receiverPublicKey: receiver, authSecret: secret)
-        } catch {
-            return .failure(Refusal(message: "could not encrypt for the subscription's keys: \(error)"))
-        }
-        let authorization: String
-        switch authorizations.header(for: vapidKey, app: app, audience: endpoint.origin, now: now) {
-        case .success(let header): authorization = header
-        case .failure(let refusal): return .failure(refusal)
-        }
-        var headers: [(name: String, value: String)] = [
-            ("Content-Encoding", "aes128gcm"), ("Content-Type", "application/octet-stream"),
-            ("TTL", String(max(0, request.ttl))), ("Urgency", request.urgency.rawValue), ("Authorization", authorization),
-        ]
-        if let topic = request.topic { headers.append(("Topic", topic)) }
-        return .success(HTTPClientRequest(
-            url: request.endpoint, method: "POST", headers: headers, body: body, timeout: settings.requestTimeout,
-            pinnedAddresses: settings.pinnedAddresses, maxResponseBytes: settings.maxResponseBytes, peerFilter: allowPrivate ? nil : HTTPClientRequest.publicPeersOnly,
-            httpVersion: endpoint.target.scheme == "https" ? .http2 : .negotiated, responseHeaders: ["Retry-After", "Location"]))
     }
 
     static func outcome(_ answer: Result<HTTPClientResponse, HTTPClientError>) -> PushOutcome {

@@ -169,6 +169,43 @@ import WebPushSimulator
         }
     }
 
+    /// One window's pushes share what they can (an origin's check, keys, the signed header, the
+    /// header list), yet each is still checked and encrypted as its own: a push of the same
+    /// origin with a space in its path, one of a host off the list, one with other keys and one
+    /// with broken keys sit between pushes that go through, and each gets its own outcome.
+    @Test func pushesOfOneWindowAreEachCheckedAndEncryptedForTheirOwnSubscription() async throws {
+        try await Self.withTransport { simulator, transport in
+            let (key, _) = try Self.vapidKey()
+            let first = try Self.push("/push/one", key: key, simulator: simulator, plaintext: #"{"title": "one"}"#)
+            let spaced = try Self.push("/push/two", key: key, simulator: simulator,
+                                       endpoint: simulator.endpoint(path: "/push/two") + " x")
+            let offList = try Self.push("/push/three", key: key, simulator: simulator,
+                                        endpoint: simulator.endpoint(path: "/push/three").replacingOccurrences(of: "127.0.0.1", with: "localhost"))
+            let otherKeys = try Self.push("/push/four", key: key, simulator: simulator, plaintext: #"{"title": "four"}"#)
+            var broken = try Self.push("/push/five", key: key, simulator: simulator)
+            broken.request.auth = "not+base64url"
+            var later = try Self.push("/push/one", key: key, simulator: simulator, plaintext: #"{"title": "six"}"#)
+            later.request.ttl = 60
+            let pushes = [first, spaced, offList, otherKeys, broken, later]
+            #expect(otherKeys.request.p256dh != first.request.p256dh)
+            let outcomes = await Self.send(pushes, through: transport)
+            #expect(outcomes.map { Self.answer($0)?.verdict } == [.accepted, nil, nil, .accepted, nil, .accepted])
+            for (index, expected) in [(1, "refused endpoint"), (2, "localhost is not a push service"), (4, "not base64url")] {
+                guard case .unanswered(let reason, let permanent)? = outcomes[index] else {
+                    Issue.record("push \(index) answered: \(String(describing: outcomes[index]))")
+                    continue
+                }
+                #expect(permanent && reason.contains(expected), "push \(index): \(reason)")
+            }
+            let received = simulator.received { _ in true }
+            #expect(received.count == 3)
+            #expect(Set(received.compactMap(\.plaintext)) == Set([first, otherKeys, later].map(\.request.plaintext)))
+            let ttls = Dictionary(received.compactMap { push in push.plaintext.map { ($0, push.headers["ttl"]) } }, uniquingKeysWith: { $1 })
+            #expect(ttls[later.request.plaintext] == "60")
+            #expect(ttls[first.request.plaintext] == String(WebPushRequest.defaultTTL))
+        }
+    }
+
     @Test(arguments: [true, false])
     func aPrivatePeerAddressIsRefusedWhenPrivateIsNotAllowed(allowPrivate: Bool) async throws {
         let simulator = WebPushSimulator()
