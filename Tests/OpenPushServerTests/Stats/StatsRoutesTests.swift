@@ -206,8 +206,8 @@ import Postgres
         let a = try await app.createApp().app.id
         let b = try await app.createApp(AppSettings(name: "Other", apnsBundleID: "com.example.other")).app.id
         try await app.services.database.query("""
-            INSERT INTO delivery_stats (app_id, bucket, accepted, failed, errors_by_reason)
-            SELECT app, to_timestamp(\(Self.now)::float8 - i), 1, 1, '{"Unregistered": 1}'
+            INSERT INTO delivery_stats (app_id, bucket, service, shard, accepted, failed, errors_by_reason)
+            SELECT app, to_timestamp(\(Self.now)::float8 - i), 'apns', 0, 1, 1, '{"Unregistered": 1}'
             FROM unnest(ARRAY[\(a), \(b)]) AS app, generate_series(1, 86400, 3) AS i
             """)
         try await app.services.database.query("ANALYZE delivery_stats")
