@@ -19,14 +19,16 @@ import Postgres
         for type in ["ChromePush", "FirefoxPush", "EdgePush", "SafariPush"] {
             let id = "sub_web_\(type.lowercased())"
             try await app.services.database.query("""
-                INSERT INTO subscriptions (id, app_id, platform, token, web_p256, web_auth, web_type)
-                VALUES (\(id), \(created.app.id), 'web', \("https://push.example.com/" + type), 'p256', 'auth', \(type))
+                INSERT INTO subscriptions (id, app_id, platform, token, web_p256, web_auth, web_type, first_session_at,
+                                           last_session_at)
+                VALUES (\(id), \(created.app.id), 'web', \("https://push.example.com/" + type), 'p256', 'auth', \(type), now(), now())
                 """)
             browsers[type] = id
         }
         let android = "sub_android_export"
         try await app.services.database.query("""
-            INSERT INTO subscriptions (id, app_id, platform, token) VALUES (\(android), \(created.app.id), 'android', 'fcm-token')
+            INSERT INTO subscriptions (id, app_id, platform, token, first_session_at, last_session_at)
+            VALUES (\(android), \(created.app.id), 'android', 'fcm-token', now(), now())
             """)
         let url = try SubscriptionExportTests.url(await SubscriptionExportTests.export(app, created, body: [:]))
         #expect(try await Exports.produce(app))
