@@ -34,12 +34,22 @@ package enum SubscriptionExportColumn: String, Sendable, CaseIterable {
 }
 
 /// OneSignal's `device_type` number for an OpenPush platform: 0 iOS (watchOS devices run iOS's
-/// SDK and count as iOS), 1 Android, 9 macOS.
+/// SDK and count as iOS), 1 Android, 9 macOS, and for a browser (`web`) its stored `web_type`'s,
+/// as OneSignal's web SDK registers them: 5 Chrome (and any Chromium browser without a type of
+/// its own), 8 Firefox, 12 Edge, 17 Safari through Web Push (7 is Safari's older push, which
+/// OpenPush does not send).
 package enum OneSignalDeviceType {
-    package static func of(platform: String) -> Int {
+    package static func of(platform: String, webType: String? = nil) -> Int {
         switch platform {
         case "macos": 9
         case "android": 1
+        case "web":
+            switch webType.flatMap(WebPushBrowser.init(oneSignalType:)) {
+            case .firefox: 8
+            case .edge: 12
+            case .safari: 17
+            case .chrome, nil: 5
+            }
         default: 0
         }
     }

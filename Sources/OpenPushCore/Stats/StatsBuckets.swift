@@ -62,4 +62,18 @@ package struct StatsBuckets: Sendable, Equatable {
             return Bucket(at: at, accepted: figures?.accepted ?? 0, failed: figures?.failed ?? 0)
         }
     }
+
+    /// Per bucket start, the figures of every push service summed.
+    package static func sum<Service: Hashable>(_ byService: [Service: [Int64: (accepted: Int64, failed: Int64)]])
+        -> [Int64: (accepted: Int64, failed: Int64)]
+    {
+        var total: [Int64: (accepted: Int64, failed: Int64)] = [:]
+        for counted in byService.values {
+            for (at, figures) in counted {
+                let sum = total[at] ?? (0, 0)
+                total[at] = (sum.accepted + figures.accepted, sum.failed + figures.failed)
+            }
+        }
+        return total
+    }
 }

@@ -19,15 +19,15 @@ enum ChannelBroadcastPlanning {
             loaded = try load(job, now: now, in: connection)
         } catch let undecodable as UndecodableMessage {
             // Its row says why, as it says any failure: the message has no other recipient.
-            batch.refused.append((delivery, .permanent("MessageFailed: \(undecodable.reason)")))
+            batch.refused.append((delivery, .permanent("MessageFailed: \(undecodable.reason)"), .apns))
             return batch
         }
         if loaded.cancelled {
-            batch.refused.append((delivery, .cancelled))
+            batch.refused.append((delivery, .cancelled, .apns))
             return batch
         }
         guard let bundleID = loaded.app.bundleID, !bundleID.isEmpty else {
-            batch.refused.append((delivery, .permanent(APNSReason.missingTopic.rawValue)))
+            batch.refused.append((delivery, .permanent(APNSReason.missingTopic.rawValue), .apns))
             return batch
         }
         let credential: APNSCredential
@@ -35,11 +35,11 @@ enum ChannelBroadcastPlanning {
         case .success(let found?):
             credential = found
         case .success(nil):
-            batch.refused.append((delivery, .credentials(CredentialCache.missingReason(for: loaded.app))))
+            batch.refused.append((delivery, .credentials(CredentialCache.missingReason(for: loaded.app)), .apns))
             return batch
         case .failure(let problem):
             // Held with the app paused, as a device push is: nothing is lost while the key is found.
-            batch.refused.append((delivery, .credentials(problem.reason)))
+            batch.refused.append((delivery, .credentials(problem.reason), .apns))
             return batch
         }
         let built = ChannelBroadcast.build(.init(
@@ -52,7 +52,7 @@ enum ChannelBroadcastPlanning {
             batch.add(PushBatch.Planned(delivery: delivery, request: .apnsBroadcast(request), activityTimestamp: nil),
                       environment: loaded.environment, credential: credential)
         case .failure(let problem):
-            batch.refused.append((delivery, .permanent(problem.reason.rawValue)))
+            batch.refused.append((delivery, .permanent(problem.reason.rawValue), .apns))
         }
         return batch
     }

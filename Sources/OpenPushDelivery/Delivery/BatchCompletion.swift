@@ -20,7 +20,7 @@ struct BatchCompletion: Sendable {
 
     /// Writes the batch's completion: a statement per kind of write for the whole batch (the
     /// jobs removed with their whole batch rows, every other record in one COPY, the events in
-    /// one append, the messages' counts in one statement and the app's rollup row once), and a
+    /// one append, the messages' counts in one statement and the app's rollup rows once), and a
     /// statement per retry, dead token, paused app and finished message. Returns the ids of the
     /// jobs this worker still held (the others' are not recorded: their new holder runs them).
     func write(worker: String, in connection: PostgresConnection) throws -> Set<Int64> {
@@ -62,10 +62,10 @@ struct BatchCompletion: Sendable {
         // Nothing of a message's job waits any more (or it was cancelled): it may be the last.
         // One statement for all of them, locking the rows in id order as the counts did.
         try MessageLifecycleStore.apply(.jobFinished, messageIDs: done.filter(\.finished).map(\.job.messageID), in: connection)
-        // Last: every completion of the app takes this row, so it is held for the shortest time.
-        var tally = DeliveryTally()
-        for job in done { tally.add(job.tally) }
-        try DeliveryCounts.addToStats(tally, appID: jobs.first.appID, in: connection)
+        // Last: every completion of the app takes these rows, so they are held for the shortest time.
+        var stats: [PushService: DeliveryTally] = [:]
+        for job in done { for (service, tally) in job.stats { stats[service, default: DeliveryTally()].add(tally) } }
+        try DeliveryCounts.addToStats(stats, appID: jobs.first.appID, shard: DeliveryCounts.anyShard(), in: connection)
         return held
     }
 }

@@ -31,14 +31,24 @@ extension DeliveryCounts {
             """)
     }
 
-    /// Adds a batch's records, all of `appID`, to the app's rollup row of this second, in one
-    /// statement. Last in a completion: every completion of the app takes that row.
-    static func addToStats(_ tally: DeliveryTally, appID: String, in connection: PostgresConnection) throws {
-        guard tally.successful + tally.errors + tally.suppressed + tally.cancelled > 0 else { return }
+    /// Adds a batch's records, all of `appID`, to the app's rollup rows of this second in
+    /// `shard`, a row per push service present, in one statement (rows in service order, so
+    /// two completions lock them alike). Last in a completion: every completion of the app
+    /// takes these rows.
+    static func addToStats(_ tallies: [PushService: DeliveryTally], appID: String, shard: Int16,
+                           in connection: PostgresConnection) throws {
+        let rows = tallies.filter { $0.value.successful + $0.value.errors + $0.value.suppressed + $0.value.cancelled > 0 }
+            .sorted { $0.key.rawValue < $1.key.rawValue }
+        guard !rows.isEmpty else { return }
+        let counts = rows.map(\.value)
         try connection.query(prepared: """
-            INSERT INTO delivery_stats AS s (app_id, bucket, accepted, failed, suppressed, cancelled, errors_by_reason)
-            VALUES (\(appID), \(bucketNow), \(tally.successful), \(tally.errors), \(tally.suppressed), \(tally.cancelled),
-                    \(json(tally.errorsByReason))::jsonb)
+            INSERT INTO delivery_stats AS s (app_id, bucket, service, shard, accepted, failed, suppressed, cancelled, errors_by_reason)
+            SELECT \(appID), \(bucketNow), t.service, \(shard), t.accepted, t.failed, t.suppressed, t.cancelled, t.errors::jsonb
+            FROM unnest(\(rows.map(\.key.rawValue))::text[], \(counts.map(\.successful))::int8[], \(counts.map(\.errors))::int8[],
+                        \(counts.map(\.suppressed))::int8[], \(counts.map(\.cancelled))::int8[],
+                        \(counts.map { json($0.errorsByReason) })::text[])
+                 WITH ORDINALITY AS t(service, accepted, failed, suppressed, cancelled, errors, ord)
+            ORDER BY t.ord
             """ + addToStats())
     }
 }

@@ -78,12 +78,12 @@ extension DeliveryEngine {
                 sliceEnd = clock.now + Self.planningSlice
             }
             if let refusal = held[delivery.id] {
-                batch.refused.append((delivery, refusal))
+                batch.refused.append((delivery, refusal, context.subscription(for: delivery)?.service ?? .apns))
                 continue
             }
             switch DeliveryPlanner.plan(delivery, context: context, now: now, lastTimestamps: timestamps, cache: &payloads) {
             case .failure(let refusal):
-                batch.refused.append((delivery, refusal))
+                batch.refused.append((delivery, refusal, context.subscription(for: delivery)?.service ?? .apns))
             case .success(let plan):
                 switch plan.push {
                 case .apns(let request, let environment):
@@ -94,11 +94,11 @@ extension DeliveryEngine {
                     case .success(let found?):
                         credential = found
                     case .success(nil):
-                        batch.refused.append((delivery, .credentials(CredentialCache.missingReason(for: context.app(for: delivery)))))
+                        batch.refused.append((delivery, .credentials(CredentialCache.missingReason(for: context.app(for: delivery))), .apns))
                         continue
                     case .failure(let problem):
                         // Held with the app paused, as for a bad key: nothing is lost while the key is found.
-                        batch.refused.append((delivery, .credentials(problem.reason)))
+                        batch.refused.append((delivery, .credentials(problem.reason), .apns))
                         continue
                     }
                     if let stamp = plan.activityTimestamp { timestamps[stamp.activityID] = stamp.timestamp }
@@ -111,10 +111,10 @@ extension DeliveryEngine {
                     case .success(let account?):
                         batch.add(PushBatch.Planned(delivery: delivery, request: .fcm(body: body)), fcmAccount: account)
                     case .success(nil):
-                        batch.refused.append((delivery, .permanent(DeliveryPlanner.missingFCMCredentials)))
+                        batch.refused.append((delivery, .permanent(DeliveryPlanner.missingFCMCredentials), .fcm))
                     case .failure(let problem):
                         // Its FCM sending paused, as for a refused service account.
-                        batch.refused.append((delivery, .fcmCredentials(problem.reason)))
+                        batch.refused.append((delivery, .fcmCredentials(problem.reason), .fcm))
                     }
                 case .webPush(var request):
                     switch appVAPIDKeys.memoized(delivery.appID, {
@@ -126,12 +126,12 @@ extension DeliveryEngine {
                         }
                         batch.add(PushBatch.Planned(delivery: delivery, request: .webPush(request)), vapidKey: key)
                     case .success(nil):
-                        batch.refused.append((delivery, .permanent(DeliveryPlanner.missingVAPIDKey)))
+                        batch.refused.append((delivery, .permanent(DeliveryPlanner.missingVAPIDKey), .webPush))
                     case .failure(.missingSubject):
-                        batch.refused.append((delivery, .permanent(DeliveryPlanner.missingWebPushSubject)))
+                        batch.refused.append((delivery, .permanent(DeliveryPlanner.missingWebPushSubject), .webPush))
                     case .failure(.sealed(let problem)):
                         // Its web push paused, as for a refused key: nothing is lost while the key is found.
-                        batch.refused.append((delivery, .webPushCredentials(problem.reason)))
+                        batch.refused.append((delivery, .webPushCredentials(problem.reason), .webPush))
                     }
                 }
             }
@@ -177,7 +177,7 @@ extension DeliveryEngine {
         guard !deduplicated.isEmpty else { return }
         for (key, outgoing) in batch.groups {
             for skipped in outgoing where deduplicated.contains(skipped.delivery.id) {
-                batch.refused.append((skipped.delivery, .suppressed(.deduplicated)))
+                batch.refused.append((skipped.delivery, .suppressed(.deduplicated), key.service))
             }
             let kept = outgoing.filter { !deduplicated.contains($0.delivery.id) }
             batch.groups[key] = kept.isEmpty ? nil : kept

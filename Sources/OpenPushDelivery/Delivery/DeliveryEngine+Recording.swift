@@ -43,48 +43,52 @@ extension DeliveryEngine {
         // Per job: its web pushes answered, and those refused for their VAPID signature.
         var webPushes: [Int: (answered: Int, refused: Int)] = [:]
         func apply(_ delivery: ClaimedDelivery, _ decision: DeliveryOutcome.Decision, status: Int? = nil,
-                   fcmMessageName: String? = nil, uniqueID: String? = nil, service: PushService = .apns) {
+                   fcmMessageName: String? = nil, uniqueID: String? = nil, service: PushService) {
             let (index, position) = jobs.locate(delivery.id)
             let job = jobs.jobs[index], recipient = job.recipients[position]
             if let claim = batch.dedupeClaims[delivery.id], AlertDedupe.releases(after: decision) { releases.append((delivery.id, claim)) }
             switch decision {
             case .finished(let state, let reason):
-                completions[index].records.append(DeliveryRecord(job: job, recipient: recipient, state: state, reason: reason,
-                                                                 apnsStatus: status, apnsID: delivery.apnsID,
+                completions[index].records.append(DeliveryRecord(job: job, recipient: recipient, state: state, service: service,
+                                                                 reason: reason, apnsStatus: status, apnsID: delivery.apnsID,
                                                                  fcmMessageName: fcmMessageName, apnsUniqueID: uniqueID))
                 pushes.add(kind: job.tokenKind, state: .finished(state), reason: reason, service: service)
                 if state == .accepted { pushes.addLatency(now - job.createdAt, service: service) }
             case .retry(let reason):
                 completions[index].retry.append(recipient)
+                completions[index].waitingServices[recipient.subscriptionID] = service
                 pushes.add(kind: job.tokenKind, state: .queued, reason: reason, service: service)
             case .held(let reason):
                 completions[index].held.append(recipient)
+                completions[index].waitingServices[recipient.subscriptionID] = service
                 pushes.add(kind: job.tokenKind, state: .queued, reason: reason, service: service)
             }
         }
-        for (delivery, refusal) in batch.refused {
+        for (delivery, refusal, service) in batch.refused {
             switch refusal {
-            case .permanent(let reason): apply(delivery, .finished(.error, reason: reason))
-            case .cancelled: apply(delivery, .finished(.cancelled, reason: nil))
-            case .superseded: apply(delivery, .finished(.superseded, reason: nil))
+            case .permanent(let reason): apply(delivery, .finished(.error, reason: reason), service: service)
+            case .cancelled: apply(delivery, .finished(.cancelled, reason: nil), service: service)
+            case .superseded: apply(delivery, .finished(.superseded, reason: nil), service: service)
             case .suppressed(let reason, let carriedBy):
                 let (index, position) = jobs.locate(delivery.id)
                 let job = jobs.jobs[index]
                 completions[index].records.append(DeliveryRecord(job: job, recipient: job.recipients[position],
-                                                                 state: .suppressed, reason: reason.rawValue,
+                                                                 state: .suppressed, service: service, reason: reason.rawValue,
                                                                  apnsID: delivery.apnsID, carriedBy: carriedBy))
-                pushes.add(kind: job.tokenKind, state: .finished(.suppressed), reason: reason.rawValue)
+                pushes.add(kind: job.tokenKind, state: .finished(.suppressed), reason: reason.rawValue, service: service)
             case .deferred(let until):
                 let (index, position) = jobs.locate(delivery.id)
-                completions[index].deferred[until, default: []].append(jobs.jobs[index].recipients[position])
+                let recipient = jobs.jobs[index].recipients[position]
+                completions[index].deferred[until, default: []].append(recipient)
+                completions[index].waitingServices[recipient.subscriptionID] = service
             case .credentials(let reason):
-                apply(delivery, .held(reason: reason))
+                apply(delivery, .held(reason: reason), service: service)
                 effects.append(.pauseApp(appID: delivery.appID, reason: reason))
             case .fcmCredentials(let reason):
-                apply(delivery, .held(reason: reason), service: .fcm)
+                apply(delivery, .held(reason: reason), service: service)
                 effects.append(.pauseFCM(appID: delivery.appID, reason: reason))
             case .webPushCredentials(let reason):
-                apply(delivery, .held(reason: reason), service: .webPush)
+                apply(delivery, .held(reason: reason), service: service)
                 effects.append(.pauseWebPush(appID: delivery.appID, reason: reason))
             }
         }

@@ -309,12 +309,19 @@ package final class DeliveryEngine: Sendable {
     /// recorded on its row instead (its planning refuses it): it keeps no delivery records.
     private func fail(_ messageID: String, jobs: [DeliveryJob], reason: String) async throws {
         logger.error("message failed: its stored request does not decode", ["message.id": messageID, "reason": reason])
-        try await services.database.transaction {
-            try MessageLifecycleStore.apply(.failed(reason: reason), messageID: messageID, in: $0)
+        let failed = jobs.filter { $0.messageID == messageID }
+        let byJob = try await services.database.transaction { connection in
+            try MessageLifecycleStore.apply(.failed(reason: reason), messageID: messageID, in: connection)
+            return try failed.map { try RecipientServices.count($0.recipients, in: connection) }
         }
         services.metrics.recordFailedMessage(stage: "build")
-        for job in jobs where job.messageID == messageID {
-            for _ in job.recipients { services.metrics.recordPush(kind: job.tokenKind, state: .finished(.error), reason: "MessageFailed") }
+        for (job, counts) in zip(failed, byJob) {
+            for (service, count) in counts {
+                for _ in 0..<count {
+                    services.metrics.recordPush(kind: job.tokenKind, state: .finished(.error), reason: "MessageFailed",
+                                                service: service)
+                }
+            }
         }
     }
 

@@ -1,4 +1,4 @@
-import OpenPushCore
+package import OpenPushCore
 package import Postgres
 
 /// Completing jobs: a batch's jobs end together, in one transaction, with a statement per kind
@@ -15,6 +15,9 @@ extension DeliveryQueue {
         package var held: [DeliveryJob.Recipient] = []
         /// Due time (unix seconds) → the recipients waiting for it.
         package var deferred: [Double: [DeliveryJob.Recipient]] = [:]
+        /// The push service of each waiting recipient (by subscription), for the record a cancel
+        /// makes of it; `.apns` when not given.
+        package var waitingServices: [String: PushService] = [:]
 
         package init() {}
 
@@ -28,6 +31,8 @@ extension DeliveryQueue {
     struct Completed: Sendable {
         var job: DeliveryJob
         var tally: DeliveryTally
+        /// What it adds to its app's stats rollup, by push service (only services it has records of).
+        var stats: [PushService: DeliveryTally]
         var finished: Bool
     }
 
@@ -38,7 +43,8 @@ extension DeliveryQueue {
     package static func complete(_ job: DeliveryJob, worker: String, with completion: Completion,
                                 in connection: PostgresConnection) throws -> Bool {
         guard let done = try completeUncounted([job], worker: worker, with: [completion], in: connection).first else { return false }
-        try DeliveryCounts.add(done.tally, messageID: job.messageID, appID: job.appID, in: connection)
+        try DeliveryCounts.add([(job.messageID, done.tally)], in: connection)
+        try DeliveryCounts.addToStats(done.stats, appID: job.appID, shard: DeliveryCounts.anyShard(), in: connection)
         return true
     }
 
@@ -72,7 +78,10 @@ extension DeliveryQueue {
             let cancelled = completion.waiting ? try isCancelled(job.messageID, in: connection) : false
             if cancelled {
                 let waiting = completion.retry + completion.held + deferred.flatMap(\.value)
-                records += waiting.map { DeliveryRecord(job: job, recipient: $0, state: .cancelled) }
+                records += waiting.map {
+                    DeliveryRecord(job: job, recipient: $0, state: .cancelled,
+                                   service: completion.waitingServices[$0.subscriptionID] ?? .apns)
+                }
                 again = []
             }
             let split = DeliveryRecord.split(records, of: job)
@@ -95,7 +104,7 @@ extension DeliveryQueue {
             }
             // Lazily: `map` built an array of thousands of pairs only to read it once.
             completed.append(Completed(job: job, tally: DeliveryTally(records.lazy.map { (state: $0.state, reason: $0.reason) }),
-                                       finished: !completion.waiting || cancelled))
+                                       stats: DeliveryCounts.byService(records), finished: !completion.waiting || cancelled))
         }
         if let finishedAt { try DeliveryRecord.appendRows(rows, finishedAt: finishedAt, in: connection) }
         return completed

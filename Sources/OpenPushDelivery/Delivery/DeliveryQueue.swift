@@ -216,7 +216,7 @@ package enum DeliveryQueue {
                        r.subscription_id, r.live_activity_id, g.token_kind, \(state.rawValue), g.attempt - 1, \(reason), now()
                 FROM gone g, unnest(g.subscription_ids, g.live_activity_ids) WITH ORDINALITY
                      AS r(subscription_id, live_activity_id, position)
-                RETURNING message_id, state, error_reason, finished_at
+                RETURNING message_id, subscription_id, state, error_reason, finished_at
             )
             """ + DeliveryCounts.addInserted())
     }

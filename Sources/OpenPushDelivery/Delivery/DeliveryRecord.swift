@@ -25,11 +25,14 @@ package struct DeliveryRecord: Sendable, Equatable {
     package var fcmMessageName: String?
     /// APNs' `apns-unique-id` (sandbox answers only), which Apple's Push Notifications Console looks up.
     package var apnsUniqueID: String?
+    /// The push service it went to (or would have): the stats rollup counts records by it. Not
+    /// stored on the record: its subscription's platform gives it again.
+    package var service: PushService
 
     /// `apnsID` when the caller has it already (deriving it is a hash per recipient).
-    init(job: DeliveryJob, recipient: DeliveryJob.Recipient, state: State, reason: String? = nil, apnsStatus: Int? = nil,
-         attempts: Int? = nil, apnsID: String? = nil, carriedBy: String? = nil, fcmMessageName: String? = nil,
-         apnsUniqueID: String? = nil) {
+    init(job: DeliveryJob, recipient: DeliveryJob.Recipient, state: State, service: PushService, reason: String? = nil,
+         apnsStatus: Int? = nil, attempts: Int? = nil, apnsID: String? = nil, carriedBy: String? = nil,
+         fcmMessageName: String? = nil, apnsUniqueID: String? = nil) {
         self.apnsID = apnsID ?? APNSIdentifier.derive(messageID: job.messageID, subscriptionID: recipient.subscriptionID,
                                                       tokenKind: job.tokenKind)
         subscriptionID = recipient.subscriptionID
@@ -41,6 +44,7 @@ package struct DeliveryRecord: Sendable, Equatable {
         self.carriedBy = carriedBy
         self.fcmMessageName = fcmMessageName
         self.apnsUniqueID = apnsUniqueID
+        self.service = service
     }
 
     /// Bits of a record's id that number it within its job (`id(jobID:position:)`).

@@ -23,7 +23,7 @@ extension ExportProducer {
     /// One record's line(s): `sent` has one per record; `events` adds the tap after its record.
     private static func write(_ row: PostgresRow, events: Bool, state: String, to file: ExportFileWriter) throws {
         let device: [String] = [try row.decode("subscription_id"), try row.decode("external_id", as: String?.self) ?? "",
-                                try row.decode("platform", as: String?.self).map { String(OneSignalDeviceType.of(platform: $0)) } ?? ""]
+                                try deviceType(row)]
         let error = try row.decode("error_reason", as: String?.self) ?? ""
         let at: String = try row.decode("at")
         guard events else {
@@ -42,7 +42,7 @@ extension ExportProducer {
         while true {
             let page = try connection.query("""
                 SELECT r.id, r.subscription_id, r.state, r.error_reason,
-                       to_char(r.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS at, s.external_id, s.platform,
+                       to_char(r.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS at, s.external_id, s.platform, s.web_type,
                        to_char(c.clicked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS clicked_at
                 FROM delivery_rows r
                 LEFT JOIN subscriptions s ON s.id = r.subscription_id
@@ -75,7 +75,7 @@ extension ExportProducer {
                 )
                 SELECT b.last_subscription_id, b.first_subscription_id, b.job_id, e.subscription_id,
                        NULL::text AS error_reason,
-                       to_char(b.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS at, s.external_id, s.platform,
+                       to_char(b.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS at, s.external_id, s.platform, s.web_type,
                        to_char(c.clicked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS clicked_at
                 FROM chosen b
                 CROSS JOIN LATERAL unnest(b.subscription_ids) WITH ORDINALITY AS e(subscription_id, position)
@@ -98,7 +98,7 @@ extension ExportProducer {
         var after = ""
         while true {
             let page = try connection.query("""
-                SELECT c.subscription_id, s.external_id, s.platform,
+                SELECT c.subscription_id, s.external_id, s.platform, s.web_type,
                        to_char(c.clicked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS at
                 FROM delivery_clicks c LEFT JOIN subscriptions s ON s.id = c.subscription_id
                 WHERE c.message_id = \(messageID) AND c.subscription_id > \(after)
@@ -106,12 +106,19 @@ extension ExportProducer {
                 """)
             for row in page {
                 file.row([try row.decode("subscription_id"), try row.decode("external_id", as: String?.self) ?? "",
-                          try row.decode("platform", as: String?.self).map { String(OneSignalDeviceType.of(platform: $0)) } ?? "",
+                          try deviceType(row),
                           try row.decode("at")])
             }
             try file.endPage()
             guard page.count == ExportLimits.pageSize, let last = page.last else { return }
             after = try last.decode("subscription_id")
         }
+    }
+
+    /// The record's device's OneSignal `device_type`; empty when the subscription is gone.
+    static func deviceType(_ row: PostgresRow) throws -> String {
+        try row.decode("platform", as: String?.self).map {
+            String(OneSignalDeviceType.of(platform: $0, webType: try row.decode("web_type", as: String?.self)))
+        } ?? ""
     }
 }

@@ -18,7 +18,7 @@ extension ExportProducer {
         var after = ""
         while true {
             let page = try connection.query("""
-                SELECT s.id, s.token, s.external_id, s.platform, s.language, s.timezone, s.session_count,
+                SELECT s.id, s.token, s.external_id, s.platform, s.web_type, s.language, s.timezone, s.session_count,
                        to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS created_at,
                        to_char(s.last_session_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS last_active,
                        (s.token_invalid_at IS NOT NULL OR NOT s.enabled OR s.retired_at IS NOT NULL) AS invalid_identifier,
@@ -43,7 +43,7 @@ extension ExportProducer {
         case .id: try row.decode("id")
         case .identifier: try row.decode("token")
         case .externalUserID: try row.decode("external_id", as: String?.self) ?? ""
-        case .deviceType: String(OneSignalDeviceType.of(platform: try row.decode("platform")))
+        case .deviceType: String(OneSignalDeviceType.of(platform: try row.decode("platform"), webType: try row.decode("web_type")))
         case .language: try row.decode("language", as: String?.self) ?? ""
         case .timezone: try row.decode("timezone", as: String?.self) ?? ""
         case .sessionCount: String(try row.decode("session_count", as: Int.self))

@@ -122,7 +122,7 @@ package final class Metrics: Sendable {
 
     /// One push attempt's result: by token kind (`update`, `push_to_start`, …), the state it left
     /// the row in, the service's reason if any, and the push service it went to.
-    package func recordPush(kind: TokenKind, state: PushState, reason: String?, service: PushService = .apns) {
+    package func recordPush(kind: TokenKind, state: PushState, reason: String?, service: PushService) {
         self.state.withLock {
             $0.pushes[PushKey(kind: kind, state: state, reason: reason ?? "", service: service), default: 0] += 1
         }
@@ -152,12 +152,12 @@ package final class Metrics: Sendable {
         package init() {}
 
         /// As `recordPush`.
-        package mutating func add(kind: TokenKind, state: PushState, reason: String?, service: PushService = .apns) {
+        package mutating func add(kind: TokenKind, state: PushState, reason: String?, service: PushService) {
             pushes[PushKey(kind: kind, state: state, reason: reason ?? "", service: service), default: 0] += 1
         }
 
         /// As `recordDeliveryLatency`.
-        package mutating func addLatency(_ seconds: Double, service: PushService = .apns) {
+        package mutating func addLatency(_ seconds: Double, service: PushService) {
             latencies[LatencyKey(service: service, seconds: seconds), default: 0] += 1
         }
     }
@@ -180,7 +180,7 @@ package final class Metrics: Sendable {
     }
 
     /// Time from a delivery's creation to its push service (APNs or FCM) accepting it.
-    package func recordDeliveryLatency(_ seconds: Double, service: PushService = .apns) {
+    package func recordDeliveryLatency(_ seconds: Double, service: PushService) {
         state.withLock {
             $0.deliveryLatency[service, default: Histogram(buckets: Self.deliveryBuckets.count)]
                 .observe(seconds, bounds: Self.deliveryBuckets)
@@ -212,7 +212,7 @@ package final class Metrics: Sendable {
             lines.append("openpush_http_request_duration_seconds_sum{\(label)} \(format(histogram.sum))")
             lines.append("openpush_http_request_duration_seconds_count{\(label)} \(histogram.count)")
         }
-        lines.append("# HELP openpush_pushes_total Push attempts, by token kind, resulting state, the service's reason and push service (apns, fcm).")
+        lines.append("# HELP openpush_pushes_total Push attempts, by token kind, resulting state, the service's reason and push service (apns, fcm, webpush).")
         lines.append("# TYPE openpush_pushes_total counter")
         for key in snapshot.pushes.keys.sorted(by: { $0.sortKey < $1.sortKey }) {
             let labels = "kind=\"\(key.kind.rawValue)\",state=\"\(key.state.label)\",reason=\"\(escape(key.reason))\","
@@ -224,7 +224,7 @@ package final class Metrics: Sendable {
         for stage in ["build", "expansion"] {
             lines.append("openpush_messages_failed_total{stage=\"\(stage)\"} \(snapshot.failedMessages[stage] ?? 0)")
         }
-        lines.append("# HELP openpush_delivery_latency_seconds From a delivery's creation to its push service (apns, fcm) accepting it.")
+        lines.append("# HELP openpush_delivery_latency_seconds From a delivery's creation to its push service (apns, fcm, webpush) accepting it.")
         lines.append("# TYPE openpush_delivery_latency_seconds histogram")
         // Every service's series, empty ones too, so a dashboard finds FCM's before its first push.
         for service in PushService.allCases {

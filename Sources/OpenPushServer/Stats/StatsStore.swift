@@ -3,28 +3,36 @@ import OpenPushDelivery
 import Postgres
 
 /// What the stats routes read: the per-app, per-second rollup of the delivery records
-/// (`delivery_stats`, migration 0035), which every writer of a record adds to as it writes it
-/// (`DeliveryCounts`). Both queries read only the window's rows, through the rollup's primary
-/// key `(app_id, bucket)`. A bucket is the second its records were written in (their
-/// `created_at`), and every window and step the routes take is whole seconds, so the figures
-/// are those of the records themselves.
+/// (`delivery_stats`, migrations 0035 and 0063), which every writer of a record adds to as it
+/// writes it (`DeliveryCounts`), a row per push service and shard. Both queries read only the
+/// window's rows, through the rollup's primary key `(app_id, bucket, service, shard)`. A bucket
+/// is the second its records were written in (their `created_at`), and every window and step
+/// the routes take is whole seconds, so the figures are those of the records themselves.
 enum StatsStore {
-    /// Accepted and failed (`error`) records per bucket start, over every app. The key leads
-    /// with the app, so the series is read one app after another (one key range per app).
+    /// Accepted and failed (`error`) records per push service and bucket start, over every app
+    /// (shards summed). The key leads with the app, so the series is read one app after another
+    /// (one key range per app).
     static func throughput(_ buckets: StatsBuckets, in connection: PostgresConnection) throws
-        -> [Int64: (accepted: Int64, failed: Int64)]
+        -> [PushService: [Int64: (accepted: Int64, failed: Int64)]]
     {
-        var counted: [Int64: (accepted: Int64, failed: Int64)] = [:]
+        var counted: [PushService: [Int64: (accepted: Int64, failed: Int64)]] = [:]
         for row in try connection.query(throughputQuery(buckets)) {
-            counted[try row.decode("at")] = (try row.decode("accepted"), try row.decode("failed"))
+            let service = try pushService(row.decode("service"))
+            counted[service, default: [:]][try row.decode("at")] = (try row.decode("accepted"), try row.decode("failed"))
         }
         return counted
     }
 
     static func throughput(_ buckets: StatsBuckets, in database: PostgresPool) async throws
-        -> [Int64: (accepted: Int64, failed: Int64)]
+        -> [PushService: [Int64: (accepted: Int64, failed: Int64)]]
     {
         try await database.withConnection { try throughput(buckets, in: $0) }
+    }
+
+    /// A rollup row's `service` (a `PushService` label, as the table's check allows).
+    static func pushService(_ label: String) throws -> PushService {
+        guard let service = PushService(rawValue: label) else { throw InvariantViolation("unknown push service \(label) in delivery_stats") }
+        return service
     }
 
     /// The app and its figures over `[from, to)`, read from one snapshot; nil for an unknown app.
@@ -41,29 +49,26 @@ enum StatsStore {
     static func throughputQuery(_ buckets: StatsBuckets) -> PostgresQuery {
         """
         SELECT (floor(extract(epoch FROM s.bucket) / \(buckets.step)::bigint)::bigint * \(buckets.step)::bigint) AS at,
-               sum(s.accepted)::bigint AS accepted, sum(s.failed)::bigint AS failed
+               s.service, sum(s.accepted)::bigint AS accepted, sum(s.failed)::bigint AS failed
         FROM apps a
         CROSS JOIN LATERAL (
-            SELECT bucket, accepted, failed FROM delivery_stats
+            SELECT bucket, service, accepted, failed FROM delivery_stats
             WHERE app_id = a.id AND bucket >= to_timestamp(\(buckets.first)::float8)
               AND bucket < to_timestamp(\(buckets.end)::float8)
         ) AS s
         WHERE s.accepted > 0 OR s.failed > 0
-        GROUP BY 1
+        GROUP BY 1, 2
         """
     }
 
-    /// One app's figures over `[from, to)` (unix seconds).
+    /// One app's figures over `[from, to)` (unix seconds): its devices, and its records' counts
+    /// summed over push services and by each (`StatsFigures`).
     struct AppFigures: Sendable {
         var devices: Int64
         var subscribed: Int64
-        var sent: Int64
-        var accepted: Int64
-        var failed: Int64
-        var suppressed: Int64
-        var clicked: Int64
-        /// Most frequent first.
-        var errorsByReason: [(reason: String, count: Int64)]
+        var total: StatsFigures
+        /// Every push service, with zeros for one without records in the window.
+        var byService: [PushService: StatsFigures]
     }
 
     /// Call inside a repeatable-read transaction (`readSnapshot`), so the counts and the
@@ -74,13 +79,19 @@ enum StatsStore {
                    count(*) FILTER (WHERE retired_at IS NULL AND enabled)::bigint AS subscribed
             FROM subscriptions WHERE app_id = \(appID)
             """).aggregateRow()
-        let counts = try connection.query(appCountsQuery(appID, from: from, to: to)).aggregateRow()
-        let reasons = try connection.query(appReasonsQuery(appID, from: from, to: to))
-        return AppFigures(
-            devices: try devices.decode("devices"), subscribed: try devices.decode("subscribed"),
-            sent: try counts.decode("sent"), accepted: try counts.decode("accepted"), failed: try counts.decode("failed"),
-            suppressed: try counts.decode("suppressed"), clicked: try counts.decode("clicked"),
-            errorsByReason: try reasons.map { (try $0.decode("error_reason"), try $0.decode("n")) })
+        var byService = Dictionary(uniqueKeysWithValues: PushService.allCases.map { ($0, StatsFigures()) })
+        for row in try connection.query(appCountsQuery(appID, from: from, to: to)) {
+            let service = try pushService(row.decode("service"))
+            byService[service] = StatsFigures(
+                accepted: try row.decode("accepted"), failed: try row.decode("failed"),
+                suppressed: try row.decode("suppressed"), clicked: try row.decode("clicked"))
+        }
+        for row in try connection.query(appReasonsQuery(appID, from: from, to: to)) {
+            let service = try pushService(row.decode("service"))
+            byService[service, default: StatsFigures()].errorsByReason[try row.decode("error_reason")] = try row.decode("n")
+        }
+        return AppFigures(devices: try devices.decode("devices"), subscribed: try devices.decode("subscribed"),
+                          total: StatsFigures.sum(byService.values), byService: byService)
     }
 
     /// One app's rollup rows in `[from, to)` (unix seconds).
@@ -94,19 +105,19 @@ enum StatsStore {
     /// their plans).
     static func appCountsQuery(_ appID: String, from: Int64, to: Int64) -> PostgresQuery {
         """
-        SELECT COALESCE(sum(accepted + failed), 0)::bigint AS sent, COALESCE(sum(accepted), 0)::bigint AS accepted,
-               COALESCE(sum(failed), 0)::bigint AS failed, COALESCE(sum(suppressed), 0)::bigint AS suppressed,
-               COALESCE(sum(clicked), 0)::bigint AS clicked
+        SELECT service, sum(accepted)::bigint AS accepted, sum(failed)::bigint AS failed,
+               sum(suppressed)::bigint AS suppressed, sum(clicked)::bigint AS clicked
         FROM delivery_stats WHERE \(appWindow(appID, from: from, to: to))
+        GROUP BY service
         """
     }
 
     static func appReasonsQuery(_ appID: String, from: Int64, to: Int64) -> PostgresQuery {
         """
-        SELECT r.key AS error_reason, sum(r.value::bigint)::bigint AS n
+        SELECT service, r.key AS error_reason, sum(r.value::bigint)::bigint AS n
         FROM delivery_stats, jsonb_each_text(errors_by_reason) AS r
         WHERE \(appWindow(appID, from: from, to: to)) AND errors_by_reason <> '{}'
-        GROUP BY r.key ORDER BY n DESC, r.key
+        GROUP BY service, r.key
         """
     }
 

@@ -75,7 +75,8 @@ package enum ClickStore {
             """)
         // ... and the record's app in the stats rollup (`clicked`).
         if first {
-            try DeliveryCounts.addFirstTap(appID: event.appID, recordCreatedAt: record.createdAt, in: connection)
+            try DeliveryCounts.addFirstTap(appID: event.appID, subscriptionID: event.subscriptionID, recordCreatedAt: record.createdAt,
+                                          in: connection)
         }
         try EventOutbox.append([OutboundEvent(type: .click, appID: event.appID, data: EventData.click(
             notificationID: messageID, subscriptionID: event.subscriptionID, activityID: event.activityID, first: first))],

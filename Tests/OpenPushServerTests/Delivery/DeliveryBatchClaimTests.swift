@@ -96,11 +96,11 @@ import Postgres
             """)
         let batch = JobBatch(jobs)
         var completions = Array(repeating: DeliveryQueue.Completion(), count: jobs.count)
-        completions[0].records = [DeliveryRecord(job: jobs[0], recipient: jobs[0].recipients[0], state: .accepted, apnsStatus: 200)]
-        completions[1].records = [DeliveryRecord(job: jobs[1], recipient: jobs[1].recipients[0], state: .error,
+        completions[0].records = [DeliveryRecord(job: jobs[0], recipient: jobs[0].recipients[0], state: .accepted, service: .apns, apnsStatus: 200)]
+        completions[1].records = [DeliveryRecord(job: jobs[1], recipient: jobs[1].recipients[0], state: .error, service: .apns,
                                                  reason: "BadDeviceToken", apnsStatus: 400)]
-        completions[2].records = [DeliveryRecord(job: jobs[2], recipient: jobs[2].recipients[0], state: .accepted, apnsStatus: 200)]
-        completions[3].records = [DeliveryRecord(job: jobs[3], recipient: jobs[3].recipients[0], state: .accepted, apnsStatus: 200)]
+        completions[2].records = [DeliveryRecord(job: jobs[2], recipient: jobs[2].recipients[0], state: .accepted, service: .apns, apnsStatus: 200)]
+        completions[3].records = [DeliveryRecord(job: jobs[3], recipient: jobs[3].recipients[0], state: .accepted, service: .apns, apnsStatus: 200)]
         completions[3].retry = [jobs[3].recipients[1]]
         completions[3].retryDelay = 60
         let completion = BatchCompletion(jobs: batch, completions: completions, stored: completions, effects: [], stamps: [:],

@@ -134,8 +134,8 @@ import Postgres
         let message = try await Self.queue(app, appID: appID, lane: .bulk, jobs: 1, size: 3)
         let job = try #require(try await Self.claim(app, worker: "a"))
         var completion = DeliveryQueue.Completion()
-        completion.records = [DeliveryRecord(job: job, recipient: job.recipients[0], state: .accepted),
-                              DeliveryRecord(job: job, recipient: job.recipients[1], state: .error, reason: "BadDeviceToken")]
+        completion.records = [DeliveryRecord(job: job, recipient: job.recipients[0], state: .accepted, service: .apns),
+                              DeliveryRecord(job: job, recipient: job.recipients[1], state: .error, service: .apns, reason: "BadDeviceToken")]
         completion.retry = [job.recipients[2]]
         completion.retryDelay = 60
         let outcome = completion
@@ -178,8 +178,8 @@ import Postgres
         let job = try #require(try await Self.claim(app, worker: "a"))
         var completion = DeliveryQueue.Completion()
         completion.records = [
-            DeliveryRecord(job: job, recipient: job.recipients[0], state: .suppressed, reason: SuppressionReason.stale.rawValue),
-            DeliveryRecord(job: job, recipient: job.recipients[1], state: .suppressed,
+            DeliveryRecord(job: job, recipient: job.recipients[0], state: .suppressed, service: .apns, reason: SuppressionReason.stale.rawValue),
+            DeliveryRecord(job: job, recipient: job.recipients[1], state: .suppressed, service: .apns,
                            reason: SuppressionReason.coalesced.rawValue, carriedBy: "msg_newer"),
         ]
         let later = Date().timeIntervalSince1970 + 3600
@@ -221,7 +221,7 @@ import Postgres
             try DeliveryQueue.cancel(messageID: message, in: connection)
         }
         var completion = DeliveryQueue.Completion()
-        completion.records = [DeliveryRecord(job: inFlight, recipient: inFlight.recipients[0], state: .accepted)]
+        completion.records = [DeliveryRecord(job: inFlight, recipient: inFlight.recipients[0], state: .accepted, service: .apns)]
         completion.retry = [inFlight.recipients[1]]
         let outcome = completion
         _ = try await app.services.database.transaction { try DeliveryQueue.complete(inFlight, worker: "a", with: outcome, in: $0) }

@@ -104,7 +104,7 @@ import WebPushSimulator
         }
     }
 
-    static func setup() async throws -> Setup {
+    static func setup(organizationKey: String? = nil) async throws -> Setup {
         let web = WebPushSimulator()
         try web.start()
         let pem = try RSASigningKey.generatePEM()
@@ -118,6 +118,7 @@ import WebPushSimulator
             $0.webPushHosts = [.exact("127.0.0.1")]
             $0.webhooksAllowPrivate = true
             $0.webPushSubject = subject
+            $0.organizationAPIKey = organizationKey
         })
         var settings = AppSettings(name: "Everywhere", apnsP8: harness.p8, apnsKeyID: "KEYID00001", apnsTeamID: "TEAM000001",
                                    apnsBundleID: DeliveryHarness.bundleID)

@@ -412,9 +412,10 @@ import Postgres
         })
         let bySubscription = Dictionary(uniqueKeysWithValues: job.recipients.map { ($0.subscriptionID, $0) })
         var completion = DeliveryQueue.Completion()
-        completion.records = [DeliveryRecord(job: job, recipient: try #require(bySubscription["sub_u_000000"]), state: .accepted),
+        completion.records = [DeliveryRecord(job: job, recipient: try #require(bySubscription["sub_u_000000"]), state: .accepted,
+                                             service: .apns),
                               DeliveryRecord(job: job, recipient: try #require(bySubscription["sub_u_000001"]), state: .error,
-                                             reason: "BadDeviceToken")]
+                                             service: .apns, reason: "BadDeviceToken")]
         completion.held = [try #require(bySubscription["sub_u_000002"])]
         let outcome = completion
         _ = try await fixture.app.services.database.transaction { try DeliveryQueue.complete(job, worker: "test", with: outcome, in: $0) }

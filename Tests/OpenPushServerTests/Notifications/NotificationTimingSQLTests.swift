@@ -122,8 +122,7 @@ import Postgres
             try await db.transaction { connection in
                 #expect(try DeliveryQueue.isCancelled("msg_retrying", in: connection) == false)
                 try connection.query("SELECT pg_sleep(0.3)")
-                try DeliveryCounts.add(DeliveryTally([(state: .accepted, reason: nil)]), messageID: "msg_retrying", appID: appID,
-                                        in: connection)
+                try DeliveryCounts.add([("msg_retrying", DeliveryTally([(state: .accepted, reason: nil)]))], in: connection)
             }
         }
         async let first: Void = complete()

@@ -43,13 +43,13 @@ import Postgres
     @Test func pushesAreCountedByService() {
         let metrics = Metrics()
         var tally = Metrics.PushTally()
-        tally.add(kind: .device, state: .finished(.accepted), reason: nil)
+        tally.add(kind: .device, state: .finished(.accepted), reason: nil, service: .apns)
         tally.add(kind: .device, state: .finished(.accepted), reason: nil, service: .fcm)
         tally.add(kind: .device, state: .finished(.accepted), reason: nil, service: .fcm)
         tally.add(kind: .device, state: .queued, reason: "QUOTA_EXCEEDED", service: .fcm)
         metrics.record(tally)
         metrics.recordPush(kind: .device, state: .finished(.error), reason: "UNREGISTERED", service: .fcm)
-        metrics.recordPush(kind: .device, state: .finished(.error), reason: "Unregistered")
+        metrics.recordPush(kind: .device, state: .finished(.error), reason: "Unregistered", service: .apns)
         let series = metrics.render().split(separator: "\n").filter { $0.hasPrefix("openpush_pushes_total{") }
         #expect(series == [
             #"openpush_pushes_total{kind="device",state="accepted",reason="",service="apns"} 1"#,
@@ -63,7 +63,7 @@ import Postgres
     @Test func deliveryLatencyHasAHistogramPerService() {
         let metrics = Metrics()
         var tally = Metrics.PushTally()
-        tally.addLatency(0.02)
+        tally.addLatency(0.02, service: .apns)
         tally.addLatency(0.3, service: .fcm)
         tally.addLatency(0.3, service: .fcm)
         metrics.record(tally)

@@ -29,10 +29,19 @@ import Postgres
 
     /// `GET /apps/{app_id}/stats`'s figures counted straight from the app's records in the
     /// response's `[from, to)`, as the route counted them before the rollup.
-    static func directAppFigures(_ database: PostgresPool, appID: String, from: Int64, to: Int64) async throws -> JSONObject {
-        let window: PostgresQuery = """
+    /// With `service`, only the records of subscriptions of that push service (by platform; a
+    /// record whose subscription is gone is `apns`'s).
+    static func directAppFigures(_ database: PostgresPool, appID: String, from: Int64, to: Int64,
+                                 service: PushService? = nil) async throws -> JSONObject {
+        var window: PostgresQuery = """
             app_id = \(appID) AND created_at >= to_timestamp(\(from)::float8) AND created_at < to_timestamp(\(to)::float8)
             """
+        if let service {
+            window.append("""
+                 AND (CASE (SELECT platform FROM subscriptions s WHERE s.id = subscription_id)
+                      WHEN 'android' THEN 'fcm' WHEN 'web' THEN 'webpush' ELSE 'apns' END) = \(service.rawValue)
+                """)
+        }
         let row = try await database.query("""
             SELECT count(*) FILTER (WHERE state IN ('accepted', 'error'))::bigint AS sent,
                    count(*) FILTER (WHERE state = 'accepted')::bigint AS accepted,
@@ -67,6 +76,14 @@ import Postgres
         let from = try #require(body["from"]?.intValue), to = try #require(body["to"]?.intValue)
         let direct = try await directAppFigures(app.services.database, appID: appID, from: from, to: to)
         #expect(figures(body) == direct, sourceLocation: sourceLocation)
+        // And each push service's, every one present.
+        let byService = try #require(body["by_service"]?.objectValue, sourceLocation: sourceLocation)
+        #expect(byService.keys.sorted() == ["apns", "fcm", "webpush"], sourceLocation: sourceLocation)
+        for service in PushService.allCases {
+            let part = try #require(byService[service.rawValue]?.objectValue, sourceLocation: sourceLocation)
+            let direct = try await directAppFigures(app.services.database, appID: appID, from: from, to: to, service: service)
+            #expect(figures(part) == direct, "\(service)", sourceLocation: sourceLocation)
+        }
         return body
     }
 
@@ -297,7 +314,8 @@ import Postgres
         try await app.recountDeliveryStats([a])
         // A row of the second just after the day (no record backs it here): it stays.
         try await database.query("""
-            INSERT INTO delivery_stats (app_id, bucket, accepted) VALUES (\(a), to_timestamp(\((old + 1).startSeconds)), 1)
+            INSERT INTO delivery_stats (app_id, bucket, service, shard, accepted)
+            VALUES (\(a), to_timestamp(\((old + 1).startSeconds)), 'apns', 0, 1)
             """)
         func rows() async throws -> [Int64] {
             try await database.query("""

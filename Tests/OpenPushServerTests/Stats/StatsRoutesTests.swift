@@ -131,6 +131,13 @@ import Postgres
             "app_id": .string(a), "window_seconds": 86400, "from": .int(Int64(Self.now) - 86400), "to": .int(Int64(Self.now)),
             "devices": 3, "subscribed": 2, "sent": 5, "accepted": 2, "failed": 3, "suppressed": 1, "clicked": 1,
             "errors_by_reason": ["Unregistered": 2, "BadDeviceToken": 1],
+            // Every push service, zeros included: records of gone subscriptions count as `apns`.
+            "by_service": [
+                "apns": ["sent": 5, "accepted": 2, "failed": 3, "suppressed": 1, "clicked": 1,
+                         "errors_by_reason": ["Unregistered": 2, "BadDeviceToken": 1]],
+                "fcm": ["sent": 0, "accepted": 0, "failed": 0, "suppressed": 0, "clicked": 0, "errors_by_reason": [:]],
+                "webpush": ["sent": 0, "accepted": 0, "failed": 0, "suppressed": 0, "clicked": 0, "errors_by_reason": [:]],
+            ],
             "apns_status": ["state": "ok", "reason": nil, "at": nil],
         ])
         let second = try Self.object(await app.request(.get, "/apps/\(b)/stats", headers: Self.org))
@@ -206,8 +213,8 @@ import Postgres
         let a = try await app.createApp().app.id
         let b = try await app.createApp(AppSettings(name: "Other", apnsBundleID: "com.example.other")).app.id
         try await app.services.database.query("""
-            INSERT INTO delivery_stats (app_id, bucket, accepted, failed, errors_by_reason)
-            SELECT app, to_timestamp(\(Self.now)::float8 - i), 1, 1, '{"Unregistered": 1}'
+            INSERT INTO delivery_stats (app_id, bucket, service, shard, accepted, failed, errors_by_reason)
+            SELECT app, to_timestamp(\(Self.now)::float8 - i), 'apns', 0, 1, 1, '{"Unregistered": 1}'
             FROM unnest(ARRAY[\(a), \(b)]) AS app, generate_series(1, 86400, 3) AS i
             """)
         try await app.services.database.query("ANALYZE delivery_stats")

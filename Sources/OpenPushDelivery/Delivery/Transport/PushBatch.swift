@@ -39,7 +39,9 @@ struct PushBatch: Sendable {
     var fcmAccounts: [GroupKey: FCMServiceAccount] = [:]
     /// Each Web Push group's VAPID key and subject (the app's).
     var vapidKeys: [GroupKey: WebPushVAPIDKey] = [:]
-    var refused: [(ClaimedDelivery, DeliveryPlanner.Refusal)] = []
+    /// With the push service each would have gone to (its subscription's), which `/metrics` and
+    /// the stats count it under.
+    var refused: [(delivery: ClaimedDelivery, refusal: DeliveryPlanner.Refusal, service: PushService)] = []
     /// Delivery id → the dedupe claim its push holds (`AlertDedupe`).
     var dedupeClaims: [Int64: AlertDedupe.Claim] = [:]
 
