@@ -8,7 +8,8 @@
 # queue→accepted p50/p99 (the message's creation to its record's commit), CPU per request of
 # OpenPush and of PostgreSQL, commits and WAL bytes per request, and the ratio to GET /health.
 # STATEMENTS=1 adds the statements per request and the costliest ones (pg_stat_statements).
-# Usage: [LOOPS=8] [DURATION=20] [USERS=100000] bench/transactional.sh     (run `make bench`, which builds first)
+# CONNECTIONS=N sends over N connections instead of 32 (2: a trickle, where claims per message show).
+# Usage: [LOOPS=8] [DURATION=20] [USERS=100000] [CONNECTIONS=32] bench/transactional.sh     (run `make bench`, which builds first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -26,9 +27,10 @@ psql "$conninfo" -q -c "INSERT INTO subscriptions (id, app_id, token, external_i
     SELECT '$app', 'usr_t' || lpad(i::text, 8, '0'), 'external_id', 'u-' || i FROM generate_series(1, $users) AS i" -c "ANALYZE"
 echo "== seeded $users users of one device each"
 
-STATEMENTS="${STATEMENTS:-}" bench_python SECONDS_="${DURATION:-20}" USERS="$users" CONNINFO="$conninfo" SIM_PID="$simulator" <<'PY'
+STATEMENTS="${STATEMENTS:-}" bench_python SECONDS_="${DURATION:-20}" CONNECTIONS="${CONNECTIONS:-32}" USERS="$users" CONNINFO="$conninfo" SIM_PID="$simulator" <<'PY'
 import lib, os, time
 seconds, users, conninfo = int(os.environ["SECONDS_"]), int(os.environ["USERS"]), os.environ["CONNINFO"]
+connections = int(os.environ["CONNECTIONS"])
 app, rest = lib.demo["id"], lib.demo["rest_key"]
 status, template = lib.call("POST", "/templates", {"app_id": app, "name": "shipped", "headings": {"en": "Shipped"},
     "contents": {"en": "{% if message.custom_data.order %}Order {{ message.custom_data.order }}{% else %}Your order{% endif %} has shipped"}},
@@ -51,7 +53,7 @@ lib.reset_statements(conninfo)
 before, commits = cpu(), lib.database_figures(conninfo)
 wal = lib.psql(conninfo, "SELECT pg_current_wal_lsn()")
 begun = time.monotonic()
-sends = lib.wrk("/notifications", seconds, script="notification.lua",
+sends = lib.wrk("/notifications", seconds, connections=connections, script="notification.lua",
                 env={"APP": app, "REST": rest, "USERS": str(users), "TEMPLATE": template["id"]})
 sent = int(lib.psql(conninfo, f"SELECT count(*) FROM messages WHERE app_id = '{app}' AND created_at >= '{since}'"))
 _, last = lib.wait_accepted(sent, begun, others=lambda: already, limit=600)
@@ -62,7 +64,7 @@ p50, p99 = lib.psql(conninfo, f"""
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) * 1000, percentile_cont(0.99) WITHIN GROUP (ORDER BY s) * 1000
     FROM (SELECT extract(epoch FROM d.finished_at - m.created_at) AS s FROM deliveries d JOIN messages m ON m.id = d.message_id
           WHERE m.app_id = '{app}' AND m.created_at >= '{since}' AND d.state = 'accepted') AS q""").split("|")
-print(f"== POST /notifications to one user (wrk -t2 -c32 -d{seconds}s): {sends['rate']:,.0f} req/s, p50 {sends['p50']:.1f} ms,"
+print(f"== POST /notifications to one user (wrk -t2 -c{connections} -d{seconds}s): {sends['rate']:,.0f} req/s, p50 {sends['p50']:.1f} ms,"
       f" p99 {sends['p99']:.1f} ms, non-2xx {sends['non2xx']}")
 print(f"   {sent:,} messages delivered at {sent / last:,.0f}/s (first request to last accepted, {last:.1f} s);"
       f" queue→accepted p50 {float(p50):.0f} ms, p99 {float(p99):.0f} ms")

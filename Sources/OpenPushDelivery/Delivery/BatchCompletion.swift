@@ -20,8 +20,8 @@ struct BatchCompletion: Sendable {
 
     /// Writes the batch's completion: a statement per kind of write for the whole batch (the
     /// jobs removed with their whole batch rows, every other record in one COPY, the events in
-    /// one append, the messages' counts in one statement and the app's rollup rows once), and a
-    /// statement per retry, dead token, paused app and finished message. Returns the ids of the
+    /// one append, the messages' counts and settles in one statement and the app's rollup rows
+    /// once), and a statement per retry, dead token and paused app. Returns the ids of the
     /// jobs this worker still held (the others' are not recorded: their new holder runs them).
     func write(worker: String, in connection: PostgresConnection) throws -> Set<Int64> {
         let done = try DeliveryQueue.completeUncounted(jobs.jobs, worker: worker, with: stored, in: connection)
@@ -58,10 +58,9 @@ struct BatchCompletion: Sendable {
                 """)
         }
         // Late: they lock the message rows, which every job of a fan-out shares, until commit.
-        try DeliveryCounts.add(done.map { ($0.job.messageID, $0.tally) }, in: connection)
-        // Nothing of a message's job waits any more (or it was cancelled): it may be the last.
-        // One statement for all of them, locking the rows in id order as the counts did.
-        try MessageLifecycleStore.apply(.jobFinished, messageIDs: done.filter(\.finished).map(\.job.messageID), in: connection)
+        // Counted, and settled where nothing of a message's job waits any more (or it was
+        // cancelled: it may be the last), in one statement, each row written once.
+        try DeliveryCounts.addAndSettle(done.map { ($0.job.messageID, $0.tally, $0.finished) }, in: connection)
         // Last: every completion of the app takes these rows, so they are held for the shortest time.
         var stats: [PushService: DeliveryTally] = [:]
         for job in done { for (service, tally) in job.stats { stats[service, default: DeliveryTally()].add(tally) } }

@@ -31,6 +31,33 @@ extension DeliveryCounts {
             """)
     }
 
+    /// A batch completion's messages, counted and settled in one statement
+    /// (`openpush_lifecycle_count_settle`): each message's tally added and, for those a job of
+    /// which finished, the `.jobFinished` settle. A message counted and completed at once is
+    /// written by one UPDATE, not two: each logs the whole row, stored request included. Locks
+    /// the rows in id order, as `add` and the settle do.
+    static func addAndSettle(_ jobs: [(messageID: String, tally: DeliveryTally, finished: Bool)],
+                             in connection: PostgresConnection) throws {
+        var merged: [String: (tally: DeliveryTally, finished: Bool)] = [:]
+        for job in jobs {
+            var entry = merged[job.messageID] ?? (DeliveryTally(), false)
+            entry.tally.add(job.tally)
+            entry.finished = entry.finished || job.finished
+            merged[job.messageID] = entry
+        }
+        let sorted = merged.filter { !$0.value.tally.isEmpty || $0.value.finished }.sorted { $0.key < $1.key }
+        guard !sorted.isEmpty else { return }
+        let counts = sorted.map(\.value.tally)
+        let rows = try connection.query(prepared: """
+            SELECT * FROM openpush_lifecycle_count_settle(
+                \(sorted.map(\.key))::text[], \(sorted.map(\.value.finished))::bool[], \(counts.map { !$0.isEmpty })::bool[],
+                \(counts.map(\.successful))::int8[], \(counts.map(\.failed))::int8[], \(counts.map(\.errored))::int8[],
+                \(counts.map(\.cancelled))::int8[], \(counts.map { json($0.errorsByReason) })::text[],
+                \(counts.map { json($0.suppressedByReason) })::text[])
+            """)
+        try MessageLifecycleStore.settled(rows, on: .jobFinished, in: connection)
+    }
+
     /// Adds a batch's records, all of `appID`, to the app's rollup rows of this second in
     /// `shard`, a row per push service present, in one statement (rows in service order, so
     /// two completions lock them alike). Last in a completion: every completion of the app

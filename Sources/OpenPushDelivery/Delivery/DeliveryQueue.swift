@@ -43,6 +43,15 @@ package enum DeliveryQueue {
         package var secondsUntilNextDue: Double?
 
         package var job: DeliveryJob? { jobs.first }
+
+        /// Whether due jobs may have been left behind by this claim's bounds (`maxJobs`, or
+        /// `maxRecipients`: another job the size of its smallest would not have fitted), so
+        /// another loop should look. A claim within both took every due job of its app and
+        /// lane; other apps' jobs each came with a wake-up of their own.
+        package func mayHaveLeftJobs(maxJobs: Int, maxRecipients: Int) -> Bool {
+            guard let smallest = jobs.map(\.recipients.count).min() else { return false }
+            return jobs.count >= maxJobs || jobs.reduce(0) { $0 + $1.recipients.count } + smallest > maxRecipients
+        }
     }
 
     /// Jobs leased by one claim at most (`claimNext`): enough that a burst of one-user messages

@@ -19,6 +19,13 @@ extension MessageLifecycleStore {
         let rows = try connection.query(prepared: """
             SELECT * FROM openpush_lifecycle_settle(\(ids)::text[], \(endExpansion?.rawValue))
             """)
+        try settled(rows, on: input, in: connection)
+    }
+
+    /// Checks each row a settle statement returned (`openpush_lifecycle_settle`, or
+    /// `openpush_lifecycle_count_settle` for finished jobs) against the machine, and emits the
+    /// `notification.completed` of those that completed now, their views read together.
+    static func settled(_ rows: PostgresRows, on input: MessageLifecycle.Input, in connection: PostgresConnection) throws {
         // Those that complete, with their app: their views are read together afterwards.
         var completed: [(messageID: String, appID: String)] = []
         for row in rows {
