@@ -31,7 +31,7 @@ run: deps release
 # with client certificates), which any load starves.
 HEAVY_SUITES := OneSignalPythonClientTests|ExportMemoryTests|WebhookIdleEndpointsTests|SendIsolationTests|BrowserHarnessTests|DocsBrowserTests|ConsoleBrowserTests|DevQuickstartTests|DeliveryResilienceTests|DeliveryGuaranteesTests|WebSDKBrowserTests
 SCALE_SUITES := PgBouncerScaleOutTests
-TIMING_SUITES := PushIntervalsTests|TemplateIsolationTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests|TransactionalFairnessTests|FCMDeliveryTests|CertificateDeliveryTests|APNSCertificateTransportTests|CertificateLifecycleTests|WebPushDeliveryTests|WebPushDeviceTransportTests|FCMHTTP2ClientTests
+TIMING_SUITES := PushIntervalsTests|TemplateIsolationTests|WebhookDispatcherTests|HTTPClientTests|CompactEventsTests|TransactionalFairnessTests|FCMDeliveryTests|CertificateDeliveryTests|APNSCertificateTransportTests|CertificateLifecycleTests|WebPushDeliveryTests|WebPushDeviceTransportTests|FCMHTTP2ClientTests|DeliveryWakeupTests|StatsByServiceTests|MetricsByPushServiceRefusalTests
 AFTER_SUITES := $(HEAVY_SUITES)|$(SCALE_SUITES)|$(TIMING_SUITES)
 test: deps compat-venv browser-deps
 	@$(call install-missing,$(SCALE_PACKAGES))
