@@ -35,8 +35,8 @@ extension WebPushSender {
         if let keys = memo.keys, keys.p256dh == request.p256dh, keys.auth == request.auth {
             (receiver, secret) = (keys.receiver, keys.secret)
         } else {
-            guard let decodedReceiver = WebPushKeyBytes.decode(request.p256dh),
-                  let decodedSecret = WebPushKeyBytes.decode(request.auth) else {
+            guard let decodedReceiver = Base64URL.decode(request.p256dh),
+                  let decodedSecret = Base64URL.decode(request.auth) else {
                 return .failure(Refusal(message: "the subscription's web_p256 or web_auth is not base64url"))
             }
             (receiver, secret) = (decodedReceiver, decodedSecret)
