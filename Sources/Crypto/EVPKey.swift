@@ -3,18 +3,9 @@ import COpenSSL
 /// What the signing keys share over an `EVP_PKEY`: reading one from PEM, its public half as
 /// DER, and a signature over SHA-256 in the key's own scheme.
 enum EVPKey {
-    /// A new P-256 key pair (the caller frees it with `EVP_PKEY_free`), its curve copied from the
-    /// shared parameters rather than built by name (about a third of the generation's CPU).
+    /// A new P-256 key pair (the caller frees it with `EVP_PKEY_free`).
     static func generateP256() throws(CryptoError) -> OpaquePointer {
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, FetchedAlgorithms.p256Parameters, nil) else {
-            throw CryptoError.openSSL("EVP_PKEY_CTX_new_from_pkey")
-        }
-        defer { EVP_PKEY_CTX_free(context) }
-        var key: OpaquePointer?
-        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_generate(context, &key) == 1, let key else {
-            throw CryptoError.openSSL("P-256 key generation")
-        }
-        return key
+        try P256KeyGenerator.shared.generate()
     }
 
     /// The private key in `pem` (PKCS#8, or the type's traditional form), or nil when it does
