@@ -44,33 +44,17 @@ extension EVPKey {
     }
 
     /// The public key of an uncompressed point; nil unless it is a point on P-256 (OpenSSL
-    /// checks the curve equation when it sets the point). The caller frees it. Built from the
-    /// raw parameters, not decoded from DER: OpenSSL 3's decoders cost several times the rest.
+    /// checks the coordinates are below the prime and satisfy the curve equation when it sets
+    /// the point). The caller frees it. A copy of the shared P-256 parameters given the point:
+    /// building the curve from its name, or decoding DER, costs several times the rest.
     static func p256PublicKey(uncompressed point: [UInt8]) -> OpaquePointer? {
         guard point.count == 65, point[0] == 0x04 else { return nil }
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { return nil }
-        defer { EVP_PKEY_CTX_free(context) }
-        var key: OpaquePointer?
-        // OSSL_PARAM keeps pointers to its key names and values: all must outlive the call.
-        var groupKey = Array("group".utf8CString), publicKey = Array("pub".utf8CString)
-        var group = Array("P-256".utf8CString)
-        var octets = point
-        let made = groupKey.withUnsafeMutableBufferPointer { groupKey in
-            publicKey.withUnsafeMutableBufferPointer { publicKey in
-                group.withUnsafeMutableBufferPointer { name in
-                    octets.withUnsafeMutableBytes { bytes in
-                        var parameters = [
-                            OSSL_PARAM_construct_utf8_string(groupKey.baseAddress, name.baseAddress, 0),
-                            OSSL_PARAM_construct_octet_string(publicKey.baseAddress, bytes.baseAddress, bytes.count),
-                            OSSL_PARAM_construct_end(),
-                        ]
-                        return EVP_PKEY_fromdata_init(context) == 1
-                            && EVP_PKEY_fromdata(context, &key, openpush_EVP_PKEY_PUBLIC_KEY(), &parameters) == 1
-                    }
-                }
-            }
+        guard let key = EVP_PKEY_dup(FetchedAlgorithms.p256Parameters) else {
+            ERR_clear_error()
+            return nil
         }
-        guard made, let key else {
+        guard EVP_PKEY_set1_encoded_public_key(key, point, point.count) == 1 else {
+            EVP_PKEY_free(key)
             ERR_clear_error()
             return nil
         }

@@ -52,6 +52,31 @@ import Testing
         #expect(throws: CryptoError.self) { try WebPushEncryption.decrypt(changed, receiver: receiver, authSecret: auth) }
     }
 
+    /// The shared curve parameters and HMAC context are read by every push at once: each
+    /// thread's bodies must still open with its own browser's keys, and differ from each other.
+    @Test func encryptsOnManyThreadsAtOnceAndEveryBodyOpens() async throws {
+        let browsers = try (0..<4).map { _ in (key: try P256KeyPair.generate(), auth: SecureRandom.bytes(16)) }
+        let bodies = try await withThrowingTaskGroup(of: [(Int, [UInt8], [UInt8])].self) { group in
+            for (index, browser) in browsers.enumerated() {
+                let publicKey = browser.key.publicKey, auth = browser.auth
+                group.addTask {
+                    try (0..<50).map { push in
+                        let plaintext = Array("push \(push) to browser \(index)".utf8)
+                        return (index, plaintext, try WebPushEncryption.encrypt(plaintext, receiverPublicKey: publicKey, authSecret: auth))
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(bodies.count == 200)
+        #expect(Set(bodies.map { $0.2.prefix(16) }).count == 200)
+        for (index, plaintext, body) in bodies {
+            #expect(try WebPushEncryption.decrypt(body, receiver: browsers[index].key, authSecret: browsers[index].auth) == plaintext)
+            let other = browsers[(index + 1) % browsers.count]
+            #expect(throws: CryptoError.self) { try WebPushEncryption.decrypt(body, receiver: other.key, authSecret: other.auth) }
+        }
+    }
+
     @Test func aMessageFillsOneRecordAtMost() throws {
         let receiver = try P256KeyPair.generate()
         let auth = SecureRandom.bytes(16)
