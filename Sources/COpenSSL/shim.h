@@ -25,7 +25,4 @@ static inline long openpush_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
 static inline int openpush_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
     return (int)SSL_CTX_set_min_proto_version(ctx, version);
 }
-static inline int openpush_EVP_PKEY_PUBLIC_KEY(void) {
-    return EVP_PKEY_PUBLIC_KEY;
-}
 #endif

@@ -4,28 +4,26 @@ extension Base64URL {
     /// anything after padding, or a length no base64 text has. Read byte by byte: the Web Push
     /// send path decodes two subscription keys per push.
     package static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        let utf8 = text.utf8
-        var end = utf8.count
-        var index = utf8.endIndex
-        while index > utf8.startIndex, utf8[utf8.index(before: index)] == UInt8(ascii: "=") {
-            index = utf8.index(before: index)
-            end -= 1
-        }
-        guard end % 4 != 1 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(end * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for byte in utf8[utf8.startIndex..<index] {
-            guard let value = sextet(byte) else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                bytes.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        var text = String(text)
+        return text.withUTF8 { utf8 -> [UInt8]? in
+            var end = utf8.count
+            while end > 0, utf8[end - 1] == UInt8(ascii: "=") { end -= 1 }
+            guard end % 4 != 1 else { return nil }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(end * 3 / 4)
+            var accumulator: UInt32 = 0
+            var bits = 0
+            for index in 0..<end {
+                guard let value = sextet(utf8[index]) else { return nil }
+                accumulator = accumulator << 6 | UInt32(value)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    bytes.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                }
             }
+            return bytes
         }
-        return bytes
     }
 
     private static func sextet(_ byte: UInt8) -> UInt8? {
