@@ -63,6 +63,8 @@ def built_in_outcomes_from_taps_and_sessions():
     body = "tap me " + nonce()
     answer = create(include_subscription_ids=[device.id], contents=LanguageStringMap(en=body))
     wait_received(device, body)
+    # The tap counts once the delivery is recorded, which follows the simulator's acceptance.
+    wait_sent(answer.id, 1)
     http_json("POST", f"{BASE_URL}/v1/apps/{APP_ID}/notifications/{answer.id}/opened", {"token": device.token},
               {"X-OP-SDK-Key": SDK_KEY})
     after = outcome_values(names, outcome_time_range="1h")
