@@ -30,9 +30,14 @@ extension DeliveryQueue {
     /// be over.
     struct Completed: Sendable {
         var job: DeliveryJob
-        var tally: DeliveryTally
         /// What it adds to its app's stats rollup, by push service (only services it has records of).
         var stats: [PushService: DeliveryTally]
+        /// What it adds to its message's counts: every service's records.
+        var tally: DeliveryTally {
+            var total = DeliveryTally()
+            for each in stats.values { total.add(each) }
+            return total
+        }
         var finished: Bool
     }
 
@@ -103,8 +108,7 @@ extension DeliveryQueue {
                     """)
             }
             // Lazily: `map` built an array of thousands of pairs only to read it once.
-            completed.append(Completed(job: job, tally: DeliveryTally(records.lazy.map { (state: $0.state, reason: $0.reason) }),
-                                       stats: DeliveryCounts.byService(records), finished: !completion.waiting || cancelled))
+            completed.append(Completed(job: job, stats: DeliveryCounts.byService(records), finished: !completion.waiting || cancelled))
         }
         if let finishedAt { try DeliveryRecord.appendRows(rows, finishedAt: finishedAt, in: connection) }
         return completed
