@@ -5,7 +5,15 @@ import COpenSSL
 enum EVPKey {
     /// A new P-256 key pair (the caller frees it with `EVP_PKEY_free`).
     static func generateP256() throws(CryptoError) -> OpaquePointer {
-        try P256KeyGenerator.shared.generate()
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, FetchedAlgorithms.p256Parameters, nil) else {
+            throw CryptoError.openSSL("EVP_PKEY_CTX_new_from_pkey")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_generate(context, &key) == 1, let key else {
+            throw CryptoError.openSSL("P-256 key generation")
+        }
+        return key
     }
 
     /// The private key in `pem` (PKCS#8, or the type's traditional form), or nil when it does

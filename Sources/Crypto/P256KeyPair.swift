@@ -1,8 +1,8 @@
 import COpenSSL
 
 /// A P-256 key pair for key agreement and ES256 signing: a Web Push app's VAPID key (signs the
-/// `Authorization` JWT), the ephemeral sender key of one encrypted push (ECDH with the browser's
-/// key), and a browser's own key in the local push-service simulator.
+/// `Authorization` JWT) and a browser's own key in the local push-service simulator. (Each
+/// encrypted push's ephemeral key is a `P256EphemeralAgreement`.)
 ///
 /// `@unchecked Sendable`: the EVP_PKEY is never mutated after `init`, and OpenSSL 3 allows
 /// concurrent signing and derivation with one key (each call has its own context).
@@ -12,8 +12,7 @@ package final class P256KeyPair: @unchecked Sendable {
     package let publicKey: [UInt8]
 
     /// `checked`: a key read from outside is held to P-256 and checked (scalar in range, point
-    /// its own); one OpenSSL just generated needs neither, and the check costs more than the
-    /// generation (one per encrypted push).
+    /// its own); one OpenSSL just generated needs neither.
     private init(taking key: OpaquePointer, checked: Bool = true) throws(CryptoError) {
         guard !checked || EVPKey.isP256(key) else {
             EVP_PKEY_free(key)

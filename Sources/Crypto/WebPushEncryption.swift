@@ -14,21 +14,32 @@ package enum WebPushEncryption {
 
     /// Encrypts with a fresh ephemeral key and a fresh 16-byte salt.
     package static func encrypt(_ plaintext: [UInt8], receiverPublicKey: [UInt8], authSecret: [UInt8]) throws(CryptoError) -> [UInt8] {
-        try encrypt(plaintext, receiverPublicKey: receiverPublicKey, authSecret: authSecret, sender: .generate(),
-                    salt: SecureRandom.bytes(16))
+        try checkSize(plaintext)
+        return try seal(plaintext, agreement: P256EphemeralAgreement(peer: receiverPublicKey),
+                        receiverPublicKey: receiverPublicKey, authSecret: authSecret, salt: SecureRandom.bytes(16))
     }
 
-    /// Encrypts with a given sender key and salt (never reuse them: tests and RFC vectors only).
+    /// Encrypts with a given sender scalar and salt (never reuse them: tests and RFC vectors only).
     package static func encrypt(_ plaintext: [UInt8], receiverPublicKey: [UInt8], authSecret: [UInt8],
-                                sender: P256KeyPair, salt: [UInt8]) throws(CryptoError) -> [UInt8] {
+                                senderScalar: [UInt8], salt: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try checkSize(plaintext)
+        return try seal(plaintext, agreement: P256EphemeralAgreement(peer: receiverPublicKey, scalar: senderScalar),
+                        receiverPublicKey: receiverPublicKey, authSecret: authSecret, salt: salt)
+    }
+
+    private static func checkSize(_ plaintext: [UInt8]) throws(CryptoError) {
         guard plaintext.count <= maxPlaintextSize else {
             throw CryptoError(message: "a Web Push message carries at most \(maxPlaintextSize) bytes, got \(plaintext.count)")
         }
-        let keys = try ContentKeys(secret: sender.sharedSecret(with: receiverPublicKey), authSecret: authSecret,
-                                   receiverPublicKey: receiverPublicKey, senderPublicKey: sender.publicKey, salt: salt)
+    }
+
+    private static func seal(_ plaintext: [UInt8], agreement: P256EphemeralAgreement, receiverPublicKey: [UInt8],
+                             authSecret: [UInt8], salt: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let keys = try ContentKeys(secret: agreement.secret, authSecret: authSecret,
+                                   receiverPublicKey: receiverPublicKey, senderPublicKey: agreement.publicKey, salt: salt)
         let context = try GCMContext(cipher: FetchedAlgorithms.aes128GCM, encrypting: true, key: keys.contentKey, nonce: keys.nonce)
         // The last (only) record ends with the delimiter 0x02 and no padding.
-        var body = header(salt: salt, senderPublicKey: sender.publicKey)
+        var body = header(salt: salt, senderPublicKey: agreement.publicKey)
         body += try context.update(plaintext + [0x02])
         body += try context.finish()
         body += try context.tag()

@@ -25,10 +25,40 @@ import Testing
         #expect(try receiver.sharedSecret(with: Self.senderPublic) == secret)
     }
 
+    /// The EC-layer agreement each push makes gives the RFC's public key and shared secret for
+    /// its scalar, and the secret EVP's ECDH (the browser's side) agrees with for a random one.
+    @Test func theSendersAgreementMatchesTheRFCAndTheBrowsersSide() throws {
+        let agreement = try P256EphemeralAgreement(peer: Self.receiverPublic, scalar: Self.senderPrivate)
+        #expect(agreement.publicKey == Self.senderPublic)
+        #expect(agreement.secret == Self.bytes("kyrL1jIIOHEzg3sM2ZWRHDRB62YACZhhSlknJ672kSs"))
+        let receiver = try P256KeyPair(scalar: Self.receiverPrivate)
+        let fresh = try P256EphemeralAgreement(peer: Self.receiverPublic)
+        let again = try P256EphemeralAgreement(peer: Self.receiverPublic)
+        #expect(fresh.publicKey != again.publicKey)
+        #expect(try receiver.sharedSecret(with: fresh.publicKey) == fresh.secret)
+        #expect(try receiver.sharedSecret(with: again.publicKey) == again.secret)
+    }
+
+    @Test func theAgreementRefusesPointsOffTheCurveAndScalarsOutOfRange() throws {
+        var offCurve = Self.receiverPublic
+        offCurve[64] ^= 1
+        #expect(throws: CryptoError.self) { try P256EphemeralAgreement(peer: offCurve) }
+        #expect(throws: CryptoError.self) { try P256EphemeralAgreement(peer: Array(Self.receiverPublic.prefix(33))) }
+        var compressed = Array(Self.receiverPublic.prefix(33))
+        compressed[0] = 0x02
+        #expect(throws: CryptoError.self) { try P256EphemeralAgreement(peer: compressed) }
+        // The x-coordinate at the prime itself is not a field element.
+        let prime = [UInt8](hex: "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")!
+        #expect(throws: CryptoError.self) { try P256EphemeralAgreement(peer: [0x04] + prime + Array(Self.receiverPublic.suffix(32))) }
+        let order = [UInt8](hex: "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551")!
+        #expect(throws: CryptoError.self) { try P256EphemeralAgreement(peer: Self.receiverPublic, scalar: order) }
+        #expect(throws: CryptoError.self) { try P256EphemeralAgreement(peer: Self.receiverPublic, scalar: [UInt8](repeating: 0, count: 32)) }
+        #expect(throws: CryptoError.self) { try P256EphemeralAgreement(peer: Self.receiverPublic, scalar: [1]) }
+    }
+
     @Test func encryptsTheRFCsExampleExactly() throws {
-        let sender = try P256KeyPair(scalar: Self.senderPrivate)
         let sealed = try WebPushEncryption.encrypt(Self.plaintext, receiverPublicKey: Self.receiverPublic,
-                                                   authSecret: Self.authSecret, sender: sender, salt: Self.salt)
+                                                   authSecret: Self.authSecret, senderScalar: Self.senderPrivate, salt: Self.salt)
         #expect(Base64URL.encode(sealed) == Self.body)
     }
 
