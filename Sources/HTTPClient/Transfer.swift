@@ -22,6 +22,15 @@ final class Transfer: @unchecked Sendable {
     var wantedConnection = false
     /// Why `peerFilter` refused the last address it was asked about (the driving thread only).
     private var refusal: String?
+    /// The request's URL, for `HTTP1OriginQueue` to find its origin.
+    let url: String
+    /// When the request's timeout ends, counted from when the caller handed it over: a transfer
+    /// that waits in `HTTP1OriginQueue` runs only for what is left.
+    let deadline: ContinuousClock.Instant
+    /// HTTP/1.1 only (`http://`, not `.http2`): one request per connection at a time.
+    let cannotMultiplex: Bool
+    /// Set by `HTTP1OriginQueue` for a transfer it counts: the origin whose slot it holds.
+    var http1Origin: String?
 
     /// `headers`: the request's header list already made (a batch shares one), else made here
     /// from `request.headers`; `body`: sent instead of `request.body`; `reusing`: an idle handle
@@ -34,6 +43,8 @@ final class Transfer: @unchecked Sendable {
         } else {
             easy = try CurlEasy()
         }
+        url = request.url
+        deadline = .now + request.timeout
         maxResponseBytes = request.maxResponseBytes
         peerFilter = request.peerFilter
         responseHeaders = request.responseHeaders
@@ -45,9 +56,7 @@ final class Transfer: @unchecked Sendable {
         try easy.set(CURLOPT_FOLLOWLOCATION, 0)
         try easy.set(CURLOPT_USERAGENT, userAgent)
         try easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(easy.errorBuffer))
-        let milliseconds = max(1, Int(request.timeout.components.seconds * 1000
-                                      + request.timeout.components.attoseconds / 1_000_000_000_000_000))
-        try easy.set(CURLOPT_TIMEOUT_MS, milliseconds)
+        try easy.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout))
         try easy.set(CURLOPT_RESOLVE, list: request.pinnedAddresses)
         let headerList: CurlStringList
         if let headers { headerList = headers } else { headerList = try CurlStringList(headerListOf: request) }
@@ -63,6 +72,7 @@ final class Transfer: @unchecked Sendable {
             try easy.set(CURLOPT_CUSTOMREQUEST, request.method)
         }
         let cleartext = request.url.lowercased().hasPrefix("http://")
+        cannotMultiplex = cleartext && request.httpVersion != .http2
         cleartextH2Origin = request.httpVersion == .http2 && cleartext && CleartextHTTP2Origins.needed
             ? CleartextHTTP2Origins.origin(of: request.url) : nil
         if request.httpVersion == .http2 {
@@ -78,6 +88,20 @@ final class Transfer: @unchecked Sendable {
             try easy.setOpenSocketFunction(httpClientOpenSocket)
             try easy.set(CURLOPT_OPENSOCKETDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
         }
+    }
+
+    /// Whole milliseconds of `duration`, at least 1 (libcurl reads 0 as no timeout).
+    static func milliseconds(_ duration: Duration) -> Int {
+        max(1, Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000))
+    }
+
+    /// A transfer that waited in `HTTP1OriginQueue`, about to be added: its timeout becomes what
+    /// is left of it. False, setting nothing, if nothing is left.
+    func startTimeoutLeft(at now: ContinuousClock.Instant) throws(HTTPClientError) -> Bool {
+        let left = deadline - now
+        guard left > .zero else { return false }
+        try easy.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(left))
+        return true
     }
 
     /// A socket for `address`, or `CURL_SOCKET_BAD` when the filter refuses it.
