@@ -54,6 +54,7 @@ bench: deps release
 	bench/apns-client.sh
 	bench/fanout.sh
 	bench/fcm.sh
+	bench/webpush.sh
 	bench/fairness.sh
 	bench/transactional.sh
 	bench/register.sh

@@ -7,6 +7,7 @@ import OpenPushDelivery
 import OpenPushServer
 import OpenPushTestSupport
 import Postgres
+import Subprocess
 import WebPushSimulator
 
 /// Browsers reached through Web Push end to end: `POST /notifications` → planner → Web Push
@@ -173,6 +174,50 @@ import WebPushSimulator
         let rows = try #require(listed.json?.objectValue?["deliveries"]?.arrayValue).compactMap { $0.objectValue }
         #expect(rows.first { $0["subscription_id"] == .string(browser) }?["platform"] == "web")
         #expect(rows.first { $0["subscription_id"] == .string(droid) }?["platform"] == "android")
+    }
+
+    /// A push as OpenPush sent it, read by code that shares nothing with OpenPush's: Mozilla's
+    /// `http_ece` (Python) decrypts the body with the browser's private key and auth secret, and
+    /// Python's `cryptography` verifies the VAPID JWT against the header's `k=` key, for the
+    /// endpoint's origin (`Tests/compat/webpush_independent_check.py`, in the virtual environment
+    /// `make test` creates).
+    @Test func anIndependentImplementationDecryptsThePushAndVerifiesItsSignature() async throws {
+        let python = OneSignalPythonClientTests.venv + "/bin/python"
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            Issue.record("\(python) is missing: run `make test`, which creates that virtual environment (`make compat-venv` alone does)")
+            return
+        }
+        let setup = try await Self.setup()
+        defer { Task { await setup.shutdown() } }
+        let browser = try await setup.browser(setup.a, path: "/push/independent")
+        let keys = try #require(setup.web.subscriptions().first { $0.path == "/push/independent" })
+        let message = try await setup.send(setup.a, ["web_url": "https://example.com/read"])
+        try await setup.run { try await setup.records(message)[browser]?.state == "accepted" }
+        let push = try #require(setup.web.received().first)
+        let audience = setup.web.endpoint(path: "/").dropLast(1).description
+        let request: [String: Any] = [
+            "body": Base64URL.encode(try #require(push.body)), "browser_private_key_pem": try keys.keys.privateKeyPEM(),
+            "auth_secret": Base64URL.encode(keys.authSecret), "authorization": try #require(push.headers["authorization"]),
+            "audience": audience, "now": Int(Date().timeIntervalSince1970),
+        ]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webpush-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: request).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let output = try await Subprocess.run(python, [TestApp.repositoryRoot + "/Tests/compat/webpush_independent_check.py", file.path],
+                                              environment: ["PATH": "/usr/bin:/bin"])
+        try #require(output.status == 0, "the independent check refused the push: \(output.text)")
+        let line = try #require(output.text.split(separator: "\n").last)
+        let read = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(read["plaintext"] as? String
+            == #"{"title":"Kick-off","body":"The match starts","url":"https://example.com/read","#
+            + #""openpush":{"notification_id":"\#(message)","subscription_id":"\#(browser)"}}"#)
+        let claims = try #require(read["claims"] as? [String: Any])
+        #expect(claims["aud"] as? String == audience)
+        #expect(claims["sub"] as? String == Self.subject)
+        let stored = try await setup.database.query("""
+            SELECT web_push_vapid_public_key FROM apps WHERE id = \(setup.a.app.id)
+            """).firstRow().decode("web_push_vapid_public_key", as: String.self)
+        #expect(read["public_key"] as? String == stored)
     }
 
     /// A subscription its push service says is gone (`410`) is unsubscribed, with the
