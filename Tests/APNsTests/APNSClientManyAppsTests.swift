@@ -16,9 +16,12 @@ import Testing
         let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Int])
 
         #expect(report["accepted"] == 1000)
-        // One push per key opens the pool on one of its loops, with one connection.
-        #expect(report["poolsOpen"] == 1000)
-        #expect(report["connectionsOpen"] == 1000)
+        // One push per key opens the pool on one of its loops, with one connection. Counted as
+        // connections opened: on a loaded machine the first pools may already have gone idle and
+        // closed by the time the last push is answered, so the ones still open are fewer.
+        #expect(report["connectionsOpened"] == 1000, "\(report)")
+        #expect(report["poolsOpen"] == report["connectionsOpen"], "\(report)")
+        #expect(try #require(report["poolsOpen"]) > 0, "\(report)")
         #expect(try #require(report["peakThreads"]) < 64, "\(report)")
         #expect(try #require(report["threadsAfterSends"]) < 64, "\(report)")
         // After the idle time every pool closed on its own.

@@ -2,6 +2,7 @@ import Testing
 import OpenPushServer
 import OpenPushTestSupport
 import Postgres
+import Synchronization
 
 /// A job's pushes have gone before its outcomes are written: a completion that fails for a
 /// passing reason is tried again, not left to the lease, after which the job would run again and
@@ -16,19 +17,18 @@ import Postgres
         try await DeliveryResilienceTests.queueStarts(total, harness: harness)
         // Another session holds the message row, which the completion's counts UPDATE locks,
         // for longer than the engine's 1 s lock timeout.
+        // The drain starts once the lock is taken (a flag, not a window of the sleep to catch,
+        // which a loaded machine's polling can miss).
         let holder = PostgresPool(conninfo: harness.app.conninfo, size: 1)
+        let locked = LockTaken()
         let holding = Task {
             try await holder.transaction { connection in
                 try connection.query("SELECT 1 FROM messages WHERE id = 'msg_crash' FOR UPDATE")
+                locked.value.withLock { $0 = true }
                 try connection.query("SELECT pg_sleep(2.5)")
             }
         }
-        #expect(try await DeliveryResilienceTests.waitUntil(.seconds(10)) {
-            let sleeping: Int = try await harness.app.services.database.query("""
-                SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(2.5)' AND state = 'active'
-                """).firstRow().decode("n")
-            return sleeping == 1
-        })
+        #expect(try await DeliveryResilienceTests.waitUntil(.seconds(120)) { locked.value.withLock { $0 } })
 
         try await harness.drain()
         try await holding.value
@@ -46,4 +46,9 @@ import Postgres
         #expect(jobs == 0)
         #expect(sent == total)
     }
+}
+
+/// Set by the session that holds the lock, read by the test.
+private final class LockTaken: Sendable {
+    let value = Mutex(false)
 }
