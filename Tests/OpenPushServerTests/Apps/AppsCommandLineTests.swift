@@ -73,6 +73,8 @@ import Postgres
         (["apps", "create", "--name", "X", "--bundle-id", "b", "--key-id", "K"], "--p8, --key-id and --team-id go together"),
         (["apps", "create", "--name", "X", "--bundle-id", "b", "--p8", "/nonexistent/key.p8", "--key-id", "K", "--team-id", "T"],
          "--p8: cannot read '/nonexistent/key.p8'"),
+        (["apps", "create", "--name", "X", "--bundle-id", "b", "--p12", "/nonexistent/cert.p12"], "--p12: cannot read '/nonexistent/cert.p12'"),
+        (["apps", "create", "--name", "X", "--bundle-id", "b", "--p12-password", "pw"], "--p12-password needs --p12"),
     ])
     func aBadArgumentIsOneLineAndExitCode2(_ arguments: [String], _ message: String) async throws {
         // No database is needed to reject arguments: the URL points nowhere.
@@ -89,6 +91,48 @@ import Postgres
         ], environment: ["OPENPUSH_DATABASE_URL": "postgresql://nowhere.invalid/x"])
         #expect(output.status == 2)
         #expect(output.text == "openpush: \(AppFields.badAPNSKey)\n")
+    }
+
+    /// `--p12`: the file as it is exported, read as `apns_p12` is and stored sealed; refused, with
+    /// the route's words, when it cannot be used.
+    @Test func createWithACertificateStoresItAndRefusesOneThatCannotBeUsed() async throws {
+        let certificates = try await TestCertificates.make()
+        let bundleID = "com.example.shop"
+        let issued = try await certificates.issue(bundleID: bundleID, topics: [bundleID, bundleID + ".voip"], days: 200)
+        let directory = try TemporaryDirectory.make(prefix: "apps-cli-p12")
+        let p12 = directory + "/shop.p12"
+        try Data(try await certificates.pkcs12(issued, password: "pw")).write(to: URL(fileURLWithPath: p12))
+        let p8 = try Self.writeTemporaryFile(try await AppsTestSupport.p256KeyPEM())
+        let nowhere = ["OPENPUSH_DATABASE_URL": "postgresql://nowhere.invalid/x"]
+        for (arguments, message) in [
+            (["--bundle-id", bundleID, "--p12", p12, "--p12-password", "wrong"], "apns_p12_password does not open apns_p12 (wrong password)"),
+            (["--bundle-id", "com.example.other", "--p12", p12, "--p12-password", "pw"],
+             "apns_p12's certificate is not valid for apns_bundle_id 'com.example.other'"),
+            (["--bundle-id", bundleID, "--p12", p8], "apns_p12 is not a PKCS#12 (.p12) file"),
+            (["--bundle-id", bundleID, "--p12", p12, "--p8", p8, "--key-id", "K", "--team-id", "T"], "--p12 and --p8 exclude each other"),
+        ] {
+            let output = try await OpenPushProcess.run(["apps", "create", "--name", "Shop"] + arguments, environment: nowhere)
+            #expect(output.status == 2, "\(arguments)")
+            #expect(output.text.split(separator: "\n").count == 1 && output.text.contains(message), "\(output.text)")
+        }
+
+        let database = try await TestDatabase.create()
+        let secretKey = SecretKeyring.generateKeyText()
+        let output = try await OpenPushProcess.run([
+            "apps", "create", "--name", "Shop", "--bundle-id", bundleID, "--p12", p12, "--p12-password=pw",
+        ], environment: ["OPENPUSH_DATABASE_URL": database.conninfo, "OPENPUSH_SECRET_KEY": secretKey])
+        #expect(output.status == 0, "\(output.text)")
+        let id = try #require(Self.value(after: "app id:", in: output.text))
+        let app = try TestApp.make(conninfo: database.conninfo, configure: { $0.organizationAPIKey = AppsTestSupport.organizationKey },
+                                   routes: AuthenticationProbe.routes)
+        let shown = try #require(await app.request(.get, "/apps/\(id)", headers: AppsTestSupport.organization).json?.objectValue)
+        #expect(shown["apns_auth"] == "certificate" && shown["has_apns_key"] == false)
+        #expect(shown["apns_certificate_topics"] == [.string(bundleID), .string(bundleID + ".voip")])
+        let stored: String = try await app.services.database.query("SELECT apns_certificate FROM apps WHERE id = \(id)")
+            .firstRow().decode("apns_certificate")
+        let key = try #require(SecretKeyring.parseKey(secretKey))
+        #expect(stored.hasPrefix("sealed:v1:\(key.id):"))
+        #expect(try SecretKeyring(current: key).open(stored).hasPrefix(issued.certificatePEM))
     }
 
     @Test func createWithoutADatabaseURLIsExitCode2() async throws {
