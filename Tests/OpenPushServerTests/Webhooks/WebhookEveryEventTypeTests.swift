@@ -27,7 +27,8 @@ import Testing
     static let deadUpdate = "dead" + String(repeating: "e9", count: 30)
 
     static let allTypes: Set<String> = ["delivery.accepted", "delivery.failed", "token.invalidated", "notification.completed",
-                                        "live_activity.registered", "live_activity.ended", "click", "ping"]
+                                        "live_activity.registered", "live_activity.ended", "app.credentials_expiring",
+                                        "click", "ping"]
 
     /// Runs the engine until no job is left, making each waiting retry due at once instead of
     /// waiting out its backoff.
@@ -167,6 +168,20 @@ import Testing
                                                 json: ["token": .string(Self.good)])
         #expect(retired.status == 200, "\(retired.text)")
 
+        // The app moves to an APNs certificate that expires in twenty days; the periodic check
+        // (run with the maintenance) warns once, however often it runs.
+        let certificates = try await TestCertificates.make()
+        let issued = try await certificates.issue(bundleID: DeliveryHarness.bundleID, topics: [DeliveryHarness.bundleID], days: 20)
+        let p12 = Data(try await certificates.pkcs12(issued, password: "pw")).base64EncodedString()
+        let certificate = try AppFields.readP12File(p12, password: "pw").get()
+        try await database.withConnection { connection in
+            try AppStore.setCertificate(certificate, appID: appID, sealing: harness.app.services.configuration.secretKeyring,
+                                        in: connection)
+        }
+        for _ in 0..<2 {
+            try await CertificateExpiryCheck.run(now: Date().timeIntervalSince1970, in: database)
+        }
+
         // Last, the test route's ping: written after every other event, so sent after them.
         let ping = await harness.app.request(.post, "/apps/\(appID)/webhooks/\(webhookID)/test", headers: rest)
         #expect(ping.status == 202, "\(ping.text)")
@@ -283,6 +298,12 @@ import Testing
             ["notification_id": .string(messageID), "subscription_id": .string(device), "first": false],
             ["notification_id": .string(update1), "subscription_id": .string(device), "activity_id": "game-1", "first": true],
         ])
+
+        // app.credentials_expiring: once, with the certificate's expiry and topics.
+        #expect(data("app.credentials_expiring") == [
+            EventData.credentialsExpiring(expiresAt: certificate.expiresAt, topics: [DeliveryHarness.bundleID]),
+        ])
+        #expect(data("app.credentials_expiring").first?.keys.sorted() == ["credential", "expires_at", "topics"])
 
         // ping: `{}`, the one the route queued.
         let pings = events.filter { $0["type"] == "ping" }
