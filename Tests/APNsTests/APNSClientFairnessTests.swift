@@ -14,8 +14,9 @@ import OpenPushCore
     /// How many of A's pushes the simulator accepted after `other` was sent and before it was
     /// answered, and how many of A's were queued in the client then.
     private func acceptedBefore(other: APNSSender) async throws -> (before: Int, queuedWhenSent: Int) {
-        // 100 pushes/s over 20 streams: A's backlog takes six seconds to drain.
-        let simulator = try APNSSimulator(.init(acceptAnyToken: true, maxConcurrentStreams: 20, maxRate: 100))
+        // 50 pushes/s over 20 streams: A's backlog takes twelve seconds to drain, so half of it
+        // is still queued for six, long enough for a loaded machine to see it.
+        let simulator = try APNSSimulator(.init(acceptAnyToken: true, maxConcurrentStreams: 20, maxRate: 50))
         try simulator.start()
         defer { simulator.stop() }
         let client = try APNSTestSupport.client(simulator.endpoint)
@@ -25,7 +26,7 @@ import OpenPushCore
         let aPushes = (0..<Self.backlog).map { APNSTestSupport.push(token: APNSTestSupport.token("a", $0)) }
         let sendingA = Task { await client.send(aPushes, credential: credential, environment: .sandbox, sender: a) }
         // Once the streams are taken, the rest of A waits in the client.
-        #expect(try await client.waitForMetrics(timeout: 30) { $0.inFlightStreams > 0 && $0.queuedRequests >= Self.backlog / 2 })
+        #expect(try await client.waitForMetrics(timeout: 120) { $0.inFlightStreams > 0 && $0.queuedRequests >= Self.backlog / 2 })
         let acceptedAtSend = simulator.acceptedCount
         let queued = client.metrics.queuedRequests
         // Enough of A still waiting to tell a turn from the back of the queue.
@@ -65,7 +66,7 @@ import OpenPushCore
 
         let aPushes = (0..<Self.backlog).map { APNSTestSupport.push(token: APNSTestSupport.token("a", $0)) }
         let sendingA = Task { await client.send(aPushes, credential: credential, environment: .sandbox) }
-        #expect(try await client.waitForMetrics(timeout: 30) { $0.inFlightStreams > 0 && $0.queuedRequests >= Self.backlog / 2 })
+        #expect(try await client.waitForMetrics(timeout: 120) { $0.inFlightStreams > 0 && $0.queuedRequests >= Self.backlog / 2 })
         let acceptedAtSend = simulator.acceptedCount
         try #require(client.metrics.queuedRequests >= 100)
         var other = APNSTestSupport.push(token: APNSTestSupport.token("c"))

@@ -27,6 +27,11 @@ import OpenPushTestSupport
         #expect(theirs.json == ["errors": ["this user belongs to another tenant of this app"]])
         let globexUser = await demo.app.request(.get, users + "u-globex", headers: .restKey(globex.restKey))
         #expect(globexUser.json?.objectValue?["properties"]?.objectValue?["tags"] == [:])
+
+        // A device linked later takes nothing from a shared demo's user: the tags Acme set do not
+        // reach a device Globex links to the same external_id.
+        let late = try await demo.linkedDevice(4, to: globex, externalID: "u-acme")
+        #expect(await demo.app.subscription(demo.shared, late.subscriptionID).json?.objectValue?["tags"] == [:])
     }
 
     @Test func aTenantReachesOnlyItsOwnDevicesUsers() async throws {

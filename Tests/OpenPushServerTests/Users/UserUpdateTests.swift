@@ -142,6 +142,43 @@ import OpenPushTestSupport
         #expect(await Self.tags(app, a, tablet) == [:])
     }
 
+    /// A device linked after its user's tags were set takes them, as OneSignal's tags are the
+    /// user's: when it registers with the `external_id`, or when an unlinked device is linked on a
+    /// later launch. The device's own keys win, a key it removed stays removed on its next launch,
+    /// and the user's keys fill in only up to the device bound, in key order.
+    @Test func devicesLinkedLaterTakeTheUsersTags() async throws {
+        let app = try await TestApp.make()
+        let a = try await app.createApp()
+        let b = try await app.createApp()
+        let userTags: [(CreatedApp, JSONValue)] = [(a, ["tier": "gold", "plan": "pro"]), (b, ["other": "x"])]
+        for (created, tags) in userTags {
+            let made = await app.request(.post, "/apps/\(created.app.id)/users", headers: .restKey(created.restKey),
+                                         json: ["identity": ["external_id": "u-1"], "properties": ["tags": tags]])
+            try #require(made.status == 201, "\(made.text)")
+        }
+
+        let phone = try await app.deviceID(a, ["token": .string(Registry.token(1)), "external_id": "u-1", "tags": ["plan": "free"]])
+        #expect(await Self.tags(app, a, phone) == ["plan": "free", "tier": "gold"])
+
+        let tablet = try await app.deviceID(a, ["token": .string(Registry.token(2))])
+        #expect(await Self.tags(app, a, tablet) == [:])
+        _ = try await app.deviceID(a, ["token": .string(Registry.token(2)), "external_id": "u-1"])
+        #expect(await Self.tags(app, a, tablet) == ["plan": "pro", "tier": "gold"])
+        _ = try await app.deviceID(a, ["token": .string(Registry.token(2)), "external_id": "u-1", "tags": ["tier": ""]])
+        _ = try await app.deviceID(a, ["token": .string(Registry.token(2)), "external_id": "u-1"])
+        #expect(await Self.tags(app, a, tablet) == ["plan": "pro"])
+
+        // 99 keys of its own leave room for one of the user's: "plan" comes before "tier".
+        let own = JSONObject((0..<99).map { ("d\($0)", JSONValue.string("1")) })
+        let full = try await app.deviceID(a, ["token": .string(Registry.token(3)), "external_id": "u-1", "tags": .object(own)])
+        let fullTags = try #require(await Self.tags(app, a, full)?.objectValue)
+        #expect(fullTags.count == TagLimits.maxKeys && fullTags["plan"] == "pro" && fullTags["tier"] == nil)
+
+        // Each app's user is its own.
+        let otherApp = try await app.deviceID(b, ["token": .string(Registry.token(4)), "external_id": "u-1"])
+        #expect(await Self.tags(app, b, otherApp) == ["other": "x"])
+    }
+
     @Test func boundsAreCheckedAndNothingIsStoredOverThem() async throws {
         let app = try await TestApp.make()
         let created = try await app.createApp()
