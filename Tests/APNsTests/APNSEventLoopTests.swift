@@ -27,18 +27,19 @@ import Glibc
         defer { server.stop() }
         let client = try APNSClient(configuration: APNSClientConfiguration(
             productionURL: "https://127.0.0.1:\(UInt16(bigEndian: address.sin_port))", sandboxURL: server.url,
-            connectionsPerKey: 1, eventLoops: 1, connectTimeout: 15))
+            connectionsPerKey: 1, eventLoops: 1, connectTimeout: 45, requestTimeout: 120))
         let credential = try APNSTestSupport.credential()
 
         let stuck = Task {
             try await client.send(APNSTestSupport.push(token: APNSTestSupport.token("a")), credential: credential,
                                   environment: .production)
         }
-        // The stuck push waits in the queue while its TLS handshake is under way. The 15 s connect
-        // timeout outlasts this poll and the other push on a loaded machine, so the stuck push is
-        // still waiting when the other one is checked.
+        // The stuck push waits in the queue while its TLS handshake is under way. The 45 s connect
+        // timeout outlasts this poll and the other push on a loaded machine (one run beside busy
+        // loops took over 15 s to see the queue), so the stuck push is still waiting when the
+        // other one is checked.
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(30)
+        let deadline = clock.now + .seconds(40)
         while client.metrics.queuedRequests != 1, clock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
