@@ -84,6 +84,20 @@ def update_user_tags_target_the_users_devices():
 
 
 @scenario
+def a_device_registered_after_the_users_tags_is_targeted_by_them():
+    external_id = "user-" + nonce()
+    run = nonce()
+    API.create_user(APP_ID, User(identity=IdentityObject(external_id=external_id),
+                                 properties=PropertiesObject(tags={"cohort": run})))
+    phone = register(external_id=external_id)
+    stranger = register(external_id="other-" + nonce())
+    body = "to a user's tag, device registered later " + nonce()
+    answer = create(filters=[Filter(field="tag", key="cohort", relation="=", value=run)], contents=LanguageStringMap(en=body))
+    wait_sent(answer.id, 1)
+    check_reached(body, [phone], [stranger])
+
+
+@scenario
 def update_user_bounds():
     external_id = "user-" + nonce()
     API.create_user(APP_ID, User(identity=IdentityObject(external_id=external_id)))
