@@ -81,7 +81,9 @@ import Postgres
         let waited = try #require(latency, "B's update never reached APNs")
         // B did not wait for A: it went while A's texts were still being rendered.
         #expect(aRecordsThen < total, "B's update waited \(waited) until A was done")
-        #expect(waited < .seconds(1), "B's update waited \(waited)")
+        // Promptly: runs of this test saw 0.5–1.1 s (the timing phase's load), while A took
+        // 8–23 s to complete, so a B that waited for A would take several times the bound.
+        #expect(waited < .seconds(5), "B's update waited \(waited)")
         // A completes: every recipient recorded, each over budget and not sent.
         while try await Self.count(harness, "SELECT count(*)::int AS n FROM deliveries WHERE app_id = \(a.app.id)") < total {
             try #require(ContinuousClock.now < outer, "A's notifications did not complete")
