@@ -95,7 +95,7 @@ package final class Browser: Sendable {
 
     private static func waitForPort(of driver: Subprocess) async throws -> Int {
         let marker = "started successfully on port "
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             let output = driver.output
             if let range = output.range(of: marker) {
@@ -172,7 +172,7 @@ package final class Browser: Sendable {
     /// Polls until an element matches `selector` (and, with `text`, until its rendered text
     /// contains `text`); throws naming what was missing when `timeout` passes.
     @discardableResult
-    package func waitFor(_ selector: String, text: String? = nil, timeout: Duration = .seconds(10)) async throws
+    package func waitFor(_ selector: String, text: String? = nil, timeout: Duration = .seconds(60)) async throws
         -> BrowserElement
     {
         let deadline = ContinuousClock.now + timeout
@@ -199,7 +199,7 @@ package final class Browser: Sendable {
     }
 
     /// Polls until `script` (a function body) returns `true`.
-    package func waitUntil(_ script: String, _ arguments: [JSONValue] = [], timeout: Duration = .seconds(10),
+    package func waitUntil(_ script: String, _ arguments: [JSONValue] = [], timeout: Duration = .seconds(60),
                           describing what: String) async throws {
         let deadline = ContinuousClock.now + timeout
         while try await execute(script, arguments) != .bool(true) {

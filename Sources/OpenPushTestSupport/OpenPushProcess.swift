@@ -37,7 +37,7 @@ package final class OpenPushProcess: Sendable {
     package var log: String { child.output }
 
     /// Waits for a line containing `marker` and returns the rest of that line.
-    package func waitForLog(_ marker: String, timeout: Duration = .seconds(30)) async throws -> String {
+    package func waitForLog(_ marker: String, timeout: Duration = .seconds(120)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let line = log.split(separator: "\n").first(where: { $0.contains(marker) }) {
@@ -51,7 +51,7 @@ package final class OpenPushProcess: Sendable {
 
     /// The port from the `listening` line (`http.address=host:port`). `timeout` as for
     /// `waitForLog`: a start that first migrates an empty database needs more on a loaded machine.
-    package func waitForPort(timeout: Duration = .seconds(30)) async throws -> Int {
+    package func waitForPort(timeout: Duration = .seconds(120)) async throws -> Int {
         let rest = try await waitForLog("http.address=", timeout: timeout)
         let address = rest.split(separator: " ").first ?? ""
         guard let port = Int(address.split(separator: ":").last ?? "") else {
@@ -66,7 +66,7 @@ package final class OpenPushProcess: Sendable {
     package func signal(_ number: Int32) { child.signal(number) }
 
     /// Waits for exit and returns the status; kills the process if it outlives `timeout`.
-    package func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {
+    package func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
         while child.isRunning, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))

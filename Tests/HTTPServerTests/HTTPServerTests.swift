@@ -80,7 +80,7 @@ import Testing
             let count = 50
             var arguments = ["--parallel", "--parallel-immediate", "--parallel-max", "\(count)", "-w", "%{http_code}\\n"]
             for _ in 0..<count {
-                arguments += ["-o", "/dev/null", "\(base)/slow?ms=400"]
+                arguments += ["-o", "/dev/null", "\(base)/slow?ms=1000"]
             }
             let clock = ContinuousClock()
             let start = clock.now
@@ -88,9 +88,10 @@ import Testing
             let elapsed = clock.now - start
             #expect(result.exitCode == 0)
             #expect(result.text.split(separator: "\n") == Array(repeating: "200", count: count))
-            // Serially this would take 20 s. Half of that leaves room for the parallel run's load
-            // (3 s failed in CI while every suite was starting) and still fails a serial server.
-            #expect(elapsed < .seconds(10), "50 concurrent 400 ms requests took \(elapsed)")
+            // Serially this would take 50 s. Half of that leaves room for the parallel run's load
+            // (3 s for 400 ms requests failed in CI while every suite was starting) and still
+            // fails a serial server.
+            #expect(elapsed < .seconds(25), "50 concurrent 1 s requests took \(elapsed)")
             #expect(await inFlightRequestsSettle(server))
         }
     }
@@ -189,9 +190,9 @@ import Testing
         try server.start()
         let base = "http://127.0.0.1:\(server.port)"
 
-        // curl gives up after 20 s; the request would take 19 s.
+        // curl gives up after 70 s; the request would take 60 s.
         let slow = Task {
-            try await Curl.run(["--max-time", "20", "-o", "/dev/null", "-w", "%{http_code}", "\(base)/slow?ms=19000"])
+            try await Curl.run(["--max-time", "70", "-o", "/dev/null", "-w", "%{http_code}", "\(base)/slow?ms=60000"])
         }
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(30)
@@ -201,10 +202,10 @@ import Testing
         #expect(server.inFlightRequests == 1)
         let start = clock.now
         await server.shutdown()
-        // Far sooner than the 19 s request (the grace is 100 ms; a loaded machine adds seconds). A
-        // shutdown that ignored the grace would wait out the request: more than 15 s from here
-        // unless the poll above saw the request 4 s late.
-        #expect(clock.now - start < .seconds(15))
+        // Far sooner than the 60 s request (the grace is 100 ms; a loaded machine adds seconds). A
+        // shutdown that ignored the grace would wait out the request: more than 40 s from here
+        // unless the poll above saw the request 20 s late.
+        #expect(clock.now - start < .seconds(40))
         let result = try await slow.value
         // Either the 503 got out before the daemon stopped or the connection was closed.
         #expect(result.text == "503" || result.exitCode != 0)

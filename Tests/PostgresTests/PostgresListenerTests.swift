@@ -25,7 +25,7 @@ func expectNotification(
     on listener: PostgresListener,
     channel: String,
     payload: String,
-    timeout: Duration = .seconds(10),
+    timeout: Duration = .seconds(120),
     send: @escaping @Sendable () async throws -> Void
 ) async throws -> PostgresNotification? {
     try await withThrowingTaskGroup(of: PostgresNotification?.self) { group in

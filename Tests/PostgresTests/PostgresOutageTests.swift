@@ -43,14 +43,14 @@ import Testing
             }
             // A refused connection fails at once; the bound only tells that from a query that
             // hangs on the dead server, with room for the parallel run's load (1.5 s was missed).
-            #expect(ContinuousClock.now - start < .seconds(15))
+            #expect(ContinuousClock.now - start < .seconds(60))
         }
         #expect(pool.statistics.inUse == 0)
 
         // Up again: the same pool connects again without being recreated.
         try await blocking { try started.start() }
         // Generous for a loaded machine; a pool that never reconnects fails it all the same.
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         var recovered = false
         while !recovered, ContinuousClock.now < deadline {
             recovered = (try? await pool.query("SELECT 1")) != nil

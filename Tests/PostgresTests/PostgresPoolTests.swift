@@ -62,7 +62,7 @@ import Testing
         }
         let waited = ContinuousClock.now - start
         // 200 ms; a waiter that never times out waits as long as the holder, forever here.
-        #expect(waited >= .milliseconds(150) && waited < .seconds(15))
+        #expect(waited >= .milliseconds(150) && waited < .seconds(60))
         #expect(pool.statistics.waiting == 0)
 
         release.signal()
@@ -114,7 +114,7 @@ import Testing
 }
 
 /// Polls `condition` every 10 ms for up to `timeout`.
-func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) async throws {
+func waitUntil(timeout: Duration = .seconds(120), _ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         guard ContinuousClock.now < deadline else {

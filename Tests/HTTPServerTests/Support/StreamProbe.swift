@@ -26,7 +26,7 @@ final class StreamProbe: @unchecked Sendable {
 
     /// Waits for the server to let go of the body; the bound only keeps a broken server from
     /// hanging the suite.
-    func waitForEnd(timeout: Duration = .seconds(20)) async -> HTTPBodyStream.Ending? {
+    func waitForEnd(timeout: Duration = .seconds(120)) async -> HTTPBodyStream.Ending? {
         let deadline = ContinuousClock.now + timeout
         while ended == nil, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
@@ -80,7 +80,7 @@ final class StreamGate: @unchecked Sendable {
 
     /// Waits for the source to reach the gate; the bound only keeps a broken server from hanging
     /// the suite.
-    func waitUntilWaiting(timeout: Duration = .seconds(20)) async throws {
+    func waitUntilWaiting(timeout: Duration = .seconds(120)) async throws {
         let deadline = ContinuousClock.now + timeout
         while !isWaiting, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))

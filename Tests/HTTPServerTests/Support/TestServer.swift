@@ -26,7 +26,7 @@ func withTestServer<T>(
 
 /// Whether every request the server read has ended within `timeout`: libmicrohttpd reports a
 /// request complete just after curl has read its answer, later still on a loaded machine.
-func inFlightRequestsSettle(_ server: HTTPServer, timeout: Duration = .seconds(10)) async -> Bool {
+func inFlightRequestsSettle(_ server: HTTPServer, timeout: Duration = .seconds(60)) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while server.inFlightRequests != 0, ContinuousClock.now < deadline {
         try? await Task.sleep(for: .milliseconds(10))

@@ -31,7 +31,7 @@ import Subprocess
         do {
             try await Browser.with(test: test, width: width, height: height) { browser in
                 try await browser.navigate(to: served.baseURL + "/docs")
-                try await browser.waitFor("body[data-ready='true'] details.op", timeout: .seconds(20))
+                try await browser.waitFor("body[data-ready='true'] details.op", timeout: .seconds(60))
                 try await body(served, browser)
             }
         } catch {
@@ -193,7 +193,7 @@ import Subprocess
             let apps = try await Self.open(browser, "GET", "/apps")
             let id = try #require(try await apps.attribute("id"))
             try await browser.waitFor("#\(id) button.send").click()
-            try await browser.waitFor("#\(id) .result .response-status", text: "200", timeout: .seconds(15))
+            try await browser.waitFor("#\(id) .result .response-status", text: "200", timeout: .seconds(60))
             let body = try await browser.waitFor("#\(id) .result pre.response-body").text()
             let listed = try #require(try JSONValue.parse(body).arrayValue)
             #expect(listed.compactMap { $0.objectValue?["id"]?.stringValue } == [served.created.app.id])
@@ -210,7 +210,7 @@ import Subprocess
             // A wrong key shows the route's 401 and its body, not a blank panel.
             try await browser.waitFor("#key-org").type("not-the-organization-key")
             try await browser.waitFor("#\(id) button.send").click()
-            try await browser.waitFor("#\(id) .result .response-status", text: "401", timeout: .seconds(15))
+            try await browser.waitFor("#\(id) .result .response-status", text: "401", timeout: .seconds(60))
             let refused = try JSONValue.parse(try await browser.waitFor("#\(id) .result pre.response-body").text())
             #expect(refused.objectValue?["errors"]?.arrayValue?.isEmpty == false, "\(refused)")
 
@@ -220,7 +220,7 @@ import Subprocess
             let appID = try #require(try await app.attribute("id"))
             try await browser.waitFor("#\(appID) input[data-name='app_id']").type(served.created.app.id)
             try await browser.waitFor("#\(appID) button.send").click()
-            try await browser.waitFor("#\(appID) .result .response-status", text: "200 ", timeout: .seconds(15))
+            try await browser.waitFor("#\(appID) .result .response-status", text: "200 ", timeout: .seconds(60))
             let shown = try JSONValue.parse(try await browser.waitFor("#\(appID) .result pre.response-body").text())
             #expect(shown.objectValue?["id"]?.stringValue == served.created.app.id)
 
@@ -241,7 +241,7 @@ import Subprocess
             let registerID = try #require(try await register.attribute("id"))
             try await browser.waitFor("#\(registerID) input[data-name='app_id']").type(served.created.app.id)
             try await browser.waitFor("#\(registerID) button.send").click()
-            try await browser.waitFor("#\(registerID) .result .response-status", text: "201 ", timeout: .seconds(15))
+            try await browser.waitFor("#\(registerID) .result .response-status", text: "201 ", timeout: .seconds(60))
             let registered = try JSONValue.parse(try await browser.waitFor("#\(registerID) .result pre.response-body").text())
             #expect(registered.objectValue?["created"] == true, "\(registered)")
             try await browser.execute("document.querySelector(arguments[0]).scrollIntoView()", [.string("#\(registerID) .try")])
@@ -261,7 +261,7 @@ import Subprocess
         try await Self.withDocs("docs", width: 390, height: 844) { _, browser in
             try await browser.emulatePhone()
             try await browser.reload()
-            try await browser.waitFor("body[data-ready='true'] details.op", timeout: .seconds(20))
+            try await browser.waitFor("body[data-ready='true'] details.op", timeout: .seconds(60))
             let width = try await browser.execute("return [document.documentElement.scrollWidth, window.innerWidth]")
             let widths = (width.arrayValue ?? []).compactMap(\.intValue)
             #expect(widths.count == 2 && widths[0] <= widths[1], "the page scrolls sideways: \(width)")

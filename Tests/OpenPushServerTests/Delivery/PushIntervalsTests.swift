@@ -59,9 +59,9 @@ import Postgres
         return scores
     }
 
-    /// Drains until `done` holds (or 20 s pass), then returns whether it held.
+    /// Drains until `done` holds (or 120 s pass), then returns whether it held.
     static func drain(_ harness: DeliveryHarness, until done: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             try await harness.drain()
             if done() { return true }

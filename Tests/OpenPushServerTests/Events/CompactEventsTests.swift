@@ -317,7 +317,7 @@ import Testing
         settings.allowPrivate = true
         let dispatcher = WebhookDispatcher(services: app.services, client: client, settings: settings,
                                            logger: Logger(label: "test", level: .debug, handler: app.logs))
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(120)
         while receiver.eventIDs.count < 4, ContinuousClock.now < deadline {
             _ = try await dispatcher.runOnce()
             try await Task.sleep(for: .milliseconds(25))

@@ -17,10 +17,10 @@ import Postgres
 
     /// A page of the feed. An event shows once every transaction older than it in the whole
     /// cluster has ended, and other suites' transactions run on the same cluster: with
-    /// `count`, the page is read again (for up to 20 s) until it holds that many.
+    /// `count`, the page is read again (for up to 120 s) until it holds that many.
     static func feed(_ app: TestApp, _ created: CreatedApp, _ query: [String: String] = [:],
                      count: Int? = nil) async throws -> (events: [JSONObject], next: String) {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(120)
         while true {
             let response = await app.request(.get, "/apps/\(created.app.id)/events", headers: .restKey(created.restKey), query: query)
             #expect(response.status == 200, "\(response.text)")

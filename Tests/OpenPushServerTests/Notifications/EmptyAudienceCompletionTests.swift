@@ -17,7 +17,7 @@ import Testing
     /// The app's `notification.completed` events from `GET /apps/{app_id}/events`, once at least
     /// `expecting` are visible (an event shows once every older transaction in the cluster ended).
     static func completed(_ harness: DeliveryHarness, expecting count: Int = 1,
-                          timeout: Duration = .seconds(20)) async throws -> [JSONObject] {
+                          timeout: Duration = .seconds(120)) async throws -> [JSONObject] {
         let deadline = ContinuousClock.now + timeout
         while true {
             let response = await harness.app.request(.get, "/apps/\(harness.created.app.id)/events",
@@ -209,7 +209,7 @@ import Testing
         try await harness.app.services.database.transaction {
             try EventOutbox.append([OutboundEvent(type: .click, appID: appID, data: [:])], in: $0)
         }
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(120)
         var types: [String] = []
         while types.isEmpty, ContinuousClock.now < deadline {
             let feed = await harness.app.request(.get, "/apps/\(appID)/events", headers: rest)

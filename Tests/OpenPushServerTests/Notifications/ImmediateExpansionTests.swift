@@ -168,7 +168,7 @@ import Testing
         let listener = PostgresListener(conninfo: harness.app.services.databaseConninfo,
                                         channels: [MessageStore.deliveryChannel, MessageStore.jobsChannel])
         defer { listener.stop() }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(120)
         while try await harness.app.services.database.query("""
             SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %openpush_jobs%'
             """).isEmpty {

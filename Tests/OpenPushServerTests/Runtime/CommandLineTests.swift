@@ -126,7 +126,7 @@ import Postgres
         try await app.services.database.query("DROP TABLE \(identifier: partition)")
         #expect(try await !exists())
         let worker = try OpenPushProcess(["worker"], environment: ["OPENPUSH_DATABASE_URL": app.conninfo])
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while try await !exists(), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(200))
         }

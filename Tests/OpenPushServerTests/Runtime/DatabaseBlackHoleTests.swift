@@ -26,7 +26,7 @@ import Postgres
         // Without bounds these requests would wait forever; resume after a while so that a
         // regression fails the expectations below instead of hanging the suite.
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(40))
+            try await Task.sleep(for: .seconds(150))
             proxy.resume()
         }
         let started = ContinuousClock.now
@@ -40,7 +40,7 @@ import Postgres
         watchdog.cancel()
         for (index, (response, elapsed)) in answers.enumerated() {
             #expect(response.status == 503, "request \(index)")
-            #expect(elapsed < .seconds(15), "request \(index) took \(elapsed)")
+            #expect(elapsed < .seconds(60), "request \(index) took \(elapsed)")
             let body = response.json?.objectValue
             #expect(index % 2 == 0 ? body?["errors"]?.arrayValue?.count == 1 : body?["detail"]?.stringValue != nil)
         }
@@ -48,13 +48,13 @@ import Postgres
         #expect(await app.request(.get, "/health").status == 200)
 
         proxy.resume()
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(120)
         var recovered = false
         while !recovered, ContinuousClock.now < deadline {
             recovered = await app.request(.get, "/apps/a/test/database").status == 200
             if !recovered { try await Task.sleep(for: .milliseconds(100)) }
         }
-        #expect(recovered, "the pool did not recover within 10 s of the database answering again")
+        #expect(recovered, "the pool did not recover within 120 s of the database answering again")
         #expect(await app.request(.get, "/ready").status == 200)
         let after = await Self.concurrently(6) { _ in await app.request(.get, "/apps/a/test/database").status }
         #expect(after.allSatisfy { $0 == 200 })

@@ -81,9 +81,6 @@ import Postgres
         let waited = try #require(latency, "B's update never reached APNs")
         // B did not wait for A: it went while A's texts were still being rendered.
         #expect(aRecordsThen < total, "B's update waited \(waited) until A was done")
-        // Promptly: runs of this test saw 0.5–1.1 s (the timing phase's load), while A took
-        // 8–23 s to complete, so a B that waited for A would take several times the bound.
-        #expect(waited < .seconds(5), "B's update waited \(waited)")
         // A completes: every recipient recorded, each over budget and not sent.
         while try await Self.count(harness, "SELECT count(*)::int AS n FROM deliveries WHERE app_id = \(a.app.id)") < total {
             try #require(ContinuousClock.now < outer, "A's notifications did not complete")
@@ -93,6 +90,10 @@ import Postgres
             try await Task.sleep(for: .milliseconds(100))
         }
         let completed = ContinuousClock.now - sentAt
+        // Promptly, measured against A on the same machine in the same run, since load slows
+        // both alike: B took 3–29% of the time A took after B's send (0.5–5.6 s against
+        // 8–23 s); a B that waited for A would take all of it.
+        #expect(waited * 2 < completed, "B's update waited \(waited); A completed \(completed) after B's send")
         #expect(try await Self.count(harness, """
             SELECT count(*)::int AS n FROM deliveries
             WHERE app_id = \(a.app.id) AND state = 'error' AND error_reason = 'TemplateBudgetExceeded'

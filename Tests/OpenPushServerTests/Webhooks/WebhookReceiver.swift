@@ -21,6 +21,8 @@ final class WebhookReceiver: HTTPResponder, Sendable {
         var received: [Received] = []
         var status = 200
         var delay: Duration = .zero
+        var held = false
+        var answered = 0
     }
 
     private let state = Mutex(State())
@@ -41,6 +43,13 @@ final class WebhookReceiver: HTTPResponder, Sendable {
         state.withLock { $0.status = status; $0.delay = delay }
     }
 
+    /// Requests wait, unanswered, until `release()`: a hanging endpoint whose hang does not
+    /// end on a timer, so a test can tell "before it answered" without measuring time.
+    func hold() { state.withLock { $0.held = true } }
+    func release() { state.withLock { $0.held = false } }
+    /// How many requests have been answered.
+    var answered: Int { state.withLock { $0.answered } }
+
     var received: [Received] { state.withLock { $0.received } }
     var eventIDs: [String] { received.flatMap(\.eventIDs) }
 
@@ -49,14 +58,16 @@ final class WebhookReceiver: HTTPResponder, Sendable {
             state.received.append(Received(headers: request.headers, body: request.body, at: .now))
             return (state.status, state.delay)
         }
+        while state.withLock({ $0.held }) { try? await Task.sleep(for: .milliseconds(20)) }
         if delay > .zero { try? await Task.sleep(for: delay) }
+        state.withLock { $0.answered += 1 }
         return HTTPResponse(status: status, body: Array("ok".utf8))
     }
 
     func shutdown() async { await server.shutdown() }
 
     /// Waits (up to `timeout`) until `condition` holds for what was received.
-    func wait(timeout: Duration = .seconds(15), until condition: ([Received]) -> Bool) async -> Bool {
+    func wait(timeout: Duration = .seconds(120), until condition: ([Received]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(received) { return true }
