@@ -14,14 +14,14 @@ package enum Curl {
     /// The status of each request one curl process makes, in order: `urls` one after another on
     /// kept-alive connections, each with the same `arguments` and its body thrown away.
     package static func statuses(_ arguments: [String], urls: [String]) async throws -> [Int] {
-        let output = try await Subprocess.run("curl", ["-s", "-S", "--max-time", "60", "-w", "%{http_code}\\n"] + arguments
+        let output = try await Subprocess.run("curl", ["-s", "-S", "--max-time", "120", "-w", "%{http_code}\\n"] + arguments
                                                   + urls.flatMap { ["-o", "/dev/null", $0] })
         guard output.status == 0 else { throw Subprocess.Failure("curl failed: \(output.text)") }
         return output.text.split(separator: "\n").compactMap { Int($0) }
     }
 
     /// One request; curl gives up after `maxTime` seconds.
-    package static func run(_ arguments: [String], maxTime: Int = 30) async throws -> Result {
+    package static func run(_ arguments: [String], maxTime: Int = 120) async throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
