@@ -122,10 +122,28 @@ def update_subscription_takes_the_whole_subscription_object():
     check(answer is None, f"update_subscription answered {answer!r}")
     row = stored(device.id)
     check(row["app_version"] == "5.0" and row["device_os"] == "18.2" and row["enabled"], f"stored {row}")
-    expect_api_error(lambda: API.update_subscription(APP_ID, device.id, SubscriptionBody(
-        subscription=Subscription(token=fresh_token()))), 400, "token cannot change")
     expect_api_error(lambda: API.update_subscription(APP_ID, "sub_unknown", SubscriptionBody(
         subscription=Subscription(enabled=False))), 404, "sub_unknown")
+
+
+@scenario
+def update_subscription_moves_the_device_to_a_new_token():
+    device = register()
+    old = Device(device.token, device.id)
+    new_token = fresh_token()
+    answer = API.update_subscription(APP_ID, device.id, SubscriptionBody(subscription=Subscription(token=new_token.upper())))
+    check(answer is None, f"update_subscription answered {answer!r}")
+    check(stored(device.id)["token"] == new_token, f"stored {stored(device.id)}")
+    device.token = new_token  # DEVICES holds it: later broadcasts are looked for on the new token
+    body = "moved " + nonce()
+    wait_sent(send_to(device, body).id, 1)
+    check_reached(body, [device], [old])
+    holder = register()
+    expect_api_error(lambda: API.update_subscription(APP_ID, device.id, SubscriptionBody(
+        subscription=Subscription(token=holder.token))), 409, "already another subscription's token")
+    expect_api_error(lambda: API.update_subscription(APP_ID, device.id, SubscriptionBody(
+        subscription=Subscription(token="not-hex"))), 400, "subscription.token must be")
+    check(stored(device.id)["token"] == new_token, f"stored {stored(device.id)}")
 
 
 @scenario

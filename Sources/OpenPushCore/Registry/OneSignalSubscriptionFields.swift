@@ -23,6 +23,9 @@ package struct OneSignalSubscriptionFields: Sendable, Equatable {
     package var environment: DeviceEnvironment?
     /// The names of the accepted fields OpenPush does not keep, in the order read.
     package var ignored: [String] = []
+    /// `web_p256` and `web_auth` as sent to a change (by name), not yet checked: they are a
+    /// browser's new keys when the change also moves it to a new endpoint.
+    package var sentWebKeys: [String: String] = [:]
 
     /// OneSignal's `notification_types`: positive is subscribed (iOS sends its permission bits),
     /// `-2` unsubscribed, other values of zero or below are OneSignal's reasons for not subscribed.
@@ -77,7 +80,7 @@ package struct OneSignalSubscriptionFields: Sendable, Equatable {
             fields.environment = testType == 1 ? .sandbox : .production
         }
         for name in ["web_auth", "web_p256"] where fields.web == nil && reader.has(name) {
-            _ = reader.string(name, maxLength: 4096)
+            fields.sentWebKeys[name] = reader.string(name, maxLength: 4096)
             fields.ignored.append(name)
         }
         for (name, kind) in notKept where reader.has(name) {

@@ -45,7 +45,8 @@ extension DeviceService {
             guard let found, !found.isRetired, type.matches(platform: found.platform) else {
                 throw APIError.notFound("no \(type.rawValue) subscription with this token")
             }
-            try SubscriptionIdentity.requireSame(changes.oneSignal, as: try visible(found, id: found.id, to: principal))
+            try SubscriptionIdentity.requireSame(changes.oneSignal, as: try visible(found, id: found.id, to: principal),
+                                                 tokenMayChange: false)
             try SubscriptionStore.update(id: found.id, appID: appID, changes, now: now, in: connection)
         }
     }

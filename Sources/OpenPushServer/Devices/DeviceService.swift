@@ -23,12 +23,16 @@ enum DeviceService {
         return try visible(subscription, id: id, to: principal)
     }
 
-    /// Applies the changes to a subscription the key may see, and reads it back.
-    static func update(id: String, _ changes: SubscriptionChanges, principal: RESTPrincipal, now: Double,
-                       in database: PostgresPool) async throws -> SubscriptionRecord {
+    /// Applies the changes to a subscription the key may see, and reads it back. A `token` that
+    /// is not the device's moves it to that token (`web`: the rules a browser's endpoint obeys).
+    static func update(id: String, _ changes: SubscriptionChanges, web: WebPushSubscriptionRules, principal: RESTPrincipal,
+                       now: Double, in database: PostgresPool) async throws -> SubscriptionRecord {
         let updated = try await database.transaction { connection -> SubscriptionRecord? in
-            let found = try SubscriptionStore.find(id: id, appID: principal.app.id, in: connection)
-            try SubscriptionIdentity.requireSame(changes.oneSignal, as: try visible(found, id: id, to: principal))
+            let found = try visible(try SubscriptionStore.find(id: id, appID: principal.app.id, in: connection), id: id, to: principal)
+            try SubscriptionIdentity.requireSame(changes.oneSignal, as: found, tokenMayChange: true)
+            if let change = try SubscriptionIdentity.tokenChange(changes.oneSignal, of: found, rules: web) {
+                try SubscriptionStore.changeToken(id: id, appID: principal.app.id, to: change, now: now, in: connection)
+            }
             try SubscriptionStore.update(id: id, appID: principal.app.id, changes, now: now, in: connection)
             return try SubscriptionStore.find(id: id, appID: principal.app.id, in: connection)
         }

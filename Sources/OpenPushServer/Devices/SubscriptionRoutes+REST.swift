@@ -11,11 +11,12 @@ extension SubscriptionRoutes {
         return .json(subscription.view)
     }
 
-    /// `PATCH`: `{"subscription": {"enabled": …, "tags": {…}}}` (bare fields accepted too).
+    /// `PATCH`: `{"subscription": {"enabled": …, "tags": {…}, "token": …}}` (bare fields accepted too).
     @Sendable static func update(_ context: RouteContext) async throws -> HTTPResponse {
         let (principal, id) = try await authorize(context)
         let changes = try SubscriptionChanges(body: try context.jsonObject())
-        let updated = try await DeviceService.update(id: id, changes, principal: principal, now: context.services.now(),
+        let updated = try await DeviceService.update(id: id, changes, web: WebPushSubscriptionRules(context.services.configuration),
+                                                     principal: principal, now: context.services.now(),
                                                      in: context.services.database)
         return .json(updated.view)
     }

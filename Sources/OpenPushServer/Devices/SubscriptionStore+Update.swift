@@ -33,3 +33,36 @@ extension SubscriptionStore {
                            in: connection)
     }
 }
+
+extension SubscriptionStore {
+    /// Moves a device to a new token (a change by id): pushes go to it from now on, ordinary ones
+    /// too (a token an earlier push found dead was the old one). A token another device of the app
+    /// holds is a `409`, a retired one's too: one token is one row, and which device the backend
+    /// meant is not for OpenPush to guess.
+    package static func changeToken(id: String, appID: String, to change: SubscriptionTokenChange, now: Double,
+                                   in connection: PostgresConnection) throws {
+        let taken = try connection.query("""
+            SELECT 1 FROM subscriptions WHERE app_id = \(appID) AND token = \(change.token) AND id <> \(id)
+            """)
+        // Not naming the holder: on a shared demo app it may be another tenant's device.
+        guard taken.isEmpty else { throw tokenTaken }
+        do {
+            try connection.query("""
+                UPDATE subscriptions
+                SET token = \(change.token), token_invalid_at = NULL,
+                    web_p256 = COALESCE(\(change.web?.p256dh)::text, web_p256),
+                    web_auth = COALESCE(\(change.web?.auth)::text, web_auth),
+                    web_type = COALESCE(\(change.web.map { OneSignalSubscriptionType($0.browser).rawValue })::text, web_type),
+                    updated_at = to_timestamp(\(now))
+                WHERE app_id = \(appID) AND id = \(id)
+                """)
+        } catch let error as PostgresError where error.isUniqueViolation {
+            // Another device registered it since the check above.
+            throw tokenTaken
+        }
+    }
+
+    private static var tokenTaken: APIError {
+        APIError(status: 409, "subscription.token is already another subscription's token in this app")
+    }
+}
