@@ -100,11 +100,14 @@ def notification_types_unsubscribes_and_resubscribes():
     DEVICES.append(device)
     check_sent(device)
 
-    # OneSignal's other reasons for not subscribed count as unsubscribed; enabled agrees.
+    # OneSignal's other reasons for not subscribed count as unsubscribed, enabled agrees, and the
+    # reason reads back as sent, on get_user too.
     DEVICES.remove(device)
     API.update_subscription(APP_ID, device.id, SubscriptionBody(subscription=Subscription(notification_types=-31)))
     row = stored(device.id)
-    check(row["enabled"] is False and row["notification_types"] == -2, f"stored {row}")
+    check(row["enabled"] is False and row["notification_types"] == -31, f"stored {row}")
+    shown = [s for s in API.get_user(APP_ID, "external_id", user).subscriptions if s.id == device.id]
+    check(len(shown) == 1 and shown[0].notification_types == -31, f"get_user shows {shown}")
     check_not_sent(device)
     API.update_subscription(APP_ID, device.id, SubscriptionBody(subscription=Subscription(enabled=True)))
     DEVICES.append(device)

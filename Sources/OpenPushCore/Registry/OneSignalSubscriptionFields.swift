@@ -13,6 +13,8 @@ package struct OneSignalSubscriptionFields: Sendable, Equatable {
     package var token: String?
     /// From `enabled` and/or `notification_types`; nil when neither was sent.
     package var subscribed: Bool?
+    /// `notification_types` as sent, kept to be read back (`shownNotificationTypes`).
+    package var notificationTypes: Int64?
     package var appVersion: String?
     package var deviceModel: String?
     package var deviceOS: String?
@@ -44,6 +46,13 @@ package struct OneSignalSubscriptionFields: Sendable, Equatable {
     /// Whether `notification_types` means pushes go out.
     package static func isSubscribed(notificationTypes: Int64) -> Bool { notificationTypes > 0 }
 
+    /// `notification_types` as read back: the value last sent while it agrees with whether pushes
+    /// go out (a later change of `enabled` by another route wins), else 1 or -2.
+    package static func shownNotificationTypes(stored: Int64?, subscribed: Bool) -> Int64 {
+        if let stored, isSubscribed(notificationTypes: stored) == subscribed { return stored }
+        return subscribed ? 1 : -2
+    }
+
     /// Reads every field of the object (unknown fields are left for the caller to reject). A web
     /// `type` takes its endpoint and keys checked against `web` (a change, without it, keeps them as
     /// they are: `web_auth` and `web_p256` are then checked as text and not kept).
@@ -67,6 +76,7 @@ package struct OneSignalSubscriptionFields: Sendable, Equatable {
         let enabled = reader.bool("enabled")
         let types = reader.integer("notification_types", in: notificationTypes)
         fields.subscribed = enabled ?? types.map(isSubscribed(notificationTypes:))
+        fields.notificationTypes = types
         if let enabled, let types, enabled != isSubscribed(notificationTypes: types) {
             reader.problem("enabled (\(enabled)) and notification_types (\(types)) disagree: notification_types "
                            + "above 0 is subscribed, 0 or below is not")

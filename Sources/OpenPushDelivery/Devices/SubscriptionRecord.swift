@@ -37,6 +37,9 @@ package struct SubscriptionRecord: Sendable, Equatable {
     package var pushTokenKinds: [ExtraTokenKind]
     /// A browser subscription's OneSignal type (`ChromePush` …); nil for other devices.
     package var webType: String?
+    /// OneSignal's `notification_types` as a backend last sent it; nil when never, or when
+    /// `enabled` was sent alone since. Read back through `shownNotificationTypes`.
+    package var notificationTypes: Int64?
 
     package var isRetired: Bool { retiredAt != nil }
 
@@ -48,7 +51,7 @@ package struct SubscriptionRecord: Sendable, Equatable {
                extract(epoch FROM s.last_session_at)::float8 AS last_session_at,
                extract(epoch FROM s.retired_at)::float8 AS retired_at, s.superseded_by, s.tenant_id,
                s.hide_details, s.quiet_hours_start, s.quiet_hours_end, s.muted_threads, s.sdk, s.session_time,
-               s.web_type, ARRAY(SELECT t.kind FROM device_push_tokens t WHERE t.subscription_id = s.id) AS push_token_kinds
+               s.web_type, s.notification_types::bigint AS notification_types, ARRAY(SELECT t.kind FROM device_push_tokens t WHERE t.subscription_id = s.id) AS push_token_kinds
         FROM subscriptions s
         """
 
@@ -84,6 +87,7 @@ package struct SubscriptionRecord: Sendable, Equatable {
         sdk = try row.decode("sdk")
         sessionTime = try row.decode("session_time")
         webType = try row.decode("web_type")
+        notificationTypes = try row.decode("notification_types")
         let kinds: [String] = try row.decode("push_token_kinds")
         pushTokenKinds = try kinds.map { stored in
             guard let kind = ExtraTokenKind(rawValue: stored) else {

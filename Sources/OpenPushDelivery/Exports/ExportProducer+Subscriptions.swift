@@ -23,7 +23,8 @@ extension ExportProducer {
                        to_char(s.last_session_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS last_active,
                        (s.token_invalid_at IS NOT NULL OR NOT s.enabled OR s.retired_at IS NOT NULL) AS invalid_identifier,
                        s.tags::text AS tags, s.country,
-                       (s.enabled AND s.retired_at IS NULL) AS subscribed, s.device_model, s.device_os, s.app_version,
+                       (s.enabled AND s.retired_at IS NULL) AS subscribed, s.notification_types::bigint AS notification_types,
+                       s.device_model, s.device_os, s.app_version,
                        s.badge_count
                 FROM subscriptions s
                 WHERE \(filter) AND s.id > \(after)
@@ -53,7 +54,9 @@ extension ExportProducer {
         case .invalidIdentifier: try row.decode("invalid_identifier", as: Bool.self) ? "t" : "f"
         case .tags: try row.decode("tags")
         case .country: try row.decode("country", as: String?.self) ?? ""
-        case .notificationTypes: try row.decode("subscribed", as: Bool.self) ? "1" : "-2"
+        case .notificationTypes:
+            String(OneSignalSubscriptionFields.shownNotificationTypes(stored: try row.decode("notification_types"),
+                                                                      subscribed: try row.decode("subscribed")))
         case .deviceModel: try row.decode("device_model", as: String?.self) ?? ""
         case .deviceOS: try row.decode("device_os", as: String?.self) ?? ""
         case .gameVersion: try row.decode("app_version", as: String?.self) ?? ""

@@ -15,7 +15,8 @@ extension SubscriptionRecord {
             "type": .string(oneSignalType),
             "token": .string(token),
             "enabled": .bool(subscribed),
-            "notification_types": subscribed ? 1 : -2,
+            "notification_types": .int(OneSignalSubscriptionFields.shownNotificationTypes(stored: notificationTypes,
+                                                                                          subscribed: subscribed)),
             "session_count": .int(Int64(sessionCount)),
         ]
         if let appVersion { object["app_version"] = .string(appVersion) }

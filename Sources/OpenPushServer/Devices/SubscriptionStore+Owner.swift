@@ -15,10 +15,12 @@ extension SubscriptionStore {
         let platform = c.type.platform ?? "ios"
         let rows = try connection.query("""
             INSERT INTO subscriptions (id, app_id, token, platform, environment, external_id, app_version, device_model,
-                                       device_os, enabled, sdk, session_time, web_p256, web_auth, web_type, session_count,
+                                       device_os, enabled, notification_types, sdk, session_time, web_p256, web_auth, web_type,
+                                       session_count,
                                        first_session_at, last_session_at, created_at, updated_at)
             VALUES (\(id), \(appID), \(c.token), \(platform), COALESCE(\(f.environment?.rawValue)::text, 'production'),
                     \(externalID), \(f.appVersion), \(f.deviceModel), \(f.deviceOS), COALESCE(\(f.subscribed)::boolean, true),
+                    \(f.notificationTypes)::integer,
                     \(f.sdk), \(f.sessionTime)::bigint, \(f.web?.p256dh), \(f.web?.auth),
                     \(f.web.map { OneSignalSubscriptionType($0.browser).rawValue }), 1, to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)), to_timestamp(\(now)))
             ON CONFLICT (app_id, token) DO UPDATE SET
@@ -31,6 +33,8 @@ extension SubscriptionStore {
                 device_model = COALESCE(\(f.deviceModel)::text, subscriptions.device_model),
                 device_os = COALESCE(\(f.deviceOS)::text, subscriptions.device_os),
                 enabled = COALESCE(\(f.subscribed)::boolean, subscriptions.enabled),
+                notification_types = CASE WHEN \(f.subscribed)::boolean IS NULL THEN subscriptions.notification_types
+                                          ELSE EXCLUDED.notification_types END,
                 sdk = COALESCE(\(f.sdk)::text, subscriptions.sdk),
                 session_time = COALESCE(\(f.sessionTime)::bigint, subscriptions.session_time),
                 web_p256 = COALESCE(EXCLUDED.web_p256, subscriptions.web_p256),

@@ -14,6 +14,9 @@ extension SubscriptionStore {
         let updated = try connection.query("""
             UPDATE subscriptions
             SET enabled = COALESCE(\(changes.enabled)::boolean, enabled),
+                -- Kept as sent; `enabled` sent alone leaves no reason to read back.
+                notification_types = CASE WHEN \(changes.enabled)::boolean IS NULL THEN notification_types
+                                          ELSE \(fields.notificationTypes)::integer END,
                 tags = (tags || \(tags.setJSON)::jsonb) - \(tags.removed)::text[],
                 hide_details = COALESCE(\(changes.hideDetails)::boolean, hide_details),
                 app_version = COALESCE(\(fields.appVersion)::text, app_version),

@@ -81,6 +81,10 @@ import Postgres
         try await app.services.database.query("""
             UPDATE subscriptions SET last_session_at = to_timestamp(1600000000), enabled = false, country = 'FR' WHERE id = \(old)
             """)
+        // A value a backend sent reads back as sent (one that disagrees with `enabled` does not).
+        let permissions = try await app.insertSubscription(appID: created.app.id, token: Self.tokens[2])
+        try await app.services.database.query("UPDATE subscriptions SET notification_types = 15, last_session_at = to_timestamp(1600000000) WHERE id = \(permissions)")
+        try await app.services.database.query("UPDATE subscriptions SET notification_types = 7 WHERE id = \(old)")
         let since = Int64(Date().timeIntervalSince1970) - 3600
 
         let filtered = await Self.export(app, created, body: ["extra_fields": ["country", "notification_types", "location"],
@@ -97,6 +101,7 @@ import Postgres
         #expect(all.first { $0["id"] == old }?["notification_types"] == "-2")
         #expect(all.first { $0["id"] == old }?["country"] == "FR")
         #expect(all.first { $0["id"] == recent }?["notification_types"] == "1")
+        #expect(all.first { $0["id"] == permissions }?["notification_types"] == "15")
         let segment = Exports.rows(try Exports.records(try await Exports.download(app, try Self.url(active), key: created.restKey)))
         #expect(segment.compactMap { $0["id"] } == [recent])
 
