@@ -10,8 +10,8 @@ package struct RegisteredSubscription: Sendable, Equatable {
 
 extension SubscriptionStore {
     /// Registers or refreshes a device, in one transaction: the upsert (which counts a session
-    /// and brings a retired row back to life), the supersede of `previousToken`'s subscription,
-    /// and the user its `external_id` names.
+    /// and brings a retired row back to life), the supersede of `previousToken`'s subscription
+    /// (its link and extra tokens go to the new one), and the user its `external_id` names.
     ///
     /// On a shared demo app a device already linked to a tenant — the token's or the previous
     /// token's — can only be changed with its `X-OP-Device-Key` (`deviceKey`); otherwise any
@@ -39,6 +39,7 @@ extension SubscriptionStore {
                let previous = try find(token: previousToken, appID: appID, in: connection) {
                 try retire(subscriptionID: previous.id, supersededBy: registered.id, now: now, in: connection)
                 try inheritLink(from: previous.id, to: registered.id, in: connection)
+                try moveExtraTokens(from: previous.id, to: registered.id, in: connection)
             }
             if let externalID = registration.externalID, !externalID.isEmpty {
                 try UserStore.ensureUser(externalID: externalID, appID: appID, now: now, in: connection)

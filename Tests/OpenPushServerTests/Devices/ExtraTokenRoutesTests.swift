@@ -86,6 +86,36 @@ import Postgres
         #expect(Self.detail(again) == "no voip token on this device")
     }
 
+    /// A token refresh (`previous_token`) supersedes the device's subscription: its extra tokens
+    /// come along, except a kind the new subscription already holds (its own is newer).
+    @Test func aTokenRefreshTakesTheDevicesExtraTokensAlong() async throws {
+        let app = try await TestApp.make()
+        let created = try await app.createApp()
+        let first = Registry.token(0x51)
+        let firstID = try await app.deviceID(created, ["token": .string(first)])
+        for (seed, kind) in [(1, "voip"), (2, "location")] {
+            let response = await Self.register(app, created, ["token": .string(first), "kind": .string(kind),
+                                                              "push_token": .string(Self.pushToken(seed))])
+            try #require(response.status == 201, "\(response.text)")
+        }
+        let second = Registry.token(0x52)
+        let secondID = try await app.deviceID(created, ["token": .string(second), "previous_token": .string(first)])
+        #expect(secondID != firstID)
+        #expect(try await Self.stored(app, subscriptionID: secondID)
+                == ["voip": Self.pushToken(1).lowercased(), "location": Self.pushToken(2).lowercased()])
+        #expect(try await Self.stored(app, subscriptionID: firstID).isEmpty)
+        #expect(await app.subscription(created, secondID).json?.objectValue?["push_token_kinds"] == ["location", "voip"])
+
+        // A device that registered its own VoIP token first keeps it, and takes the others.
+        let third = Registry.token(0x53)
+        let thirdID = try await app.deviceID(created, ["token": .string(third)])
+        _ = await Self.register(app, created, ["token": .string(third), "kind": "voip", "push_token": .string(Self.pushToken(3))])
+        #expect(try await app.deviceID(created, ["token": .string(third), "previous_token": .string(second)]) == thirdID)
+        #expect(try await Self.stored(app, subscriptionID: thirdID)
+                == ["voip": Self.pushToken(3).lowercased(), "location": Self.pushToken(2).lowercased()])
+        #expect(try await Self.stored(app, subscriptionID: secondID).isEmpty)
+    }
+
     @Test func theViewsListTheKindsADeviceHoldsNeverTheTokens() async throws {
         let app = try await TestApp.make()
         let created = try await app.createApp()
