@@ -24,16 +24,11 @@ enum SubscriptionIdentity {
         if !problems.isEmpty { throw APIError(status: 400, messages: problems) }
     }
 
-    /// The new token a change by id moves the device to, checked; nil when it keeps its own.
+    /// The new token a change by id moves the device to, checked (refused input is a `400`
+    /// through `APIError.answering`); nil when it keeps its own.
     static func tokenChange(_ fields: OneSignalSubscriptionFields, of subscription: SubscriptionRecord,
-                            rules: WebPushSubscriptionRules) throws -> SubscriptionTokenChange? {
-        do {
-            return try SubscriptionTokenChange.read(fields, stored: subscription.token,
-                                                    service: PushService(platform: subscription.platform),
-                                                    browser: subscription.webType.flatMap(WebPushBrowser.init(oneSignalType:)),
-                                                    rules: rules)
-        } catch {
-            throw APIError(status: 400, messages: error.messages)
-        }
+                            rules: WebPushSubscriptionRules) throws(InvalidInput) -> SubscriptionTokenChange? {
+        try SubscriptionTokenChange.read(fields, stored: subscription.token, service: PushService(platform: subscription.platform),
+                                         browser: subscription.webType.flatMap(WebPushBrowser.init(oneSignalType:)), rules: rules)
     }
 }
